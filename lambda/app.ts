@@ -1,0 +1,88 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createCredentialGate, personalTokenVerifier, type CredentialGate, type TokenVerifier } from './auth/credential-gate.js';
+import { protectedResourceMetadata } from './auth/metadata.js';
+import { DynamoTokenStore } from './auth/personal-tokens.js';
+import { createErrorMapper, type ErrorMapper } from './http/error-mapper.js';
+import type { CallGuard } from './limits/call-guard.js';
+import { unlimitedGuard } from './limits/call-guard.js';
+import { createDispatcher } from './mcp/dispatcher.js';
+import { PromptRegistry, type PromptDefinition } from './mcp/prompt-registry.js';
+import { ResourceRegistry, type ResourceTemplateDefinition, type StaticResourceDefinition } from './mcp/resource-registry.js';
+import { ToolRegistry, type ToolDefinition } from './mcp/tool-registry.js';
+import type { Observer } from './observability/observer.js';
+import type { Config } from './platform/config.js';
+import type { KeySource } from './platform/keys.js';
+import { DynamoDirectoryStore } from './workspace/directory-store.js';
+import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
+import type { WorkspaceServices } from './workspace/services.js';
+
+/** Extra declarations for the conformance harness only; the deployed function never passes any. */
+export interface Fixtures {
+  readonly tools?: readonly ToolDefinition<WorkspaceServices>[];
+  readonly prompts?: readonly PromptDefinition[];
+  readonly templates?: readonly ResourceTemplateDefinition<WorkspaceServices>[];
+  readonly resources?: readonly StaticResourceDefinition<WorkspaceServices>[];
+}
+
+export interface Runtime {
+  readonly config: Config;
+  readonly db: DynamoDBDocumentClient;
+  readonly keys: KeySource;
+  readonly logger: Logger;
+  readonly observer: Observer;
+  /** Verifiers beyond personal access tokens (JWT when an authorization server is configured). */
+  readonly extraVerifiers?: readonly TokenVerifier[];
+  readonly guard?: CallGuard;
+  /** The local server answers 403 to a Host that is not loopback (DNS-rebinding protection). */
+  readonly loopbackHostOnly?: boolean;
+  readonly fixtures?: Fixtures;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly observer: Observer;
+  readonly gate: CredentialGate;
+  readonly mapError: ErrorMapper;
+  readonly dispatch: ReturnType<typeof createDispatcher<WorkspaceServices>>;
+  readonly metadata: ReturnType<typeof protectedResourceMetadata>;
+  readonly services: WorkspaceServices;
+  readonly loopbackHostOnly: boolean;
+}
+
+/** The composition root, run once per cold start: stores, registries, gate, mapper. No I/O here. */
+export const createApp = (rt: Runtime): App => {
+  const { config } = rt;
+  const directory = new DynamoDirectoryStore(rt.db, config.tables.workspace);
+  const tokens = new DynamoTokenStore(rt.db, config.tables.workspace, rt.keys);
+  const services: WorkspaceServices = { directory, tokens };
+  const guard = rt.guard ?? unlimitedGuard;
+
+  const tools = new ToolRegistry<WorkspaceServices>([...PRODUCT_TOOLS, ...(rt.fixtures?.tools ?? [])], guard, rt.observer);
+  const prompts = new PromptRegistry([...PRODUCT_PROMPTS, ...(rt.fixtures?.prompts ?? [])], (name) => tools.scopeOf(name));
+  const resources = new ResourceRegistry<WorkspaceServices>(
+    [...PRODUCT_RESOURCE_TEMPLATES, ...(rt.fixtures?.templates ?? [])],
+    rt.fixtures?.resources ?? [],
+    guard,
+    rt.observer,
+  );
+  const scopesSupported = [...new Set([...tools.requiredScopes, ...resources.requiredScopes])];
+  const gate = createCredentialGate([personalTokenVerifier(tokens), ...(rt.extraVerifiers ?? [])], directory);
+
+  return {
+    config,
+    logger: rt.logger,
+    observer: rt.observer,
+    gate,
+    services,
+    loopbackHostOnly: rt.loopbackHostOnly ?? false,
+    mapError: createErrorMapper({ publicUrl: config.publicUrl, scopesSupported }),
+    dispatch: createDispatcher({ tools, prompts, resources, services, keys: rt.keys }),
+    metadata: protectedResourceMetadata({
+      publicUrl: config.publicUrl,
+      authorizationServers: config.jwt ? [config.jwt.issuer] : [],
+      scopesSupported,
+    }),
+  };
+};

@@ -1,0 +1,91 @@
+import {
+  DependencyUnavailableError,
+  DoersError,
+  UnauthenticatedError,
+  UserNotAllowedError,
+} from '../errors.js';
+import { isTransientDynamoError } from '../platform/dynamodb.js';
+import type { DirectoryStore } from '../workspace/directory-store.js';
+import type { Principal } from './principal.js';
+import { PAT_PREFIX, type TokenStore } from './personal-tokens.js';
+import { normalizeScopes, type Scope } from './scopes.js';
+
+/** What a verifier learns from a token before the user's status is checked. */
+export interface VerifiedIdentity {
+  readonly credential: Principal['credential'];
+  readonly scopes: readonly string[];
+  /** Either a member reference (personal tokens) or an e-mail-like claim (JWTs). */
+  readonly member: { readonly workspaceId: string; readonly userId: string } | { readonly email: string };
+}
+
+/**
+ * A kind of bearer token. `accepts` decides by shape alone, so each token goes to exactly one
+ * verifier; `verify` throws UnauthenticatedError(invalidToken) or DependencyUnavailableError.
+ */
+export interface TokenVerifier {
+  accepts(token: string): boolean;
+  verify(token: string, now: Date): Promise<VerifiedIdentity>;
+}
+
+export const personalTokenVerifier = (tokens: TokenStore): TokenVerifier => ({
+  accepts: (token) => token.startsWith(PAT_PREFIX),
+  async verify(token, now) {
+    const record = await tokens.find(token);
+    if (!record) throw new UnauthenticatedError('The access token is not known', true);
+    if (record.revokedAt) throw new UnauthenticatedError('The access token was revoked', true);
+    if (record.expiresAt !== undefined && record.expiresAt * 1000 <= now.getTime()) {
+      throw new UnauthenticatedError('The access token has expired', true);
+    }
+    return { credential: 'personal_access_token', scopes: record.scopes, member: { workspaceId: record.workspaceId, userId: record.userId } };
+  },
+});
+
+const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
+
+export interface CredentialGate {
+  authenticate(authorization: string | undefined, now?: Date): Promise<Principal>;
+}
+
+/**
+ * The gate every MCP request passes: a bearer token from the Authorization header only, verified
+ * by the one verifier that accepts its shape, then the user's and workspace's status, read fresh on
+ * every request so a disabled user is refused from the next request on.
+ */
+export const createCredentialGate = (verifiers: readonly TokenVerifier[], directory: DirectoryStore): CredentialGate => ({
+  async authenticate(authorization, now = new Date()) {
+    if (!authorization) throw new UnauthenticatedError('This endpoint needs a bearer token', false);
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) throw new UnauthenticatedError('The Authorization header is not a bearer token', true);
+    const verifier = verifiers.find((v) => v.accepts(token));
+    if (!verifier) throw new UnauthenticatedError('The access token is not valid', true);
+
+    try {
+      const identity = await verifier.verify(token, now);
+      const ref = identity.member;
+      // A personal token names its workspace, so member and workspace are read together.
+      const [member, workspace] =
+        'email' in ref
+          ? await directory.findMemberByEmail(ref.email).then(async (m) => [m, m && (await directory.getWorkspace(m.workspaceId))] as const)
+          : await Promise.all([directory.getMember(ref.workspaceId, ref.userId), directory.getWorkspace(ref.workspaceId)]);
+      if (!member) throw new UnauthenticatedError('The token names no user of this workspace', true);
+      if (!workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
+      const scopes: Scope[] = normalizeScopes(identity.scopes);
+      return {
+        userId: member.userId,
+        workspaceId: member.workspaceId,
+        workspaceName: workspace.name,
+        email: member.email,
+        name: member.name,
+        role: member.role,
+        timeZone: member.timeZone,
+        scopes,
+        credential: identity.credential,
+        scopeKey: scopes.join(' '),
+      };
+    } catch (err) {
+      if (err instanceof DoersError) throw err;
+      if (isTransientDynamoError(err)) throw new DependencyUnavailableError('dynamodb', 1, err);
+      throw err;
+    }
+  },
+});

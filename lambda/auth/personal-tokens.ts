@@ -1,0 +1,126 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { KeyRing } from '../platform/keys.js';
+import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../workspace/keys.js';
+import type { Scope } from './scopes.js';
+
+export const PAT_PREFIX = 'doers_pat_';
+
+/** What is stored for a personal access token: never the secret, only its keyed hash. */
+export interface PersonalTokenRecord {
+  readonly tokenId: string;
+  readonly workspaceId: string;
+  readonly userId: string;
+  readonly scopes: readonly Scope[];
+  readonly label: string;
+  readonly createdAt: string;
+  /** Epoch seconds; also the table's TTL attribute, so expired tokens eventually disappear. */
+  readonly expiresAt?: number;
+  readonly revokedAt?: string;
+}
+
+export const generateTokenSecret = (): string => `${PAT_PREFIX}${randomBytes(32).toString('base64url')}`;
+
+export const hashToken = (key: Uint8Array, secret: string): string => createHmac('sha256', key).update(secret).digest('base64url');
+
+export interface TokenStore {
+  /** Looks a presented secret up under every key of the ring (current first). */
+  find(secret: string): Promise<PersonalTokenRecord | undefined>;
+  /** Registers a secret; idempotent for the same secret (local dev token on every start). */
+  register(secret: string, record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string }): Promise<PersonalTokenRecord>;
+  list(workspaceId: string): Promise<PersonalTokenRecord[]>;
+  revoke(workspaceId: string, tokenId: string, at: string): Promise<boolean>;
+}
+
+export class DynamoTokenStore implements TokenStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly keys: () => Promise<KeyRing>,
+  ) {}
+
+  async find(secret: string): Promise<PersonalTokenRecord | undefined> {
+    const ring = await this.keys();
+    for (const k of ring.all) {
+      const out = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hashToken(k['token-hash'], secret)), sk: TOKEN_SK } }),
+      );
+      if (out.Item) return toRecord(out.Item);
+    }
+    return undefined;
+  }
+
+  async register(secret: string, record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string }): Promise<PersonalTokenRecord> {
+    const ring = await this.keys();
+    const full: PersonalTokenRecord = { ...record, tokenId: record.tokenId ?? `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}` };
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            pk: tokenPk(hashToken(ring.current['token-hash'], secret)),
+            sk: TOKEN_SK,
+            gsi1pk: tokensOfWorkspaceGsiPk(full.workspaceId),
+            gsi1sk: full.tokenId,
+            ...full,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return full;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const existing = await this.find(secret);
+      if (!existing) throw err;
+      return existing;
+    }
+  }
+
+  async list(workspaceId: string): Promise<PersonalTokenRecord[]> {
+    const out: PersonalTokenRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': tokensOfWorkspaceGsiPk(workspaceId) },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      out.push(...(page.Items ?? []).map(toRecord));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return out;
+  }
+
+  async revoke(workspaceId: string, tokenId: string, at: string): Promise<boolean> {
+    const page = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :id',
+        ExpressionAttributeValues: { ':pk': tokensOfWorkspaceGsiPk(workspaceId), ':id': tokenId },
+      }),
+    );
+    const item = page.Items?.[0];
+    if (!item) return false;
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+    return true;
+  }
+}
+
+const toRecord = (item: Record<string, unknown>): PersonalTokenRecord => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
+  return rest as unknown as PersonalTokenRecord;
+};

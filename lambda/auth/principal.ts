@@ -1,0 +1,18 @@
+import type { Scope } from './scopes.js';
+
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+
+/** Who is calling, resolved once per request by the credential gate. */
+export interface Principal {
+  readonly userId: string;
+  readonly workspaceId: string;
+  readonly workspaceName: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly timeZone: string;
+  readonly scopes: readonly Scope[];
+  readonly credential: 'personal_access_token' | 'jwt';
+  /** Stable per-scope-set key: tool lists are cached by it. */
+  readonly scopeKey: string;
+}

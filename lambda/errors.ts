@@ -1,0 +1,220 @@
+/**
+ * Typed errors with stable codes. Lower layers throw these; `http/error-mapper.ts` is the one place
+ * that turns them into an HTTP status, headers and a JSON-RPC error. `expose` says whether the
+ * message may reach the caller (never for 5xx, which answer a fixed text).
+ */
+export type JsonRpcId = string | number;
+
+export interface ProtocolErrorOptions {
+  readonly status?: number;
+  readonly data?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+export abstract class DoersError extends Error {
+  /** Stable, greppable identifier, e.g. for log filters and alarms. */
+  abstract readonly code: string;
+  readonly status: number;
+  readonly rpcCode: number;
+  readonly data: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(message: string, rpcCode: number, defaultStatus: number, options: ProtocolErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.rpcCode = rpcCode;
+    this.status = options.status ?? defaultStatus;
+    this.data = options.data;
+    this.headers = options.headers ?? {};
+  }
+
+  get expose(): boolean {
+    return this.status < 500;
+  }
+}
+
+// ---- JSON-RPC / transport ----------------------------------------------------------------------
+
+export class ParseError extends DoersError {
+  readonly code = 'ERR_PARSE';
+  constructor(message = 'Parse error: the body is not strict JSON', options?: ProtocolErrorOptions) {
+    super(message, -32700, 400, options);
+  }
+}
+
+export class InvalidRequestError extends DoersError {
+  readonly code = 'ERR_INVALID_REQUEST';
+  constructor(message: string, options?: ProtocolErrorOptions) {
+    super(message, -32600, 400, options);
+  }
+}
+
+export class MethodNotFoundError extends DoersError {
+  readonly code = 'ERR_METHOD_NOT_FOUND';
+  constructor(method: string, options?: ProtocolErrorOptions) {
+    super(`Method not found: ${method}`, -32601, 200, options);
+  }
+}
+
+export class InvalidParamsError extends DoersError {
+  readonly code = 'ERR_INVALID_PARAMS';
+  constructor(message: string, options?: ProtocolErrorOptions) {
+    super(message, -32602, 200, options);
+  }
+}
+
+/** An unknown resource URI: -32602 on 2026-07-28, -32002 before; `data.uri` on both. */
+export class ResourceNotFoundError extends DoersError {
+  readonly code = 'ERR_RESOURCE_NOT_FOUND';
+  readonly uri: string;
+  constructor(uri: string, legacyCode: boolean) {
+    super(`Resource not found: ${uri}`, legacyCode ? -32002 : -32602, 200, { data: { uri } });
+    this.uri = uri;
+  }
+}
+
+export class HeaderMismatchError extends DoersError {
+  readonly code = 'ERR_HEADER_MISMATCH';
+  constructor(message: string, options?: ProtocolErrorOptions) {
+    super(message, -32020, 400, options);
+  }
+}
+
+export class MissingCapabilityError extends DoersError {
+  readonly code = 'ERR_MISSING_CAPABILITY';
+  constructor(requiredCapabilities: Record<string, unknown>, options?: ProtocolErrorOptions) {
+    super(
+      `The client lacks a capability this request needs: ${Object.keys(requiredCapabilities).join(', ')}`,
+      -32021,
+      200,
+      { ...options, data: { requiredCapabilities } },
+    );
+  }
+}
+
+export class UnsupportedVersionError extends DoersError {
+  readonly code = 'ERR_UNSUPPORTED_VERSION';
+  constructor(requested: string, supported: readonly string[]) {
+    super(`Unsupported protocol version: ${requested}`, -32022, 400, { data: { supported, requested } });
+  }
+}
+
+export class MethodNotAllowedError extends DoersError {
+  readonly code = 'ERR_METHOD_NOT_ALLOWED';
+  constructor(method: string, allow = 'POST, OPTIONS') {
+    super(`HTTP method ${method} is not allowed here; use ${allow.split(',')[0]}`, -32600, 405, {
+      headers: { allow },
+    });
+  }
+}
+
+export class NotFoundRouteError extends DoersError {
+  readonly code = 'ERR_ROUTE_NOT_FOUND';
+  constructor(path: string) {
+    super(`Nothing is served at ${path}; the MCP endpoint is /mcp`, -32600, 404);
+  }
+}
+
+export class PayloadTooLargeError extends DoersError {
+  readonly code = 'ERR_PAYLOAD_TOO_LARGE';
+  constructor(limitBytes: number) {
+    super(`The body is larger than ${limitBytes} bytes`, -32600, 413);
+  }
+}
+
+export class OriginNotAllowedError extends DoersError {
+  readonly code = 'ERR_ORIGIN_NOT_ALLOWED';
+  constructor(what: 'Origin' | 'Host') {
+    super(`${what} not allowed`, -32600, 403);
+  }
+}
+
+// ---- credentials -------------------------------------------------------------------------------
+
+/** 401 with a challenge; `invalidToken` when a token was presented and refused. */
+export class UnauthenticatedError extends DoersError {
+  readonly code = 'ERR_UNAUTHENTICATED';
+  readonly invalidToken: boolean;
+  constructor(message: string, invalidToken: boolean, options?: ProtocolErrorOptions) {
+    super(message, -32001, 401, options);
+    this.invalidToken = invalidToken;
+  }
+}
+
+export class InsufficientScopeError extends DoersError {
+  readonly code = 'ERR_INSUFFICIENT_SCOPE';
+  readonly requiredScope: string;
+  constructor(requiredScope: string, what: string) {
+    super(`${what} needs the scope ${requiredScope}, which this token does not carry`, -32003, 403);
+    this.requiredScope = requiredScope;
+  }
+}
+
+export class UserNotAllowedError extends DoersError {
+  readonly code = 'ERR_USER_NOT_ALLOWED';
+  constructor() {
+    super('The user may not use the MCP endpoint.', -32600, 403);
+  }
+}
+
+/** A dependency (DynamoDB, JWKS, Secrets Manager) cannot answer now: 503, never 500. */
+export class DependencyUnavailableError extends DoersError {
+  readonly code = 'ERR_DEPENDENCY_UNAVAILABLE';
+  readonly dependency: string;
+  constructor(dependency: string, retryAfterSeconds: number, cause?: unknown) {
+    super('The service cannot check this request right now; retry shortly', -32000, 503, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+      cause,
+    });
+    this.dependency = dependency;
+  }
+  override get expose(): boolean {
+    return true; // a fixed text without internals
+  }
+}
+
+// ---- limits ------------------------------------------------------------------------------------
+
+export class LimitExceededError extends DoersError {
+  readonly code: 'ERR_RATE_LIMITED' | 'ERR_BUSY';
+  readonly retryAfterSeconds: number;
+  constructor(kind: 'ratelimited' | 'busy', retryAfterSeconds: number) {
+    super(
+      kind === 'ratelimited'
+        ? `Rate limit reached: retry after ${retryAfterSeconds} s`
+        : `Too many calls in flight for this user: retry after ${retryAfterSeconds} s`,
+      -32000,
+      429,
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    );
+    this.code = kind === 'ratelimited' ? 'ERR_RATE_LIMITED' : 'ERR_BUSY';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+  get outcome(): 'ratelimited' | 'busy' {
+    return this.code === 'ERR_RATE_LIMITED' ? 'ratelimited' : 'busy';
+  }
+}
+
+// ---- domain refusals: tool errors (isError results), never protocol errors ---------------------
+
+export abstract class ToolRefusal extends Error {
+  abstract readonly code: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class NotFoundRefusal extends ToolRefusal {
+  readonly code = 'ERR_NOT_FOUND';
+}
+export class RoleTooLowRefusal extends ToolRefusal {
+  readonly code = 'ERR_ROLE_TOO_LOW';
+}
+export class ConflictRefusal extends ToolRefusal {
+  readonly code = 'ERR_CONFLICT';
+}
+export class InvalidArgumentRefusal extends ToolRefusal {
+  readonly code = 'ERR_INVALID_ARGUMENT';
+}

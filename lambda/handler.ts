@@ -1,0 +1,24 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createApp } from './app.js';
+import { buildHandler } from './http/pipeline.js';
+import { createLogger } from './observability/logger.js';
+import { createPowertoolsObserver } from './observability/powertools-observer.js';
+import { loadConfig } from './platform/config.js';
+import { createDocumentClient } from './platform/dynamodb.js';
+import { secretsManagerKeySource } from './platform/keys.js';
+
+// Cold start: configuration, clients and registries are built once and reused by every request.
+const config = loadConfig();
+const logger = createLogger();
+const db = createDocumentClient({ region: config.region });
+if (!config.secretArn) throw new Error('DOERS_SECRET_ARN is required in Lambda');
+
+export const handler = buildHandler(
+  createApp({
+    config,
+    db,
+    logger,
+    keys: secretsManagerKeySource(new SecretsManagerClient({ region: config.region }), config.secretArn),
+    observer: createPowertoolsObserver(logger),
+  }),
+);

@@ -1,0 +1,66 @@
+import middy from '@middy/core';
+import type { App } from '../app.js';
+import { parseStrictJson } from '../mcp/jsonrpc.js';
+import { authMiddleware } from './auth.js';
+import { errorHandlerMiddleware } from './error-handler.js';
+import { originMiddleware } from './origin.js';
+import {
+  emptyResponse,
+  header,
+  jsonResponse,
+  stateOf,
+  type DoersContext,
+  type HttpEvent,
+  type HttpResult,
+} from './request-context.js';
+import { transportMiddleware } from './transport.js';
+
+const decodeBody = (event: HttpEvent): string =>
+  !event.body ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+
+/** The innermost step: the metadata document, or one POST body through the JSON-RPC dispatcher. */
+const route = (app: App) => async (event: HttpEvent, context: DoersContext): Promise<HttpResult> => {
+  const state = stateOf({ context });
+  if (state.route === 'metadata') return jsonResponse(200, app.metadata);
+
+  const value = parseStrictJson(decodeBody(event));
+  const outcome = await app.dispatch(
+    value,
+    {
+      protocolVersion: header(event, 'mcp-protocol-version'),
+      method: header(event, 'mcp-method'),
+      name: header(event, 'mcp-name'),
+    },
+    state.principal!,
+    {
+      onRequestId: (id) => {
+        if (id !== undefined) state.rpcId = id;
+      },
+      onMethod: (method) => {
+        state.meterMethod = method;
+      },
+      mapBatchError: (err) => app.mapError(err).error,
+    },
+  );
+  return outcome.body === undefined ? emptyResponse(outcome.status, outcome.headers ?? {}) : jsonResponse(outcome.status, outcome.body, outcome.headers ?? {});
+};
+
+/**
+ * The handler Lambda runs and the local server runs: errors (outermost, the only place that builds
+ * error responses), origin, transport, auth, then the dispatcher.
+ */
+export const buildHandler = (app: App) =>
+  middy<HttpEvent, HttpResult, Error, DoersContext>(route(app))
+    .use(
+      errorHandlerMiddleware({
+        mapError: app.mapError,
+        observer: app.observer,
+        logUnexpected: (err) => app.logger.error('Unexpected failure', err as Error),
+        logUnavailable: (err) => app.logger.warn('A dependency could not answer; answered 503', err as Error),
+      }),
+    )
+    .use(originMiddleware({ allowedOrigins: app.config.allowedOrigins, loopbackHostOnly: app.loopbackHostOnly }))
+    .use(transportMiddleware())
+    .use(authMiddleware(app.gate));
+
+export type DoersHandler = ReturnType<typeof buildHandler>;

@@ -1,0 +1,15 @@
+import type { Principal } from '../auth/principal.js';
+
+/**
+ * Admission for tool calls and resource reads (DESIGN.md §5). `acquire` resolves with the release
+ * to call once the answer is built, or throws LimitExceededError (ratelimited / busy) or
+ * DependencyUnavailableError when the limits cannot be checked.
+ */
+export interface CallGuard {
+  acquire(principal: Principal): Promise<() => Promise<void>>;
+}
+
+const noRelease = async (): Promise<void> => {};
+
+/** Both limits switched off (0). */
+export const unlimitedGuard: CallGuard = { acquire: async () => noRelease };

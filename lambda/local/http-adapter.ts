@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Context } from 'aws-lambda';
+import type { HttpEvent, HttpResult } from '../http/request-context.js';
+import { MAX_BODY_BYTES } from '../http/transport.js';
+
+/** Reads at most one byte past the limit: enough for the handler to answer 413, no more held. */
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (size > MAX_BODY_BYTES) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+/** The same API Gateway HTTP API (payload v2) event Lambda receives. */
+export const toApiGatewayEvent = (req: IncomingMessage, body: Buffer): HttpEvent => {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const now = Date.now();
+  const method = req.method ?? 'GET';
+  return {
+    version: '2.0',
+    routeKey: `${method} ${url.pathname}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey: `${method} ${url.pathname}`,
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+    body: body.length ? body.toString('utf8') : undefined,
+    isBase64Encoded: false,
+  } as HttpEvent;
+};
+
+const lambdaContext = (timeoutMs: number): Context => {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'doers-local',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:doers-local',
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: 'local',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+};
+
+const write = (res: ServerResponse, result: HttpResult): void => {
+  res.statusCode = result.statusCode ?? 200;
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, String(v));
+  res.end(result.body ?? '');
+};
+
+/** node:http in front of the very handler Lambda runs: one request, one invocation. */
+export type Invoke = (event: HttpEvent, context: Context) => Promise<HttpResult>;
+
+export const createHttpAdapter = (handler: Invoke, timeoutMs: number): Server =>
+  createServer((req, res) => {
+    readBody(req)
+      .then((body) => handler(toApiGatewayEvent(req, body), lambdaContext(timeoutMs)))
+      .then((result) => write(res, result))
+      .catch(() => {
+        // The handler maps every error itself; reaching here means the adapter failed.
+        res.statusCode = 500;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+      });
+  });

@@ -1,0 +1,112 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp, type App, type Fixtures } from '../app.js';
+import { generateTokenSecret } from '../auth/personal-tokens.js';
+import type { DoersContext } from '../http/request-context.js';
+import { buildHandler } from '../http/pipeline.js';
+import { createLogger } from '../observability/logger.js';
+import type { Observer } from '../observability/observer.js';
+import { createPowertoolsObserver } from '../observability/powertools-observer.js';
+import type { Config } from '../platform/config.js';
+import { createDocumentClient } from '../platform/dynamodb.js';
+import { dataDirKeySource } from '../platform/keys.js';
+import { ensureTables } from './bootstrap.js';
+import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
+import { startEmbeddedDynamo } from './embedded-dynamodb.js';
+import { createHttpAdapter } from './http-adapter.js';
+
+export interface LocalServer {
+  readonly url: string;
+  readonly mcpUrl: string;
+  readonly token: string;
+  readonly dynamodbEndpoint: string;
+  readonly app: App;
+  close(): Promise<void>;
+}
+
+export interface LocalServerOptions {
+  /** Conformance fixtures: the test harness only. */
+  readonly fixtures?: Fixtures;
+  /** Time zone of the demo owner (default: this machine's). */
+  readonly timeZone?: string;
+  /** Where audit lines and meters go (default: Powertools to stdout, as in Lambda). */
+  readonly observer?: Observer;
+}
+
+/** The local file the admin CLI reads to find a running local server's DynamoDB. */
+export const LOCAL_SERVER_FILE = 'local-server.json';
+
+const devTokenFor = async (config: Config): Promise<string> => {
+  if (config.devToken) return config.devToken;
+  if (config.dataDir === ':memory:') return generateTokenSecret();
+  // Kept in the data dir so a restart prints the same token the client was configured with.
+  const file = join(config.dataDir, 'dev-token');
+  try {
+    await writeFile(file, generateTokenSecret(), { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return (await readFile(file, 'utf8')).trim();
+};
+
+/**
+ * `npm start`: the Lambda handler behind node:http on 127.0.0.1, on an embedded DynamoDB (or the
+ * one DOERS_DYNAMODB_ENDPOINT names). Start-up is idempotent: tables, demo data and dev token.
+ */
+export const startLocalServer = async (baseConfig: Config, opts: LocalServerOptions = {}): Promise<LocalServer> => {
+  if (baseConfig.dataDir !== ':memory:') await mkdir(baseConfig.dataDir, { recursive: true });
+  const embedded = baseConfig.dynamodbEndpoint ? undefined : await startEmbeddedDynamo(baseConfig.dataDir);
+  const dynamodbEndpoint = baseConfig.dynamodbEndpoint ?? embedded!.endpoint;
+
+  let handler: ReturnType<typeof buildHandler> | undefined;
+  const server = createHttpAdapter(
+    (event, context) => handler!(event, context as DoersContext),
+    baseConfig.functionTimeoutSeconds * 1000,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(baseConfig.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const config: Config = { ...baseConfig, port, publicUrl: baseConfig.publicUrl.endsWith(':0') ? url : baseConfig.publicUrl };
+
+  const db = createDocumentClient({ endpoint: dynamodbEndpoint });
+  const logger = createLogger();
+  const app = createApp({
+    config,
+    db,
+    logger,
+    keys: dataDirKeySource(config.dataDir),
+    observer: opts.observer ?? createPowertoolsObserver(logger),
+    loopbackHostOnly: true,
+    ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
+  });
+  handler = buildHandler(app);
+
+  await ensureTables(db, config);
+  const timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  await seedDemoWorkspace(app.services, timeZone);
+  const token = await devTokenFor(config);
+  await registerDevToken(app.services, token);
+  if (config.dataDir !== ':memory:') {
+    await writeFile(join(config.dataDir, LOCAL_SERVER_FILE), JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables }, null, 2));
+  }
+
+  return {
+    url,
+    mcpUrl: `${url}/mcp`,
+    token,
+    dynamodbEndpoint,
+    app,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      db.destroy();
+      await embedded?.close();
+    },
+  };
+};

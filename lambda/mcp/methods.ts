@@ -1,0 +1,146 @@
+import { InvalidParamsError, MissingCapabilityError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { KeyRing } from '../platform/keys.js';
+import type { JsonRpcRequest } from './jsonrpc.js';
+import type { PromptRegistry } from './prompt-registry.js';
+import {
+  HANDSHAKE_DEFAULT_VERSION,
+  INSTRUCTIONS,
+  PROTOCOL_VERSIONS,
+  SERVER_CAPABILITIES,
+  SERVER_INFO,
+  isKnownVersion,
+} from './protocol.js';
+import { verifyRequestState, signRequestState } from './request-state.js';
+import type { ResourceRegistry } from './resource-registry.js';
+import { isInputRequired, type InputRequired, type ToolRegistry } from './tool-registry.js';
+import type { RequestMeta } from './types.js';
+
+export interface McpApp<S> {
+  readonly tools: ToolRegistry<S>;
+  readonly prompts: PromptRegistry;
+  readonly resources: ResourceRegistry<S>;
+  readonly services: S;
+  readonly keys: () => Promise<KeyRing>;
+}
+
+export interface MethodCall {
+  readonly req: JsonRpcRequest;
+  readonly meta: RequestMeta;
+  readonly principal: Principal;
+  readonly now: Date;
+}
+
+export interface MethodResult {
+  readonly result: Record<string, unknown>;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Already shaped as InputRequiredResult: no `complete` envelope. */
+  readonly inputRequired?: boolean;
+}
+
+type Method<S> = (app: McpApp<S>, call: MethodCall) => Promise<MethodResult> | MethodResult;
+
+const stringParam = (params: Record<string, unknown>, name: string): string => {
+  const v = params[name];
+  if (typeof v !== 'string' || v === '') throw new InvalidParamsError(`params.${name} must be a non-empty string`);
+  return v;
+};
+
+/** Which client capability answers each kind of input request. */
+const CAPABILITY_OF: Readonly<Record<string, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** What a retried multi round-trip request carries back, checked before any handler sees it. */
+type RoundTripInput = { responses: Record<string, unknown>; state: unknown };
+
+/** The state is bound to the user, the tool or prompt (`prompt:<name>`) and its arguments. */
+const bindingOf = (call: MethodCall, target: string, args: unknown) => ({ userId: call.principal.userId, target, args });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `inputResponses` / `requestState` of a retry (2026-07-28, SEP-2322): malformed answers are -32602,
+ * a state that fails verification too. Undefined when the request is not a retry.
+ */
+const roundTripInput = async <S>(app: McpApp<S>, call: MethodCall, target: string, args: unknown): Promise<RoundTripInput | undefined> => {
+  const { requestState, inputResponses } = call.req.params;
+  if (!call.meta.era.modern || (requestState === undefined && inputResponses === undefined)) return undefined;
+  if (requestState !== undefined && typeof requestState !== 'string') throw new InvalidParamsError('params.requestState must be a string');
+  if (inputResponses !== undefined) {
+    if (!isObject(inputResponses)) throw new InvalidParamsError('params.inputResponses must be an object');
+    for (const [key, answer] of Object.entries(inputResponses)) {
+      if (!isObject(answer)) throw new InvalidParamsError(`params.inputResponses.${key} must be a result object`);
+    }
+  }
+  const state = requestState === undefined ? undefined : await verifyRequestState(await app.keys(), bindingOf(call, target, args), requestState, call.now);
+  return { responses: (inputResponses ?? {}) as Record<string, unknown>, state };
+};
+
+const toInputRequiredResult = async <S>(app: McpApp<S>, call: MethodCall, target: string, args: unknown, out: InputRequired): Promise<MethodResult> => {
+  const missing: Record<string, object> = {};
+  for (const request of Object.values(out.inputRequests)) {
+    const capability = CAPABILITY_OF[request.method] ?? request.method;
+    if (!call.meta.era.modern || call.meta.clientCapabilities[capability] === undefined) missing[capability] = {};
+  }
+  if (Object.keys(missing).length > 0) throw new MissingCapabilityError(missing, { status: 400 });
+  const requestState = await signRequestState(await app.keys(), bindingOf(call, target, args), out.state, call.now);
+  return { result: { resultType: 'input_required', inputRequests: out.inputRequests, requestState }, inputRequired: true };
+};
+
+const list = (key: string, items: readonly unknown[]): MethodResult => ({ result: { [key]: items } });
+
+/** Methods of both eras; the dispatcher adds `initialize`/`ping` or `server/discover` by era. */
+export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
+  'tools/list': (app, c) => list('tools', app.tools.list(c.principal)),
+  'prompts/list': (app, c) => list('prompts', app.prompts.list(c.principal)),
+  'resources/list': (app, c) => list('resources', app.resources.listResources(c.principal)),
+  'resources/templates/list': (app, c) => list('resourceTemplates', app.resources.listTemplates(c.principal)),
+  'prompts/get': async (app, c) => {
+    const name = stringParam(c.req.params, 'name');
+    const args = c.req.params.arguments;
+    const input = await roundTripInput(app, c, `prompt:${name}`, args);
+    const out = app.prompts.get(name, args, c.principal, { meta: c.meta, ...(input ? { input } : {}) });
+    return isInputRequired(out) ? toInputRequiredResult(app, c, `prompt:${name}`, args, out) : { result: out };
+  },
+  'resources/read': async (app, c) => ({
+    result: await app.resources.read(stringParam(c.req.params, 'uri'), { principal: c.principal, services: app.services, now: c.now, meta: c.meta }),
+  }),
+  'tools/call': async (app, c) => {
+    const name = stringParam(c.req.params, 'name');
+    const args = c.req.params.arguments;
+    const input = await roundTripInput(app, c, name, args);
+    const out = await app.tools.call(name, args, {
+      principal: c.principal,
+      services: app.services,
+      now: c.now,
+      meta: c.meta,
+      ...(input ? { input } : {}),
+    });
+    if (out.inputRequired) return toInputRequiredResult(app, c, name, args, out.inputRequired);
+    return { result: out.result, ...(out.headers ? { headers: out.headers } : {}) };
+  },
+};
+
+export const HANDSHAKE_METHODS: Readonly<Record<string, Method<unknown>>> = {
+  initialize: (_app, c) => {
+    const requested = c.req.params.protocolVersion;
+    return {
+      result: {
+        protocolVersion: isKnownVersion(requested) && requested !== '2026-07-28' ? requested : HANDSHAKE_DEFAULT_VERSION,
+        capabilities: SERVER_CAPABILITIES,
+        serverInfo: SERVER_INFO,
+        instructions: INSTRUCTIONS,
+      },
+    };
+  },
+  ping: () => ({ result: {} }),
+};
+
+export const MODERN_METHODS: Readonly<Record<string, Method<unknown>>> = {
+  'server/discover': () => ({
+    result: { supportedVersions: PROTOCOL_VERSIONS, capabilities: SERVER_CAPABILITIES, instructions: INSTRUCTIONS },
+  }),
+};

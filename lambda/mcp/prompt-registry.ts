@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { InsufficientScopeError, InvalidParamsError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
+import { describeIssues } from './json-schema.js';
+import { covers, isInputRequired, type InputRequired } from './tool-registry.js';
+import type { RequestMeta } from './types.js';
+
+export interface PromptMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: Record<string, unknown> & { type: string };
+}
+
+/** What a prompt may look at besides its arguments: the caller's side and a multi round-trip's answers. */
+export interface PromptContext {
+  readonly meta: RequestMeta;
+  /** The answers of a retried multi round-trip request, with the state the prompt left. */
+  readonly input?: { readonly responses: Readonly<Record<string, unknown>>; readonly state: unknown };
+}
+
+export interface PromptDefinition {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** String arguments only (MCP prompt arguments are strings); `.describe()` becomes the listing's text. */
+  readonly args: z.ZodObject<Record<string, z.ZodType<string | undefined>>>;
+  /** The tools the prompt drives: it is listed only where every one is registered and covered. */
+  readonly tools: readonly string[];
+  /** Product prompts answer with messages; a prompt may instead ask for input (2026-07-28, SEP-2322). */
+  readonly messages: (args: Record<string, string | undefined>, ctx: PromptContext) => PromptMessage[] | InputRequired;
+}
+
+export const definePrompt = <A extends Record<string, z.ZodType<string | undefined>>>(def: {
+  name: string;
+  title: string;
+  description: string;
+  args: z.ZodObject<A>;
+  tools: readonly string[];
+  messages: (args: z.output<z.ZodObject<A>>, ctx: PromptContext) => PromptMessage[] | InputRequired;
+}): PromptDefinition => def as unknown as PromptDefinition;
+
+/** One user message: what every product prompt answers with. */
+export const userText = (text: string): PromptMessage[] => [{ role: 'user', content: { type: 'text', text } }];
+
+interface RegisteredPrompt {
+  readonly def: PromptDefinition;
+  readonly scopes: readonly Scope[];
+  readonly listed: Record<string, unknown>;
+  readonly strictArgs: z.ZodType;
+}
+
+export class PromptRegistry {
+  private readonly prompts = new Map<string, RegisteredPrompt>();
+  private readonly listCache = new Map<string, readonly Record<string, unknown>[]>();
+
+  /** `scopeOfTool` answers undefined for a tool that is not registered: such a prompt is dropped. */
+  constructor(defs: readonly PromptDefinition[], scopeOfTool: (tool: string) => Scope | null | undefined) {
+    for (const def of [...defs].sort((a, b) => a.name.localeCompare(b.name))) {
+      const toolScopes = def.tools.map(scopeOfTool);
+      if (toolScopes.some((s) => s === undefined)) continue;
+      this.prompts.set(def.name, {
+        def,
+        scopes: [...new Set(toolScopes.filter((s): s is Scope => !!s))],
+        strictArgs: def.args.strict(),
+        listed: {
+          name: def.name,
+          title: def.title,
+          description: def.description,
+          arguments: Object.entries(def.args.shape).map(([name, schema]) => ({
+            name,
+            ...(schema.description ? { description: schema.description } : {}),
+            required: !schema.safeParse(undefined).success,
+          })),
+        },
+      });
+    }
+  }
+
+  list(principal: Principal): readonly Record<string, unknown>[] {
+    let listed = this.listCache.get(principal.scopeKey);
+    if (!listed) {
+      listed = [...this.prompts.values()].filter((p) => p.scopes.every((s) => covers(principal, s))).map((p) => p.listed);
+      this.listCache.set(principal.scopeKey, listed);
+    }
+    return listed;
+  }
+
+  /** The GetPromptResult, or the prompt's request for more input (the caller signs its state). */
+  get(name: string, rawArgs: unknown, principal: Principal, ctx: PromptContext): Record<string, unknown> | InputRequired {
+    const prompt = this.prompts.get(name);
+    if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${name}`);
+    const missing = prompt.scopes.find((s) => !covers(principal, s));
+    if (missing) throw new InsufficientScopeError(missing, `The prompt ${name}`);
+    if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
+      throw new InvalidParamsError('arguments must be an object of strings');
+    }
+    const parsed = prompt.strictArgs.safeParse(rawArgs ?? {});
+    if (!parsed.success) throw new InvalidParamsError(`Invalid arguments for prompt ${name}: ${describeIssues(parsed.error)}`);
+    const messages = prompt.def.messages(parsed.data as Record<string, string | undefined>, ctx);
+    return isInputRequired(messages) ? messages : { description: prompt.def.description, messages };
+  }
+}

@@ -1,0 +1,46 @@
+import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../platform/config.js';
+
+export { PROTOCOL_VERSIONS };
+export type { ProtocolVersion };
+
+export const MODERN_VERSION: ProtocolVersion = '2026-07-28';
+/** What an `initialize` asking for an unknown revision is answered with. */
+export const HANDSHAKE_DEFAULT_VERSION: ProtocolVersion = '2025-11-25';
+/** A request with neither header nor `_meta` revision speaks this (the 2025 transport rule). */
+export const HEADERLESS_VERSION: ProtocolVersion = '2025-03-26';
+
+export const isKnownVersion = (v: unknown): v is ProtocolVersion => typeof v === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(v);
+
+export const SERVER_INFO = { name: 'doers', title: 'doers', version: '2.0.0' } as const;
+
+/** tools, resources, prompts only: no logging, completions, subscriptions or listChanged. */
+export const SERVER_CAPABILITIES = { tools: {}, resources: {}, prompts: {} } as const;
+
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;
+
+/**
+ * Cache hints (2026-07-28). Lists change only with a deployment or a different token, so clients may
+ * keep them five minutes; a read reflects live data and is stale at once. Always `private`: every
+ * answer depends on the token's scopes.
+ */
+export const CACHE_HINTS = {
+  'server/discover': 300_000,
+  'tools/list': 300_000,
+  'prompts/list': 300_000,
+  'resources/list': 300_000,
+  'resources/templates/list': 300_000,
+  'resources/read': 0,
+} as const satisfies Record<string, number>;
+
+export const INSTRUCTIONS = [
+  "doers is the team's task workspace. Call me_get first: it names the user, their role and time zone,",
+  'and today\'s date there; every other tool takes absolute dates, so turn "tomorrow" into a date with it.',
+  'Search, then read: tasks_search returns summaries with identifiers, task_get the whole task.',
+  'Lists are paged: pass nextCursor back as cursor with the same other arguments, or narrow the query.',
+  'Updates take the task\'s current version; a conflict means someone else changed it: read it again.',
+].join(' ');

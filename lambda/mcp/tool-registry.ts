@@ -1,0 +1,197 @@
+import type { z } from 'zod';
+import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
+import type { CallGuard } from '../limits/call-guard.js';
+import type { Observer, ToolOutcome } from '../observability/observer.js';
+import { describeIssues, toJsonSchema } from './json-schema.js';
+import type { ContentBlock, RequestMeta } from './types.js';
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/** A request for more input from the client (2026-07-28 multi round-trip, SEP-2322). */
+export interface InputRequired {
+  readonly kind: 'input_required';
+  /** Keyed requests, e.g. `{ confirm: { method: 'elicitation/create', params: {…} } }`. */
+  readonly inputRequests: Readonly<Record<string, { method: string; params?: Record<string, unknown> }>>;
+  /** Handler state carried to the retry; signed by the dispatcher, so it comes back untampered. */
+  readonly state: unknown;
+}
+
+export const inputRequired = (inputRequests: InputRequired['inputRequests'], state: unknown): InputRequired => ({
+  kind: 'input_required',
+  inputRequests,
+  state,
+});
+
+export interface ToolContext<S> {
+  readonly principal: Principal;
+  readonly services: S;
+  readonly now: Date;
+  readonly meta: RequestMeta;
+  readonly toolName: string;
+  /** The answers of a retried multi round-trip request, with the state the handler left. */
+  readonly input?: { readonly responses: Readonly<Record<string, unknown>>; readonly state: unknown };
+}
+
+export interface ToolDefinition<S, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly title: string;
+  /** Written for the model: what the tool does and when to prefer it over its neighbours. */
+  readonly description: string;
+  readonly input: I;
+  /** Every product tool declares one; only conformance fixtures omit it. */
+  readonly output?: O;
+  readonly annotations: ToolAnnotations;
+  /** `null`: every valid token may call it (me_get). */
+  readonly scope: Scope | null;
+  readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<z.input<O> | InputRequired>;
+  /** The compact text for `content[0]`, with the identifiers in it; never the JSON again. */
+  readonly render?: (output: z.output<O>) => string;
+  /** Fixtures that answer with other content (images, resources) build it themselves. */
+  readonly content?: (output: z.output<O>) => ContentBlock[];
+}
+
+/** Keeps the input/output types of one tool together while the registry holds many. */
+export const defineTool = <S, I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<S, I, O>): ToolDefinition<S> =>
+  def as unknown as ToolDefinition<S>;
+
+export interface ToolCallResult {
+  readonly result: Record<string, unknown>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly inputRequired?: InputRequired;
+}
+
+interface RegisteredTool<S> {
+  readonly def: ToolDefinition<S>;
+  readonly listed: Record<string, unknown>;
+}
+
+const LEGACY_INVALID_ARGS = new Set(['2025-03-26', '2025-06-18']);
+
+/**
+ * Tools declared once; JSON Schemas and the per-scope lists are built at cold start (lists lazily,
+ * once per scope set), so `tools/list` does no schema work per request.
+ */
+export class ToolRegistry<S> {
+  private readonly tools = new Map<string, RegisteredTool<S>>();
+  private readonly listCache = new Map<string, readonly Record<string, unknown>[]>();
+
+  constructor(
+    defs: readonly ToolDefinition<S>[],
+    private readonly guard: CallGuard,
+    private readonly observer: Observer,
+  ) {
+    for (const def of [...defs].sort((a, b) => a.name.localeCompare(b.name))) {
+      if (this.tools.has(def.name)) throw new Error(`tool ${def.name} is declared twice`);
+      this.tools.set(def.name, {
+        def,
+        listed: {
+          name: def.name,
+          title: def.title,
+          description: def.description,
+          inputSchema: toJsonSchema(def.input, 'input'),
+          ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
+          annotations: { title: def.title, ...def.annotations },
+        },
+      });
+    }
+  }
+
+  get names(): readonly string[] {
+    return [...this.tools.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  scopeOf(name: string): Scope | null | undefined {
+    return this.tools.get(name)?.def.scope;
+  }
+
+  /** Scopes the registered tools need: `scopes_supported` and the challenge's `scope`. */
+  get requiredScopes(): Scope[] {
+    return [...new Set([...this.tools.values()].flatMap((t) => (t.def.scope ? [t.def.scope] : [])))];
+  }
+
+  list(principal: Principal): readonly Record<string, unknown>[] {
+    let listed = this.listCache.get(principal.scopeKey);
+    if (!listed) {
+      listed = [...this.tools.values()].filter((t) => covers(principal, t.def.scope)).map((t) => t.listed);
+      this.listCache.set(principal.scopeKey, listed);
+    }
+    return listed;
+  }
+
+  async call(name: string, rawArgs: unknown, ctx: Omit<ToolContext<S>, 'toolName'>): Promise<ToolCallResult> {
+    const tool = this.tools.get(name);
+    if (!tool) throw new InvalidParamsError(`Unknown tool: ${name}`);
+    const { def } = tool;
+    const started = performance.now();
+    const argNames = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? Object.keys(rawArgs) : [];
+    const audit = (outcome: ToolOutcome) =>
+      this.observer.toolCall({ tool: name, argNames, outcome, durationMs: performance.now() - started, principal: ctx.principal, clientInfo: ctx.meta.clientInfo });
+
+    if (!covers(ctx.principal, def.scope)) {
+      audit('denied');
+      throw new InsufficientScopeError(def.scope!, `The tool ${name}`);
+    }
+    if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
+      audit('invalid');
+      throw new InvalidParamsError('arguments must be an object');
+    }
+    const parsed = def.input.safeParse(rawArgs ?? {});
+    if (!parsed.success) {
+      audit('invalid');
+      const message = `Invalid arguments for ${name}: ${describeIssues(parsed.error)}`;
+      if (LEGACY_INVALID_ARGS.has(ctx.meta.era.version)) throw new InvalidParamsError(message);
+      return { result: textResult(message, true) };
+    }
+
+    let release: () => Promise<void>;
+    try {
+      release = await this.guard.acquire(ctx.principal);
+    } catch (err) {
+      if (!(err instanceof LimitExceededError)) throw err;
+      audit(err.outcome);
+      return { result: textResult(err.message, true), headers: err.headers };
+    }
+    let outcome: ToolOutcome = 'failed';
+    try {
+      const out = await def.run(parsed.data, { ...ctx, toolName: name });
+      if (isInputRequired(out)) {
+        outcome = 'input_required';
+        return { result: {}, inputRequired: out };
+      }
+      const checked = def.output ? def.output.safeParse(out) : { success: true as const, data: out };
+      if (!checked.success) throw new Error(`tool ${name} produced output outside its schema: ${describeIssues(checked.error)}`);
+      const content = def.content ? def.content(checked.data) : [{ type: 'text', text: def.render ? def.render(checked.data) : String(checked.data) }];
+      outcome = 'ok';
+      return { result: { content, ...(def.output ? { structuredContent: checked.data } : {}), isError: false } };
+    } catch (err) {
+      if (!(err instanceof ToolRefusal)) throw err;
+      outcome = 'error';
+      return { result: textResult(err.message, true) };
+    } finally {
+      await release();
+      audit(outcome);
+    }
+  }
+}
+
+export const covers = (principal: Principal, scope: Scope | null | undefined): boolean =>
+  scope === null || scope === undefined || principal.scopes.includes(scope);
+
+export const isInputRequired = (value: unknown): value is InputRequired =>
+  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'input_required';
+
+export const textResult = (text: string, isError: boolean): Record<string, unknown> => ({
+  content: [{ type: 'text', text }],
+  isError,
+});

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+
+/**
+ * The configuration contract (DESIGN.md §7), parsed and validated once per cold start.
+ * This module is the only reader of `process.env`; everything else receives a `Config`.
+ */
+
+export const PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const;
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
+
+export const DEFAULT_ALLOWED_ORIGINS = [
+  'https://doers.sh',
+  'https://claude.ai',
+  'https://claude.com',
+  'https://chatgpt.com',
+  'https://chat.openai.com',
+  'https://platform.openai.com',
+] as const;
+
+const intFromEnv = (fallback: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .optional()
+    .transform((v) => v ?? fallback);
+
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const urlWithoutTrailingSlash = z
+  .url()
+  .transform((v) => v.replace(/\/+$/, ''));
+
+const envSchema = z.object({
+  // 0 picks a free port (tests, several local servers side by side).
+  PORT: intFromEnv(8787).pipe(z.number().int().min(0).max(65535)),
+  DOERS_DATA_DIR: optionalString.transform((v) => v ?? '.data'),
+  DOERS_DYNAMODB_ENDPOINT: optionalString.pipe(z.url().optional()),
+  DOERS_DEV_TOKEN: optionalString,
+  DOERS_PUBLIC_URL: optionalString.pipe(urlWithoutTrailingSlash.optional()),
+  DOERS_ALLOWED_ORIGINS: optionalString,
+  DOERS_JWT_ISSUER: optionalString,
+  DOERS_JWKS_URI: optionalString.pipe(z.url().optional()),
+  DOERS_JWT_AUDIENCE: optionalString,
+  DOERS_JWT_USER_CLAIM: optionalString.transform((v) => v ?? 'email'),
+  DOERS_RATE_LIMIT_CALLS: intFromEnv(120),
+  DOERS_RATE_LIMIT_WINDOW_SECONDS: intFromEnv(60).pipe(z.number().int().min(1)),
+  DOERS_MAX_CONCURRENT_CALLS: intFromEnv(4),
+  // Set by the CDK stack; the local server fills them with its own defaults.
+  DOERS_WORKSPACE_TABLE: optionalString.transform((v) => v ?? 'doers-workspace'),
+  DOERS_RATE_LIMIT_TABLE: optionalString.transform((v) => v ?? 'doers-rate-limits'),
+  DOERS_LEASE_TABLE: optionalString.transform((v) => v ?? 'doers-leases'),
+  DOERS_SECRET_ARN: optionalString,
+  // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
+  DOERS_FUNCTION_TIMEOUT_SECONDS: intFromEnv(30).pipe(z.number().int().min(1)),
+  AWS_REGION: optionalString,
+});
+
+export interface JwtConfig {
+  readonly issuer: string;
+  readonly jwksUri: string;
+  readonly audience: string | undefined;
+  readonly userClaim: string;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly dataDir: string;
+  readonly dynamodbEndpoint: string | undefined;
+  readonly devToken: string | undefined;
+  readonly publicUrl: string;
+  readonly allowedOrigins: ReadonlySet<string>;
+  readonly jwt: JwtConfig | undefined;
+  readonly rateLimit: { readonly calls: number; readonly windowSeconds: number };
+  readonly maxConcurrentCalls: number;
+  readonly tables: { readonly workspace: string; readonly rateLimits: string; readonly leases: string };
+  readonly secretArn: string | undefined;
+  readonly functionTimeoutSeconds: number;
+  readonly region: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const isLoopbackOrigin = (origin: string): boolean => {
+  try {
+    const { hostname } = new URL(origin);
+    return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  } catch {
+    return false;
+  }
+};
+export { isLoopbackOrigin };
+
+/** Parses the contract's names; a bad value fails start-up naming the variable. */
+export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${detail}`);
+  }
+  const e = parsed.data;
+  const origins = (e.DOERS_ALLOWED_ORIGINS?.split(',') ?? [...DEFAULT_ALLOWED_ORIGINS])
+    .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
+    .filter((o) => o.length > 0);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/]+$/.test(origin)) {
+      throw new ConfigError(`Invalid configuration: DOERS_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port])`);
+    }
+  }
+  const jwtParts = [e.DOERS_JWT_ISSUER, e.DOERS_JWKS_URI];
+  if (jwtParts.some(Boolean) && !jwtParts.every(Boolean)) {
+    throw new ConfigError('Invalid configuration: DOERS_JWT_ISSUER and DOERS_JWKS_URI go together');
+  }
+  return {
+    port: e.PORT,
+    dataDir: e.DOERS_DATA_DIR,
+    dynamodbEndpoint: e.DOERS_DYNAMODB_ENDPOINT,
+    devToken: e.DOERS_DEV_TOKEN,
+    publicUrl: e.DOERS_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`,
+    allowedOrigins: new Set(origins),
+    jwt:
+      e.DOERS_JWT_ISSUER && e.DOERS_JWKS_URI
+        ? { issuer: e.DOERS_JWT_ISSUER, jwksUri: e.DOERS_JWKS_URI, audience: e.DOERS_JWT_AUDIENCE, userClaim: e.DOERS_JWT_USER_CLAIM }
+        : undefined,
+    rateLimit: { calls: e.DOERS_RATE_LIMIT_CALLS, windowSeconds: e.DOERS_RATE_LIMIT_WINDOW_SECONDS },
+    maxConcurrentCalls: e.DOERS_MAX_CONCURRENT_CALLS,
+    tables: { workspace: e.DOERS_WORKSPACE_TABLE, rateLimits: e.DOERS_RATE_LIMIT_TABLE, leases: e.DOERS_LEASE_TABLE },
+    secretArn: e.DOERS_SECRET_ARN,
+    functionTimeoutSeconds: e.DOERS_FUNCTION_TIMEOUT_SECONDS,
+    region: e.AWS_REGION,
+  };
+};
+
+/** Names the CDK stack sets on the function; infra tests assert the stack uses exactly these. */
+export const FUNCTION_ENV_NAMES = [
+  'DOERS_PUBLIC_URL',
+  'DOERS_ALLOWED_ORIGINS',
+  'DOERS_JWT_ISSUER',
+  'DOERS_JWKS_URI',
+  'DOERS_JWT_AUDIENCE',
+  'DOERS_JWT_USER_CLAIM',
+  'DOERS_RATE_LIMIT_CALLS',
+  'DOERS_RATE_LIMIT_WINDOW_SECONDS',
+  'DOERS_MAX_CONCURRENT_CALLS',
+  'DOERS_WORKSPACE_TABLE',
+  'DOERS_RATE_LIMIT_TABLE',
+  'DOERS_LEASE_TABLE',
+  'DOERS_SECRET_ARN',
+  'DOERS_FUNCTION_TIMEOUT_SECONDS',
+] as const;

@@ -1,0 +1,49 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface DynamoClientOptions {
+  readonly endpoint?: string | undefined;
+  readonly region?: string | undefined;
+}
+
+/**
+ * One document client per cold start. Timeouts are short and retries few: a request that cannot
+ * reach DynamoDB answers 503 quickly rather than waiting out the function's timeout.
+ */
+export const createDocumentClient = (opts: DynamoClientOptions = {}): DynamoDBDocumentClient => {
+  const local = opts.endpoint !== undefined;
+  const client = new DynamoDBClient({
+    ...(local
+      ? { endpoint: opts.endpoint, region: opts.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : { region: opts.region }),
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  });
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+};
+
+const THROTTLE_OR_UNREACHABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
+
+/** True when DynamoDB is throttling or out of reach: the caller should answer 503, not 500. */
+export const isTransientDynamoError = (err: unknown): boolean => {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  if ((e.name && THROTTLE_OR_UNREACHABLE.has(e.name)) || (e.code && THROTTLE_OR_UNREACHABLE.has(e.code))) return true;
+  if (e.$retryable) return true;
+  const status = e.$metadata?.httpStatusCode;
+  return status === undefined ? e.name === 'AbortError' || e.name === 'TimeoutError' : status >= 500;
+};

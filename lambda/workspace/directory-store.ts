@@ -1,0 +1,126 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Member, Status, Workspace } from './model.js';
+import { EMAIL_SK, MEMBER_PREFIX, WORKSPACE_SK, emailPk, memberSk, wsPk } from './keys.js';
+
+/** Workspaces, their members and the e-mail index that maps an identity to a member. */
+export interface DirectoryStore {
+  getWorkspace(workspaceId: string): Promise<Workspace | undefined>;
+  getMember(workspaceId: string, userId: string): Promise<Member | undefined>;
+  findMemberByEmail(email: string): Promise<Member | undefined>;
+  listMembers(workspaceId: string): Promise<Member[]>;
+  /** Creates the workspace unless it exists; returns false when it already did. */
+  createWorkspace(ws: Workspace): Promise<boolean>;
+  /** Creates the member and claims its e-mail; returns false when the e-mail is taken. */
+  createMember(member: Member): Promise<boolean>;
+  setWorkspaceStatus(workspaceId: string, status: Status): Promise<boolean>;
+  setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean>;
+}
+
+const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
+  return rest as T;
+};
+
+export class DynamoDirectoryStore implements DirectoryStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK } }));
+    return strip<Workspace>(out.Item);
+  }
+
+  async getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: memberSk(userId) } }));
+    return strip<Member>(out.Item);
+  }
+
+  async findMemberByEmail(email: string): Promise<Member | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(email), sk: EMAIL_SK } }));
+    const ref = out.Item as { workspaceId: string; userId: string } | undefined;
+    return ref ? this.getMember(ref.workspaceId, ref.userId) : undefined;
+  }
+
+  async listMembers(workspaceId: string): Promise<Member[]> {
+    const items: Member[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': MEMBER_PREFIX },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) items.push(strip<Member>(item)!);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  async createWorkspace(ws: Workspace): Promise<boolean> {
+    return this.putIfAbsent({ pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, ...ws });
+  }
+
+  async createMember(member: Member): Promise<boolean> {
+    // The e-mail claim goes first: it is the uniqueness guard. Without transactions (dynalite has
+    // none), a member item is only written once its e-mail is ours, so no two members share one.
+    const claimed = await this.putIfAbsent({
+      pk: emailPk(member.email),
+      sk: EMAIL_SK,
+      workspaceId: member.workspaceId,
+      userId: member.userId,
+    });
+    if (!claimed) {
+      const existing = await this.findMemberByEmail(member.email);
+      if (existing) return false;
+      // A claim left by an interrupted create of this same member: finish it.
+      const ref = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(member.email), sk: EMAIL_SK } }));
+      if (ref.Item?.userId !== member.userId) return false;
+    }
+    await this.putIfAbsent({ pk: wsPk(member.workspaceId), sk: memberSk(member.userId), ...member, email: member.email.toLowerCase() });
+    return claimed;
+  }
+
+  async setWorkspaceStatus(workspaceId: string, status: Status): Promise<boolean> {
+    return this.setStatus({ pk: wsPk(workspaceId), sk: WORKSPACE_SK }, status);
+  }
+
+  async setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean> {
+    return this.setStatus({ pk: wsPk(workspaceId), sk: memberSk(userId) }, status);
+  }
+
+  private async setStatus(key: { pk: string; sk: string }, status: Status): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET #s = :s',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':s': status },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  private async putIfAbsent(item: Record<string, unknown>): Promise<boolean> {
+    try {
+      await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { SCOPES } from '../../auth/scopes.js';
+import { defineTool } from '../../mcp/tool-registry.js';
+import { ROLES } from '../model.js';
+import type { WorkspaceServices } from '../services.js';
+import { dateInZone } from '../time.js';
+
+const meOutput = z.object({
+  userId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  workspace: z.object({ workspaceId: z.string(), name: z.string() }),
+  role: z.enum(ROLES as [string, ...string[]]),
+  timeZone: z.string(),
+  today: z.iso.date().describe("Today's date in the user's time zone"),
+  now: z.iso.datetime({ offset: true }),
+  scopes: z.array(z.enum(SCOPES)),
+});
+
+export const meGet = defineTool<WorkspaceServices, z.ZodObject<{}>, typeof meOutput>({
+  name: 'me_get',
+  title: 'Who am I',
+  description:
+    "Returns the calling user: name, e-mail, workspace, role, time zone, today's date in that time zone and the token's scopes. " +
+    'Call it first: every other tool takes absolute dates, and the user\'s time zone decides which day "today" or "tomorrow" is. ' +
+    'Needs no scope.',
+  input: z.strictObject({}),
+  output: meOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  scope: null,
+  run: async (_args, { principal, now }) => ({
+      userId: principal.userId,
+      name: principal.name,
+      email: principal.email,
+      workspace: { workspaceId: principal.workspaceId, name: principal.workspaceName },
+      role: principal.role,
+      timeZone: principal.timeZone,
+      today: dateInZone(now, principal.timeZone),
+      now: now.toISOString(),
+      scopes: [...principal.scopes],
+  }),
+  render: (me) =>
+    `${me.name} <${me.email}> [${me.userId}] · ${me.role} of ${me.workspace.name} [${me.workspace.workspaceId}]\n` +
+    `Time zone ${me.timeZone}, today is ${me.today}.\nScopes: ${me.scopes.length ? me.scopes.join(', ') : 'none'}`,
+});

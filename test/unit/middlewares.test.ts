@@ -1,0 +1,191 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import middy from '@middy/core';
+import type { CredentialGate } from '../../lambda/auth/credential-gate.js';
+import {
+  DependencyUnavailableError,
+  InsufficientScopeError,
+  UnauthenticatedError,
+  UserNotAllowedError,
+} from '../../lambda/errors.js';
+import { authMiddleware } from '../../lambda/http/auth.js';
+import { errorHandlerMiddleware } from '../../lambda/http/error-handler.js';
+import { createErrorMapper } from '../../lambda/http/error-mapper.js';
+import { originMiddleware } from '../../lambda/http/origin.js';
+import { stateOf, type DoersContext, type HttpEvent, type HttpResult } from '../../lambda/http/request-context.js';
+import { transportMiddleware } from '../../lambda/http/transport.js';
+import { RecordingObserver } from '../helpers/recording-observer.js';
+import { httpEvent, lambdaContext, principal } from '../helpers/events.js';
+
+const PUBLIC = 'https://mcp.example.com';
+const ok = async (): Promise<HttpResult> => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
+
+const chain = (opts: { gate?: CredentialGate; handler?: () => Promise<HttpResult>; loopbackHostOnly?: boolean } = {}) => {
+  const observer = new RecordingObserver();
+  const logged: unknown[] = [];
+  const handler = middy<HttpEvent, HttpResult, Error, DoersContext>(opts.handler ?? ok)
+    .use(
+      errorHandlerMiddleware({
+        mapError: createErrorMapper({ publicUrl: PUBLIC, scopesSupported: ['tasks:read', 'tasks:write'] }),
+        observer,
+        logUnexpected: (e) => logged.push(e),
+        logUnavailable: (e) => logged.push(e),
+      }),
+    )
+    .use(originMiddleware({ allowedOrigins: new Set(['https://claude.ai']), loopbackHostOnly: opts.loopbackHostOnly ?? false }))
+    .use(transportMiddleware())
+    .use(authMiddleware(opts.gate ?? { authenticate: async () => principal() }));
+  return { handler, observer, logged };
+};
+
+const run = (c: ReturnType<typeof chain>, event: HttpEvent) => c.handler(event, lambdaContext());
+
+describe('error handler', () => {
+  test('an unexpected error is 500 -32603 "Internal error" without its message, and is logged', async () => {
+    const c = chain({ handler: async () => { throw new Error('secret table name doers-prod'); } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 500);
+    assert.deepEqual(JSON.parse(res.body!), { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
+    assert.doesNotMatch(res.body!, /doers-prod/);
+    assert.equal(c.logged.length, 1);
+  });
+
+  test('a dependency that cannot answer is 503 with Retry-After and a fixed text', async () => {
+    const c = chain({ gate: { authenticate: async () => { throw new DependencyUnavailableError('dynamodb', 1, new Error('ECONNREFUSED 10.0.0.1')); } } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.headers?.['retry-after'], '1');
+    assert.doesNotMatch(res.body!, /ECONNREFUSED/);
+  });
+
+  test('every request is counted once with the status the client got', async () => {
+    const c = chain();
+    await run(c, httpEvent({ body: '{}' }));
+    await run(c, httpEvent({ method: 'GET' }));
+    assert.deepEqual(c.observer.requests.map((r) => r.status), [200, 405]);
+    assert.deepEqual(c.observer.refusals, ['bad_request']);
+  });
+});
+
+describe('origin', () => {
+  test('no Origin (a native client) passes without CORS headers', async () => {
+    const res = await run(chain(), httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers?.['access-control-allow-origin'], undefined);
+  });
+
+  test('an allowed Origin is echoed with Vary and exposed headers', async () => {
+    const res = await run(chain(), httpEvent({ body: '{}', headers: { origin: 'https://claude.ai' } }));
+    assert.equal(res.headers?.['access-control-allow-origin'], 'https://claude.ai');
+    assert.equal(res.headers?.vary, 'Origin');
+    assert.equal(res.headers?.['access-control-expose-headers'], 'WWW-Authenticate, Retry-After');
+  });
+
+  test('a loopback Origin on any port is allowed', async () => {
+    const res = await run(chain(), httpEvent({ body: '{}', headers: { origin: 'http://127.0.0.1:6274' } }));
+    assert.equal(res.statusCode, 200);
+  });
+
+  test('an Origin that only contains an allowed name is refused with 403', async () => {
+    const c = chain();
+    const res = await run(c, httpEvent({ body: '{}', headers: { origin: 'https://claude.ai.evil.example' } }));
+    assert.equal(res.statusCode, 403);
+    assert.deepEqual(c.observer.refusals, ['origin']);
+  });
+
+  test('a preflight never reaches auth', async () => {
+    let called = false;
+    const c = chain({ gate: { authenticate: async () => { called = true; return principal(); } } });
+    const res = await run(c, httpEvent({ method: 'OPTIONS', headers: { origin: 'https://claude.ai' } }));
+    assert.equal(res.statusCode, 204);
+    assert.equal(called, false);
+  });
+
+  test('with loopbackHostOnly a foreign Host is 403 and a loopback Host passes', async () => {
+    const c = chain({ loopbackHostOnly: true });
+    const foreign = await run(c, httpEvent({ body: '{}', headers: { host: 'attacker.example:8787' } }));
+    const local = await run(c, httpEvent({ body: '{}', headers: { host: 'localhost:8787' } }));
+    assert.equal(foreign.statusCode, 403);
+    assert.equal(local.statusCode, 200);
+  });
+});
+
+describe('transport', () => {
+  test('/mcp and /mcp/ are one route; anything else is 404', async () => {
+    const c = chain();
+    assert.equal((await run(c, httpEvent({ path: '/mcp/', body: '{}' }))).statusCode, 200);
+    assert.equal((await run(c, httpEvent({ path: '/other', body: '{}' }))).statusCode, 404);
+  });
+
+  test('the metadata path takes GET only', async () => {
+    const c = chain();
+    const path = '/.well-known/oauth-protected-resource/mcp';
+    assert.equal((await run(c, httpEvent({ path, method: 'GET' }))).statusCode, 200);
+    const post = await run(c, httpEvent({ path, method: 'POST' }));
+    assert.equal(post.statusCode, 405);
+    assert.equal(post.headers?.allow, 'GET, OPTIONS');
+  });
+
+  test('a body of exactly 1 MiB passes and one byte more is 413 (base64 counted decoded)', async () => {
+    const c = chain();
+    const exact = 'x'.repeat(1024 * 1024);
+    assert.equal((await run(c, httpEvent({ body: exact }))).statusCode, 200);
+    assert.equal((await run(c, httpEvent({ body: `${exact}x` }))).statusCode, 413);
+    const b64 = Buffer.from(exact).toString('base64');
+    assert.equal((await run(c, httpEvent({ body: b64, isBase64Encoded: true }))).statusCode, 200);
+  });
+});
+
+describe('auth', () => {
+  test('the principal lands on the request state for the dispatcher', async () => {
+    let seen: string | undefined;
+    const c = chain({
+      handler: async () => ({ statusCode: 200, body: '' }),
+    });
+    c.handler.before((request) => {
+      seen = stateOf(request).principal?.userId;
+    });
+    await run(c, httpEvent({ body: '{}' }));
+    assert.equal(seen, 'usr_1');
+  });
+
+  test('the metadata document needs no credential', async () => {
+    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('no', false); } } });
+    const res = await run(c, httpEvent({ path: '/.well-known/oauth-protected-resource/mcp', method: 'GET' }));
+    assert.equal(res.statusCode, 200);
+  });
+
+  test('no token: 401 with a challenge naming the metadata URL and scopes, no error attribute', async () => {
+    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('needs a token', false); } } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 401);
+    assert.equal(
+      res.headers?.['www-authenticate'],
+      `Bearer scope="tasks:read tasks:write", resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  test('a refused token: 401 with error="invalid_token"', async () => {
+    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('expired', true); } } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.match(res.headers?.['www-authenticate'] ?? '', /^Bearer error="invalid_token", error_description="expired", scope="tasks:read tasks:write", resource_metadata=/);
+  });
+
+  test('a disabled user: 403 -32600 without a challenge', async () => {
+    const c = chain({ gate: { authenticate: async () => { throw new UserNotAllowedError(); } } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.headers?.['www-authenticate'], undefined);
+    assert.deepEqual(JSON.parse(res.body!).error, { code: -32600, message: 'The user may not use the MCP endpoint.' });
+  });
+
+  test('insufficient scope: 403 with error="insufficient_scope" and the scope needed', async () => {
+    const c = chain({ handler: async () => { throw new InsufficientScopeError('tasks:write', 'The tool task_create'); } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 403);
+    assert.equal(
+      res.headers?.['www-authenticate'],
+      `Bearer error="insufficient_scope", scope="tasks:write", resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+});

@@ -13,7 +13,10 @@ import { ToolRegistry, type ToolDefinition } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/keys.js';
+import { DynamoCommentStore } from './workspace/comment-store.js';
 import { DynamoDirectoryStore } from './workspace/directory-store.js';
+import { DynamoProjectStore } from './workspace/project-store.js';
+import { DynamoTaskStore } from './workspace/task-store.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
 import type { WorkspaceServices } from './workspace/services.js';
 
@@ -56,7 +59,14 @@ export const createApp = (rt: Runtime): App => {
   const { config } = rt;
   const directory = new DynamoDirectoryStore(rt.db, config.tables.workspace);
   const tokens = new DynamoTokenStore(rt.db, config.tables.workspace, rt.keys);
-  const services: WorkspaceServices = { directory, tokens };
+  const services: WorkspaceServices = {
+    directory,
+    tokens,
+    tasks: new DynamoTaskStore(rt.db, config.tables.workspace),
+    projects: new DynamoProjectStore(rt.db, config.tables.workspace),
+    comments: new DynamoCommentStore(rt.db, config.tables.workspace),
+    keys: rt.keys,
+  };
   const guard = rt.guard ?? unlimitedGuard;
 
   const tools = new ToolRegistry<WorkspaceServices>([...PRODUCT_TOOLS, ...(rt.fixtures?.tools ?? [])], guard, rt.observer);
@@ -67,7 +77,9 @@ export const createApp = (rt: Runtime): App => {
     guard,
     rt.observer,
   );
-  const scopesSupported = [...new Set([...tools.requiredScopes, ...resources.requiredScopes])];
+  // Advertised as the authorization server names them, so a client can ask for exactly these.
+  const advertise = (scope: string): string => `${config.jwt?.scopePrefix ?? ''}${scope}`;
+  const scopesSupported = [...new Set([...tools.requiredScopes, ...resources.requiredScopes])].map(advertise);
   const gate = createCredentialGate([personalTokenVerifier(tokens), ...(rt.extraVerifiers ?? [])], directory);
 
   return {
@@ -77,7 +89,7 @@ export const createApp = (rt: Runtime): App => {
     gate,
     services,
     loopbackHostOnly: rt.loopbackHostOnly ?? false,
-    mapError: createErrorMapper({ publicUrl: config.publicUrl, scopesSupported }),
+    mapError: createErrorMapper({ publicUrl: config.publicUrl, scopesSupported, advertise }),
     dispatch: createDispatcher({ tools, prompts, resources, services, keys: rt.keys }),
     metadata: protectedResourceMetadata({
       publicUrl: config.publicUrl,

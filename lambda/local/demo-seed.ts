@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { WorkspaceServices } from '../workspace/services.js';
 import { SCOPES } from '../auth/scopes.js';
+import type { Member, Priority, Project, Task } from '../workspace/model.js';
+import { addDays, dateInZone } from '../workspace/time.js';
 
 export const DEMO_WORKSPACE_ID = 'ws_demo';
 export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: 'Ada Lovelace' } as const;
@@ -19,6 +22,7 @@ export const seedDemoWorkspace = async (services: WorkspaceServices, timeZone: s
     status: 'active',
     createdAt,
   });
+  await seedDemoTeamAndTasks(services, timeZone, now);
 };
 
 /** Registers the dev token as the owner's personal access token with every scope (idempotent). */
@@ -30,4 +34,106 @@ export const registerDevToken = async (services: WorkspaceServices, token: strin
     label: 'local dev token',
     createdAt: now.toISOString(),
   });
+};
+
+export const DEMO_MEMBERS = [
+  { userId: 'usr_grace', email: 'grace@example.com', name: 'Grace Hopper', role: 'admin' },
+  { userId: 'usr_alan', email: 'alan@example.com', name: 'Alan Turing', role: 'member' },
+  { userId: 'usr_katherine', email: 'katherine@example.com', name: 'Katherine Johnson', role: 'viewer' },
+] as const;
+
+export const DEMO_PROJECTS = {
+  acme: { projectId: '5d1c7a3e-2b4f-4c8e-9a61-0f3e8b7d2c10', name: 'Acme renewal', description: 'Renew the Acme contract before the end of the quarter.' },
+  website: { projectId: '8e2f4b6a-1c3d-4e5f-8a7b-9c0d1e2f3a20', name: 'Website relaunch', description: 'New site, new docs, same domain.' },
+  hiring: { projectId: 'b3a9c8d7-6e5f-4a3b-8c2d-1e0f9a8b7c30', name: 'Hiring: backend engineer', description: 'One senior backend engineer by autumn.' },
+} as const;
+
+type Who = 'ada' | 'grace' | 'alan' | undefined;
+type Where = keyof typeof DEMO_PROJECTS | undefined;
+/** title, due (days from the seeding day; null: none), priority, assignee, project, labels, extra. */
+type DemoTask = [string, number | null, Priority, Who, Where, string[], { done?: number; notes?: string; time?: string }?];
+
+const DEMO_TASKS: DemoTask[] = [
+  ['Send the Acme renewal quote', -2, 'P3', 'ada', 'acme', ['sales'], { notes: 'Use the 2025 price list; 12% discount approved by Grace.' }],
+  ['Review the Acme contract redlines', -1, 'P1', 'ada', 'acme', ['legal']],
+  ['Book the Acme kickoff call', 0, 'P2', 'ada', 'acme', ['sales'], { time: '15:00' }],
+  ['Draft the renewal announcement', 3, 'P4', 'grace', 'acme', ['writing']],
+  ['Check Acme invoice history', -5, 'P2', 'alan', 'acme', ['finance']],
+  ['Ask Acme for usage numbers', 1, 'P3', 'ada', 'acme', []],
+  ['Prepare the renewal slide deck', 5, 'P2', 'grace', 'acme', ['sales']],
+  ['Send the signed NDA to Acme', -10, 'P3', 'alan', 'acme', ['legal'], { done: 30 }],
+  ['Write the homepage copy', 0, 'P1', 'ada', 'website', ['writing'], { notes: 'Three variants for the hero line; keep it under 12 words.' }],
+  ['Pick the new colour palette', -3, 'P3', 'grace', 'website', ['design']],
+  ['Migrate the docs to the new theme', 7, 'P2', 'alan', 'website', ['docs']],
+  ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo']],
+  ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y']],
+  ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance']],
+  ['Launch checklist walkthrough', 10, 'P1', 'grace', 'website', []],
+  ['Choose the analytics tool', -4, 'P3', 'ada', 'website', [], { done: 2 }],
+  ['Fix the broken footer links', -1, 'P4', 'alan', 'website', ['bug'], { done: 1 }],
+  ['Write the job description', -6, 'P2', 'grace', 'hiring', ['writing'], { done: 50 }],
+  ['Screen the first ten CVs', -1, 'P2', 'ada', 'hiring', []],
+  ['Schedule interviews for next week', 2, 'P3', 'grace', 'hiring', []],
+  ['Prepare the coding exercise', 6, 'P2', 'alan', 'hiring', ['engineering']],
+  ['Post the job on the careers page', null, 'P4', 'grace', 'hiring', []],
+  ['Renew the team calendar subscription', 0, 'P3', 'ada', undefined, ['admin']],
+  ['Expense report for September', -2, 'P4', 'ada', undefined, ['finance']],
+  ['Read the quarterly board memo', null, 'P3', 'ada', undefined, []],
+  ['Order a new laptop for Alan', 1, 'P2', undefined, undefined, ['admin']],
+  ['Plan the team offsite', 14, 'P3', undefined, undefined, []],
+  ['Update the on-call rota', 0, 'P2', 'alan', undefined, ['ops'], { done: 3 }],
+  ['Archive last year\'s shared drive', null, 'P4', undefined, undefined, ['admin']],
+  ['Reply to the insurance broker', 3, 'P3', 'ada', undefined, []],
+];
+
+const USER_OF: Record<Exclude<Who, undefined>, string> = { ada: DEMO_OWNER.userId, grace: 'usr_grace', alan: 'usr_alan' };
+
+/** A fixed UUID per demo task, so reseeding finds what an earlier start wrote. */
+const demoTaskId = (i: number): string => {
+  if (i === 0) return '0ebb429f-7c2d-4e8a-9b1f-3a6d2c5e8f01';
+  const h = createHash('sha256').update(`doers demo task ${i}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+
+/**
+ * The demo team, three projects and thirty tasks spread over overdue, today and later (relative to
+ * the day of the first seeding, in the owner's time zone), so agenda_get and the prompts show
+ * something real. Create-if-absent with fixed ids: a restart or a second server adds nothing.
+ */
+const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: string, now: Date): Promise<void> => {
+  const ws = DEMO_WORKSPACE_ID;
+  const at = now.toISOString();
+  const today = dateInZone(now, timeZone);
+  await Promise.all([
+    ...DEMO_MEMBERS.map((m) =>
+      services.directory.createMember({ workspaceId: ws, ...m, timeZone, status: 'active', createdAt: at } satisfies Member),
+    ),
+    ...Object.values(DEMO_PROJECTS).map((p) =>
+      services.projects.create({ workspaceId: ws, ...p, status: 'active', createdBy: DEMO_OWNER.userId, createdAt: at, updatedAt: at, version: 1 } satisfies Project),
+    ),
+  ]);
+  await Promise.all(
+    DEMO_TASKS.map(([title, due, priority, who, where, labels, extra = {}], i) => {
+      const completedAt = extra.done === undefined ? undefined : new Date(now.getTime() - extra.done * 3_600_000).toISOString();
+      const task: Task = {
+        workspaceId: ws,
+        taskId: demoTaskId(i),
+        title,
+        ...(extra.notes ? { notes: extra.notes } : {}),
+        status: completedAt ? 'done' : 'open',
+        priority,
+        ...(due !== null ? { dueDate: addDays(today, due) } : {}),
+        ...(extra.time ? { dueTime: extra.time } : {}),
+        ...(who ? { assigneeId: USER_OF[who] } : {}),
+        ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
+        labels,
+        createdBy: who === 'grace' ? 'usr_grace' : DEMO_OWNER.userId,
+        createdAt: at,
+        updatedAt: completedAt ?? at,
+        ...(completedAt ? { completedAt, completedBy: who ? USER_OF[who] : DEMO_OWNER.userId } : {}),
+        version: completedAt ? 2 : 1,
+      };
+      return services.tasks.create(task);
+    }),
+  );
 };

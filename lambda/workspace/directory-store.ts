@@ -1,6 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { Member, Status, Workspace } from './model.js';
+import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
+import { conditionally } from './item-support.js';
+import type { Member, Role, Status, Workspace } from './model.js';
 import { EMAIL_SK, MEMBER_PREFIX, WORKSPACE_SK, emailPk, memberSk, wsPk } from './keys.js';
 
 /** Workspaces, their members and the e-mail index that maps an identity to a member. */
@@ -15,6 +17,15 @@ export interface DirectoryStore {
   createMember(member: Member): Promise<boolean>;
   setWorkspaceStatus(workspaceId: string, status: Status): Promise<boolean>;
   setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean>;
+  /**
+   * Adds a member by e-mail. A claim left behind by a removed member of the same workspace is
+   * cleared first, so a removed person can be invited again (under a new user id).
+   */
+  inviteMember(member: Member): Promise<'created' | 'email_taken'>;
+  /** Changes the role only if it is still `expectedRole` (ConflictRefusal / NotFoundRefusal otherwise). */
+  setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role): Promise<Member>;
+  /** Deletes the member (if still `expectedRole`), then frees its e-mail. */
+  removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void>;
 }
 
 const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
@@ -30,17 +41,17 @@ export class DynamoDirectoryStore implements DirectoryStore {
   ) {}
 
   async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK } }));
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK }, ConsistentRead: true }));
     return strip<Workspace>(out.Item);
   }
 
   async getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: memberSk(userId) } }));
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: memberSk(userId) }, ConsistentRead: true }));
     return strip<Member>(out.Item);
   }
 
   async findMemberByEmail(email: string): Promise<Member | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(email), sk: EMAIL_SK } }));
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(email), sk: EMAIL_SK }, ConsistentRead: true }));
     const ref = out.Item as { workspaceId: string; userId: string } | undefined;
     return ref ? this.getMember(ref.workspaceId, ref.userId) : undefined;
   }
@@ -83,7 +94,24 @@ export class DynamoDirectoryStore implements DirectoryStore {
       const ref = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(member.email), sk: EMAIL_SK } }));
       if (ref.Item?.userId !== member.userId) return false;
     }
-    await this.putIfAbsent({ pk: wsPk(member.workspaceId), sk: memberSk(member.userId), ...member, email: member.email.toLowerCase() });
+    try {
+      await this.putIfAbsent({ pk: wsPk(member.workspaceId), sk: memberSk(member.userId), ...member, email: member.email.toLowerCase() });
+    } catch (err) {
+      // Give the claim back (only if it is still this member's), so a retry is not refused forever.
+      if (claimed) {
+        await this.db
+          .send(
+            new DeleteCommand({
+              TableName: this.table,
+              Key: { pk: emailPk(member.email), sk: EMAIL_SK },
+              ConditionExpression: 'userId = :u',
+              ExpressionAttributeValues: { ':u': member.userId },
+            }),
+          )
+          .catch(() => undefined);
+      }
+      throw err;
+    }
     return claimed;
   }
 
@@ -93,6 +121,83 @@ export class DynamoDirectoryStore implements DirectoryStore {
 
   async setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean> {
     return this.setStatus({ pk: wsPk(workspaceId), sk: memberSk(userId) }, status);
+  }
+
+  async inviteMember(member: Member): Promise<'created' | 'email_taken'> {
+    if (await this.createMember(member)) return 'created';
+    const claimKey = { pk: emailPk(member.email), sk: EMAIL_SK };
+    const claim = (await this.db.send(new GetCommand({ TableName: this.table, Key: claimKey, ConsistentRead: true }))).Item as
+      | { workspaceId: string; userId: string }
+      | undefined;
+    if (!claim || claim.workspaceId !== member.workspaceId || (await this.getMember(claim.workspaceId, claim.userId))) return 'email_taken';
+    // The claim of a member whose removal stopped half way: nobody holds it, so it is released.
+    const released = await conditionally(
+      async () => {
+        await this.db.send(
+          new DeleteCommand({ TableName: this.table, Key: claimKey, ConditionExpression: 'userId = :u', ExpressionAttributeValues: { ':u': claim.userId } }),
+        );
+        return true;
+      },
+      async () => false,
+    );
+    return released && (await this.createMember(member)) ? 'created' : 'email_taken';
+  }
+
+  async setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role): Promise<Member> {
+    const out = await conditionally(
+      () =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: wsPk(workspaceId), sk: memberSk(userId) },
+            UpdateExpression: 'SET #r = :r',
+            ConditionExpression: 'attribute_exists(pk) AND #r = :expected',
+            ExpressionAttributeNames: { '#r': 'role' },
+            ExpressionAttributeValues: { ':r': role, ':expected': expectedRole },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      () => this.memberRefusal(workspaceId, userId, expectedRole),
+    );
+    return strip<Member>(out.Attributes)!;
+  }
+
+  async removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void> {
+    const out = await conditionally(
+      () =>
+        this.db.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: { pk: wsPk(workspaceId), sk: memberSk(userId) },
+            ConditionExpression: 'attribute_exists(pk) AND #r = :expected',
+            ExpressionAttributeNames: { '#r': 'role' },
+            ExpressionAttributeValues: { ':expected': expectedRole },
+            ReturnValues: 'ALL_OLD',
+          }),
+        ),
+      () => this.memberRefusal(workspaceId, userId, expectedRole),
+    );
+    const email = (out.Attributes as Member | undefined)?.email;
+    if (!email) return;
+    // Only this member's claim is released; if this step fails, inviteMember releases it later.
+    await conditionally(
+      () =>
+        this.db.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: { pk: emailPk(email), sk: EMAIL_SK },
+            ConditionExpression: 'userId = :u',
+            ExpressionAttributeValues: { ':u': userId },
+          }),
+        ),
+      async () => undefined,
+    );
+  }
+
+  private async memberRefusal(workspaceId: string, userId: string, expectedRole: Role): Promise<never> {
+    const current = await this.getMember(workspaceId, userId);
+    if (!current) throw new NotFoundRefusal(`Member ${userId} was not found in this workspace`);
+    throw new ConflictRefusal(`Conflict: member ${userId} is now ${current.role}, no longer ${expectedRole}; someone changed it. Read members_list and retry.`);
   }
 
   private async setStatus(key: { pk: string; sk: string }, status: Status): Promise<boolean> {

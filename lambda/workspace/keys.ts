@@ -11,3 +11,33 @@ export const EMAIL_SK = 'EMAIL';
 export const tokenPk = (hash: string): string => `TOKEN#${hash}`;
 export const TOKEN_SK = 'TOKEN';
 export const tokensOfWorkspaceGsiPk = (workspaceId: string): string => `WS#${workspaceId}#TOKENS`;
+
+// ---- the task workspace (layout and access patterns in README "Data model") ----------------------
+export const PROJECT_PREFIX = 'PROJECT#';
+export const projectSk = (projectId: string): string => `${PROJECT_PREFIX}${projectId}`;
+export const TASK_PREFIX = 'TASK#';
+export const taskSk = (taskId: string): string => `${TASK_PREFIX}${taskId}`;
+/** Comment ids are UUIDv7 (time-ordered), so a task's comments sort by creation under this prefix. */
+export const commentsOfTaskPrefix = (taskId: string): string => `COMMENT#${taskId}#`;
+export const commentSk = (taskId: string, commentId: string): string => `${commentsOfTaskPrefix(taskId)}${commentId}`;
+
+/** gsi1 partition holding every task of a workspace, ordered by `taskOrderKey`. */
+export const tasksGsiPk = (workspaceId: string): string => `WS#${workspaceId}#TASKS`;
+/** Sorts below every real date, so an undated open task comes after all dated ones. */
+export const UNDATED = '~';
+export const OPEN_ORDER_PREFIX = 'O#';
+export const DONE_ORDER_PREFIX = 'X#';
+/**
+ * gsi1sk of a task: open tasks by due date (undated last), then priority (P1 first); done tasks
+ * by completion time. One key range per status, so status and due-date filters become key ranges.
+ */
+export const taskOrderKey = (t: {
+  readonly taskId: string;
+  readonly status: 'open' | 'done';
+  readonly priority: string;
+  readonly dueDate?: string | undefined;
+  readonly completedAt?: string | undefined;
+}): string =>
+  t.status === 'open'
+    ? `${OPEN_ORDER_PREFIX}${t.dueDate ?? UNDATED}#${t.priority}#${t.taskId}`
+    : `${DONE_ORDER_PREFIX}${t.completedAt ?? ''}#${t.taskId}`;

@@ -1,8 +1,17 @@
 import type { TokenStore } from '../auth/personal-tokens.js';
+import type { KeySource } from '../platform/keys.js';
+import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
+import type { ProjectStore } from './project-store.js';
+import type { TaskStore } from './task-store.js';
 
 /** What the workspace tools, prompts and resources are given; built once per cold start. */
 export interface WorkspaceServices {
   readonly directory: DirectoryStore;
   readonly tokens: TokenStore;
+  readonly tasks: TaskStore;
+  readonly projects: ProjectStore;
+  readonly comments: CommentStore;
+  /** The key ring: list cursors are signed with its 'cursor' key. */
+  readonly keys: KeySource;
 }

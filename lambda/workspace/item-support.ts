@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Drops the item keys: what a store hands out is the domain object alone. */
+export const fromItem = <T>(item: Record<string, unknown>): T => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, search: _s, ...rest } = item;
+  return rest as T;
+};
+
+/**
+ * Runs a conditional write; a failed ConditionExpression becomes what `onRefused` decides (a domain
+ * refusal), in the manner of Powertools' DynamoDBPersistenceLayer. Anything else propagates.
+ */
+export const conditionally = async <T>(write: () => Promise<T>, onRefused: () => Promise<T>): Promise<T> => {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return onRefused();
+    throw err;
+  }
+};
+
+/**
+ * A UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits. Its text sorts by creation
+ * time, so items keyed by it come back in creation order without a timestamp in the key.
+ */
+export const uuidV7 = (now: Date = new Date()): string => {
+  const bytes = randomBytes(16);
+  const ms = BigInt(now.getTime());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+/** Deletes items by key, 25 per request, retrying what DynamoDB leaves unprocessed. */
+export const deleteKeys = async (db: DynamoDBDocumentClient, table: string, keys: readonly Record<string, unknown>[]): Promise<void> => {
+  for (let i = 0; i < keys.length; i += 25) {
+    let requests = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; requests.length && attempt < 5; attempt++) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+      requests = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
+      if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    }
+  }
+};

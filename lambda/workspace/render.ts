@@ -1,0 +1,64 @@
+import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
+import { daysBetween } from './time.js';
+
+/**
+ * The compact text of `content[0]`: one line per entry with its identifier, so a model that reads
+ * only the text can still act; never the JSON again (that would double the tokens).
+ */
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "2 days overdue", "due today 14:00", "due tomorrow", "due in 5 days (2026-09-27)", "no due date". */
+export const duePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime' | 'status' | 'completedAt'>, today?: string): string => {
+  // A completion is an instant: its UTC date need not be the user's day, so the instant is shown whole.
+  if (t.status === 'done') return `done ${t.completedAt ?? ''}`.trim();
+  if (!t.dueDate) return 'no due date';
+  const at = t.dueTime ? ` ${t.dueTime}` : '';
+  if (!today) return `due ${t.dueDate}${at}`;
+  const d = daysBetween(today, t.dueDate);
+  if (d < 0) return `${plural(-d, 'day')} overdue`;
+  if (d === 0) return `due today${at}`;
+  if (d === 1) return `due tomorrow${at}`;
+  return `due in ${d} days (${t.dueDate}${at})`;
+};
+
+export const taskLine = (t: TaskSummaryOutput, today?: string): string => {
+  const extras = [
+    t.assigneeId ? `@${t.assigneeName ?? t.assigneeId}` : undefined,
+    t.projectId ? `in ${t.projectName ?? t.projectId}` : undefined,
+    t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
+  ].filter(Boolean);
+  return `- [${t.taskId}] ${t.title} · ${duePhrase(t, today)}, Priority ${t.priority}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
+};
+
+export const moreLine = (truncated: boolean, returned: number): string =>
+  truncated ? `\n(${returned} shown; more follow: pass nextCursor as cursor, or narrow the search.)` : '';
+
+export const taskBlock = (t: TaskOutput): string => {
+  const lines = [
+    `[${t.taskId}] ${t.title} (v${t.version})`,
+    [
+      t.status === 'done' ? `done ${t.completedAt ?? ''}`.trim() : 'open',
+      `Priority ${t.priority}`,
+      t.dueDate ? `due ${t.dueDate}${t.dueTime ? ` ${t.dueTime}` : ''}` : 'no due date',
+      t.assigneeId ? `assigned to ${t.assigneeName ?? t.assigneeId} [${t.assigneeId}]` : 'unassigned',
+      t.projectId ? `project ${t.projectName ?? t.projectId} [${t.projectId}]` : 'no project',
+    ].join(' · '),
+  ];
+  if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
+  lines.push(`Created ${t.createdAt} by ${t.createdBy}, updated ${t.updatedAt}`);
+  if (t.notes) lines.push(`Notes:\n${t.notes}`);
+  return lines.join('\n');
+};
+
+export const projectLine = (p: ProjectOutput): string =>
+  `- [${p.projectId}] ${p.name}${p.status === 'archived' ? ' (archived)' : ''} · v${p.version}`;
+
+export const projectBlock = (p: ProjectOutput): string =>
+  [`[${p.projectId}] ${p.name} (v${p.version}, ${p.status})`, ...(p.description ? [p.description] : [])].join('\n');
+
+export const commentLine = (c: CommentOutput): string =>
+  `- [${c.commentId}] ${c.authorName ?? c.authorId}, ${c.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${c.body}`;
+
+export const memberLine = (m: MemberOutput): string =>
+  `- [${m.userId}] ${m.name} <${m.email}> · ${m.role}${m.status === 'disabled' ? ' (disabled)' : ''} · ${m.timeZone}`;

@@ -1,0 +1,278 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
+import { conditionally, fromItem } from './item-support.js';
+import { DONE_ORDER_PREFIX, OPEN_ORDER_PREFIX, UNDATED, taskOrderKey, taskSk, tasksGsiPk, wsPk } from './keys.js';
+import type { Priority, Task } from './model.js';
+
+/** Which tasks a search wants. Every condition must hold; an absent one does not filter. */
+export interface TaskFilter {
+  readonly status: 'open' | 'done' | 'any';
+  /** Lower-case words, each of which must occur in the title, notes or labels. */
+  readonly words?: readonly string[];
+  /** `null`: unassigned tasks only. */
+  readonly assigneeId?: string | null;
+  /** `null`: tasks in no project (the inbox). */
+  readonly projectId?: string | null;
+  readonly label?: string;
+  readonly priority?: Priority;
+  readonly dueOnOrAfter?: string;
+  readonly dueOnOrBefore?: string;
+  /** Exclusive upper bound: "overdue" is due before the user's today. */
+  readonly dueBefore?: string;
+}
+
+/** Where a page ended: the search continues strictly after this task. */
+export interface TaskPosition {
+  readonly segment: number;
+  readonly taskId: string;
+  readonly orderKey: string;
+}
+
+export interface TaskPage {
+  readonly tasks: readonly Task[];
+  /** Present when more matches follow. */
+  readonly next?: TaskPosition;
+}
+
+export interface TaskStore {
+  get(workspaceId: string, taskId: string): Promise<Task | undefined>;
+  /** Creates the task; false when its id is taken (the demo seed relies on this). */
+  create(task: Task): Promise<boolean>;
+  /** Writes `task` (whose version is `expectedVersion + 1`) only if the stored one is still at `expectedVersion`. */
+  replace(task: Task, expectedVersion: number): Promise<Task>;
+  remove(workspaceId: string, taskId: string, expectedVersion: number): Promise<void>;
+  /** One page in search order: open tasks by due date (undated last), then priority; done tasks most recent first. */
+  search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
+  /** Every match, for views that count (agenda, project summary). */
+  all(workspaceId: string, filter: TaskFilter): Promise<Task[]>;
+  /** Done tasks completed in [fromIso, toIso). */
+  completedBetween(workspaceId: string, fromIso: string, toIso: string, filter?: Omit<TaskFilter, 'status'>): Promise<Task[]>;
+}
+
+interface Segment {
+  readonly condition: string;
+  readonly values: Record<string, string>;
+  readonly forward: boolean;
+}
+
+const searchText = (t: Task): string => [t.title, t.notes ?? '', ...t.labels].join('\n').toLowerCase();
+
+const toItem = (t: Task): Record<string, unknown> => ({
+  pk: wsPk(t.workspaceId),
+  sk: taskSk(t.taskId),
+  gsi1pk: tasksGsiPk(t.workspaceId),
+  gsi1sk: taskOrderKey(t),
+  search: searchText(t),
+  ...t,
+});
+
+/**
+ * Tasks live under the workspace partition (`TASK#<id>`) and in gsi1 under `WS#<id>#TASKS`, ordered
+ * by `taskOrderKey`. Searches read the index in that order and page with the last returned task's
+ * key, so paging to the end yields every match exactly once. Writes are conditional on `version`.
+ */
+export class DynamoTaskStore implements TaskStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async get(workspaceId: string, taskId: string): Promise<Task | undefined> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) }, ConsistentRead: true }),
+    );
+    return out.Item ? fromItem<Task>(out.Item) : undefined;
+  }
+
+  async create(task: Task): Promise<boolean> {
+    return conditionally(
+      async () => {
+        await this.db.send(new PutCommand({ TableName: this.table, Item: toItem(task), ConditionExpression: 'attribute_not_exists(pk)' }));
+        return true;
+      },
+      async () => false,
+    );
+  }
+
+  async replace(task: Task, expectedVersion: number): Promise<Task> {
+    await conditionally(
+      () =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: toItem(task),
+            ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+            ExpressionAttributeNames: { '#v': 'version' },
+            ExpressionAttributeValues: { ':v': expectedVersion },
+          }),
+        ),
+      () => this.refusal(task.workspaceId, task.taskId, expectedVersion),
+    );
+    return task;
+  }
+
+  async remove(workspaceId: string, taskId: string, expectedVersion: number): Promise<void> {
+    await conditionally(
+      () =>
+        this.db.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) },
+            ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+            ExpressionAttributeNames: { '#v': 'version' },
+            ExpressionAttributeValues: { ':v': expectedVersion },
+          }),
+        ),
+      () => this.refusal(workspaceId, taskId, expectedVersion),
+    );
+  }
+
+  async search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
+    const found: { task: Task; segment: number; orderKey: string }[] = [];
+    const segments = segmentsFor(filter);
+    const { expression, names, values } = filterExpression(filter);
+    for (let seg = after?.segment ?? 0; seg < segments.length && found.length <= limit; seg++) {
+      const s = segments[seg]!;
+      let startKey: Record<string, unknown> | undefined =
+        after && seg === after.segment
+          ? { pk: wsPk(workspaceId), sk: taskSk(after.taskId), gsi1pk: tasksGsiPk(workspaceId), gsi1sk: after.orderKey }
+          : undefined;
+      do {
+        const needed = limit + 1 - found.length;
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: 'gsi1',
+            KeyConditionExpression: `gsi1pk = :gpk AND ${s.condition}`,
+            ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: { ':gpk': tasksGsiPk(workspaceId), ...s.values, ...values },
+            ScanIndexForward: s.forward,
+            ExclusiveStartKey: startKey,
+            // Unfiltered, exactly what is missing (one more tells whether the list is truncated);
+            // filtered, more per round trip, since many items read may not match.
+            Limit: expression ? Math.max(needed * 4, 100) : needed,
+          }),
+        );
+        for (const item of out.Items ?? []) {
+          found.push({ task: fromItem<Task>(item), segment: seg, orderKey: item.gsi1sk as string });
+          if (found.length > limit) break;
+        }
+        startKey = out.LastEvaluatedKey;
+      } while (startKey && found.length <= limit);
+    }
+    const page = found.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      tasks: page.map((f) => f.task),
+      ...(found.length > limit && last ? { next: { segment: last.segment, taskId: last.task.taskId, orderKey: last.orderKey } } : {}),
+    };
+  }
+
+  async all(workspaceId: string, filter: TaskFilter): Promise<Task[]> {
+    const tasks: Task[] = [];
+    let after: TaskPosition | undefined;
+    do {
+      const page = await this.search(workspaceId, filter, 1000, after);
+      tasks.push(...page.tasks);
+      after = page.next;
+    } while (after);
+    return tasks;
+  }
+
+  async completedBetween(workspaceId: string, fromIso: string, toIso: string, filter: Omit<TaskFilter, 'status'> = {}): Promise<Task[]> {
+    const { expression, names, values } = filterExpression({ ...filter, status: 'done' });
+    const tasks: Task[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :gpk AND gsi1sk BETWEEN :lo AND :hi',
+          ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: {
+            ':gpk': tasksGsiPk(workspaceId),
+            ':lo': `${DONE_ORDER_PREFIX}${fromIso}`,
+            ':hi': `${DONE_ORDER_PREFIX}${toIso}`,
+            ...values,
+          },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      tasks.push(...(out.Items ?? []).filter((i) => (i.completedAt as string) < toIso).map((i) => fromItem<Task>(i)));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return tasks;
+  }
+
+  /** Tells a missing task from a stale version after a refused conditional write. */
+  private async refusal(workspaceId: string, taskId: string, expectedVersion: number): Promise<never> {
+    const current = await this.get(workspaceId, taskId);
+    if (!current) throw new NotFoundRefusal(`Task ${taskId} was not found in this workspace`);
+    throw new ConflictRefusal(
+      `Conflict: task ${taskId} is at version ${current.version}, not ${expectedVersion}; someone changed it. ` +
+        `Read it again (task_get) and retry with version ${current.version}.`,
+    );
+  }
+}
+
+/** The index ranges a filter reads, in result order: open ascending, then done most recent first. */
+const segmentsFor = (f: TaskFilter): Segment[] => {
+  const segments: Segment[] = [];
+  if (f.status !== 'done') {
+    const dated = f.dueOnOrAfter !== undefined || f.dueOnOrBefore !== undefined || f.dueBefore !== undefined;
+    if (!dated) {
+      segments.push({ condition: 'begins_with(gsi1sk, :open)', values: { ':open': OPEN_ORDER_PREFIX }, forward: true });
+    } else {
+      // `O#<date>` alone is no key (keys go on with `#…`), so it bounds a date range exactly.
+      const lo = `${OPEN_ORDER_PREFIX}${f.dueOnOrAfter ?? ''}`;
+      const his = [`${OPEN_ORDER_PREFIX}${UNDATED}`];
+      if (f.dueOnOrBefore !== undefined) his.push(`${OPEN_ORDER_PREFIX}${f.dueOnOrBefore}#${UNDATED}`);
+      if (f.dueBefore !== undefined) his.push(`${OPEN_ORDER_PREFIX}${f.dueBefore}`);
+      const hi = his.sort()[0]!;
+      if (lo <= hi) segments.push({ condition: 'gsi1sk BETWEEN :lo AND :hi', values: { ':lo': lo, ':hi': hi }, forward: true });
+    }
+  }
+  if (f.status !== 'open') {
+    segments.push({ condition: 'begins_with(gsi1sk, :done)', values: { ':done': DONE_ORDER_PREFIX }, forward: false });
+  }
+  return segments;
+};
+
+const filterExpression = (f: TaskFilter): { expression?: string; names: Record<string, string>; values: Record<string, unknown> } => {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  f.words?.forEach((w, i) => {
+    names['#search'] = 'search';
+    values[`:w${i}`] = w;
+    parts.push(`contains(#search, :w${i})`);
+  });
+  const equalsOrAbsent = (attr: string, value: string | null | undefined) => {
+    if (value === undefined) return;
+    names[`#${attr}`] = attr;
+    if (value === null) parts.push(`attribute_not_exists(#${attr})`);
+    else {
+      values[`:${attr}`] = value;
+      parts.push(`#${attr} = :${attr}`);
+    }
+  };
+  equalsOrAbsent('assigneeId', f.assigneeId);
+  equalsOrAbsent('projectId', f.projectId);
+  equalsOrAbsent('priority', f.priority);
+  if (f.label !== undefined) {
+    names['#labels'] = 'labels';
+    values[':label'] = f.label;
+    parts.push('contains(#labels, :label)');
+  }
+  const due = (op: string, key: string, value: string | undefined) => {
+    if (value === undefined) return;
+    names['#dueDate'] = 'dueDate';
+    values[key] = value;
+    parts.push(`#dueDate ${op} ${key}`);
+  };
+  due('>=', ':dueFrom', f.dueOnOrAfter);
+  due('<=', ':dueTo', f.dueOnOrBefore);
+  due('<', ':dueBefore', f.dueBefore);
+  return parts.length ? { expression: parts.join(' AND '), names, values } : { names, values };
+};

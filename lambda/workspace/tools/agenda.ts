@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { defineTool } from '../../mcp/tool-registry.js';
+import { pageAfter, cursorFor, isString, positionFrom } from '../paging.js';
+import { moreLine, taskLine } from '../render.js';
+import { dateArg, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
+import type { WorkspaceServices } from '../services.js';
+import { addDays, dateInZone } from '../time.js';
+import { loadNames, resolveAssignee, toSummary } from '../views.js';
+
+const input = z.strictObject({
+  date: dateArg.optional().describe("The day to show, YYYY-MM-DD; default: today in the user's time zone"),
+  assignee: z
+    .string()
+    .min(1)
+    .max(100)
+    .default('me')
+    .describe('Whose day: "me" (default), "anyone" for the whole team, "none" for unassigned tasks, or a userId'),
+  ...pagingArgs,
+});
+
+const output = z.object({
+  day: z.iso.date(),
+  timeZone: z.string(),
+  counts: z.object({
+    open: z.number().int().describe('Open tasks in view, whenever due'),
+    overdue: z.number().int().describe('Open and due before the day'),
+    dueToday: z.number().int().describe('Open and due on the day'),
+    doneToday: z.number().int().describe("Completed on the day, in the user's time zone"),
+  }),
+  ...listFields,
+  tasks: z.array(taskSummaryOutput).describe('Overdue and due-today open tasks, most urgent priority first'),
+});
+
+const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) => `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;
+
+export const agendaGet = defineTool<WorkspaceServices, typeof input, typeof output>({
+  name: 'agenda_get',
+  title: 'Agenda for a day',
+  description:
+    "The day view: how many tasks are open, overdue, due today and done today, and the overdue and due-today tasks ordered by priority. " +
+    'Prefer it for "what is on my plate", "what should I do today" or a daily briefing; use tasks_search for anything else (other dates, ' +
+    'text, labels, projects) and task_get for a task\'s notes. "Today" and "overdue" are the user\'s day in their time zone.',
+  input,
+  output,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  scope: 'tasks:read',
+  run: async (args, ctx) => {
+    const { principal, services, now } = ctx;
+    const ws = principal.workspaceId;
+    const day = args.date ?? dateInZone(now, principal.timeZone);
+    const after = await positionFrom(ctx, args, isString);
+    const assigneeId = args.assignee === 'anyone' ? undefined : await resolveAssignee(services, principal, args.assignee, 'assignee');
+    const who = assigneeId === undefined ? {} : { assigneeId };
+    // A day in any time zone lies within the UTC days before and after it.
+    const [open, doneWindow, names] = await Promise.all([
+      services.tasks.all(ws, { status: 'open', ...who }),
+      services.tasks.completedBetween(ws, `${addDays(day, -1)}T00:00:00.000Z`, `${addDays(day, 2)}T00:00:00.000Z`, who),
+      loadNames(services, ws),
+    ]);
+    const doneToday = doneWindow.filter((t) => dateInZone(new Date(t.completedAt!), principal.timeZone) === day).length;
+    const overdue = open.filter((t) => t.dueDate !== undefined && t.dueDate < day);
+    const dueToday = open.filter((t) => t.dueDate === day);
+    const urgent = [...overdue, ...dueToday].sort((a, b) => (PRIORITY_ORDER(a) < PRIORITY_ORDER(b) ? -1 : 1));
+    const { page, last } = pageAfter(urgent, PRIORITY_ORDER, args.limit, after);
+    return {
+      day,
+      timeZone: principal.timeZone,
+      counts: { open: open.length, overdue: overdue.length, dueToday: dueToday.length, doneToday },
+      returned: page.length,
+      truncated: last !== undefined,
+      ...(last !== undefined ? { nextCursor: await cursorFor(ctx, args, last) } : {}),
+      tasks: page.map((t) => toSummary(t, names)),
+    };
+  },
+  render: (a) => {
+    const head =
+      `${a.counts.open} open task(s), ${a.counts.overdue} overdue, ${a.counts.dueToday} due today.` +
+      (a.counts.doneToday ? ` ${a.counts.doneToday} done today.` : '');
+    if (!a.tasks.length) return `${head}\nNothing overdue or due on ${a.day}.`;
+    return `${head}\nPriorities:\n${a.tasks.map((t) => taskLine(t, a.day)).join('\n')}${moreLine(a.truncated, a.returned)}`;
+  },
+});

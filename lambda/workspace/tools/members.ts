@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Principal } from '../../auth/principal.js';
+import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../../errors.js';
+import { defineTool } from '../../mcp/tool-registry.js';
+import type { Member, Role } from '../model.js';
+import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
+import { requireRole } from '../policy.js';
+import { memberLine, moreLine } from '../render.js';
+import { idArg, listFields, memberOutput, pagingArgs, roleArg } from '../schemas.js';
+import type { WorkspaceServices } from '../services.js';
+import { isValidTimeZone } from '../time.js';
+import { toMemberOutput } from '../views.js';
+
+const userIdArg = idArg('member user');
+const byName = (m: Member): string => `${m.name.toLowerCase()}\u0000${m.userId}`;
+
+/**
+ * Owners are made and unmade by owners only, and the last active owner stays: without one, nobody
+ * could manage the workspace any more.
+ */
+const checkOwnerRules = (principal: Principal, target: Member, members: readonly Member[], nextRole: Role | 'removed'): void => {
+  if ((target.role === 'owner' || nextRole === 'owner') && principal.role !== 'owner') {
+    throw new RoleTooLowRefusal('Refused, role too low: only an owner can make, change or remove an owner.');
+  }
+  if (target.role === 'owner' && nextRole !== 'owner') {
+    const others = members.filter((m) => m.role === 'owner' && m.status === 'active' && m.userId !== target.userId);
+    if (!others.length) {
+      throw new ConflictRefusal(`Conflict: ${target.name} [${target.userId}] is the last owner of this workspace; make someone else owner first.`);
+    }
+  }
+};
+
+const memberOrRefuse = (members: readonly Member[], userId: string): Member => {
+  const member = members.find((m) => m.userId === userId);
+  if (!member) throw new NotFoundRefusal(`Member ${userId} was not found in this workspace; members_list lists members and their ids.`);
+  return member;
+};
+
+// ---- members_list -------------------------------------------------------------------------------
+
+const listInput = z.strictObject({ ...pagingArgs });
+const listOutput = z.object({ ...listFields, members: z.array(memberOutput) });
+
+export const membersList = defineTool<WorkspaceServices, typeof listInput, typeof listOutput>({
+  name: 'members_list',
+  title: 'List the team',
+  description:
+    'Lists the members of the workspace by name, with user id, e-mail, role and time zone. Use it to find the userId to assign a ' +
+    'task to (task_create, task_update) or to manage someone (member_role_set, member_remove); me_get covers the caller alone.',
+  input: listInput,
+  output: listOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  scope: 'team:read',
+  run: async (args, ctx) => {
+    const after = await positionFrom(ctx, args, isString);
+    const members = (await ctx.services.directory.listMembers(ctx.principal.workspaceId)).sort((a, b) => (byName(a) < byName(b) ? -1 : 1));
+    const { page, last } = pageAfter(members, byName, args.limit, after);
+    return {
+      returned: page.length,
+      truncated: last !== undefined,
+      ...(last !== undefined ? { nextCursor: await cursorFor(ctx, args, last) } : {}),
+      members: page.map(toMemberOutput),
+    };
+  },
+  render: (r) => `${r.returned} member(s):\n${r.members.map(memberLine).join('\n')}${moreLine(r.truncated, r.returned)}`,
+});
+
+// ---- member_invite ------------------------------------------------------------------------------
+
+const inviteInput = z.strictObject({
+  email: z.email().max(254),
+  name: z.string().trim().min(1).max(120),
+  role: roleArg.default('member').describe('viewer, member (default), admin, or owner (owners only)'),
+  timeZone: z.string().min(1).max(64).optional().describe("IANA time zone, e.g. Europe/Berlin; default: the inviter's"),
+});
+
+export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, typeof memberOutput>({
+  name: 'member_invite',
+  title: 'Add someone to the team',
+  description:
+    'Adds a person to the workspace by e-mail with a role (admins and owners; only owners add owners). They can sign in through the ' +
+    "organisation's identity provider with that e-mail, or get a personal access token from an operator. To change an existing " +
+    "member's role use member_role_set.",
+  input: inviteInput,
+  output: memberOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  scope: 'team:admin',
+  run: async (args, { services, principal, now }) => {
+    requireRole(principal, 'admin', 'adding a member');
+    if (args.role === 'owner' && principal.role !== 'owner') throw new RoleTooLowRefusal('Refused, role too low: only an owner can add an owner.');
+    const timeZone = args.timeZone ?? principal.timeZone;
+    if (!isValidTimeZone(timeZone)) throw new InvalidArgumentRefusal(`timeZone: ${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
+    const member: Member = {
+      workspaceId: principal.workspaceId,
+      userId: `usr_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+      email: args.email.toLowerCase(),
+      name: args.name,
+      role: args.role,
+      timeZone,
+      status: 'active',
+      createdAt: now.toISOString(),
+    };
+    const outcome = await services.directory.inviteMember(member);
+    if (outcome === 'email_taken') throw new ConflictRefusal(`Conflict: ${member.email} cannot be invited; the address is already in use.`);
+    return toMemberOutput(member);
+  },
+  render: (m) => `Added:\n${memberLine(m)}`,
+});
+
+// ---- member_role_set ----------------------------------------------------------------------------
+
+const roleInput = z.strictObject({ userId: userIdArg, role: roleArg });
+
+export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typeof memberOutput>({
+  name: 'member_role_set',
+  title: "Change a member's role",
+  description:
+    "Sets a member's role: viewer (reads only), member (writes tasks and comments), admin (also projects and team), owner " +
+    '(admins and owners; only owners make or unmake owners, and the last owner cannot be demoted). Setting the current role changes nothing.',
+  input: roleInput,
+  output: memberOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  scope: 'team:admin',
+  run: async (args, { services, principal }) => {
+    requireRole(principal, 'admin', "changing a member's role");
+    const members = await services.directory.listMembers(principal.workspaceId);
+    const target = memberOrRefuse(members, args.userId);
+    if (target.role === args.role) return toMemberOutput(target);
+    checkOwnerRules(principal, target, members, args.role);
+    return toMemberOutput(await services.directory.setMemberRole(principal.workspaceId, target.userId, target.role, args.role));
+  },
+  render: (m) => `Role set:\n${memberLine(m)}`,
+});
+
+// ---- member_remove ------------------------------------------------------------------------------
+
+const removeInput = z.strictObject({ userId: userIdArg });
+const removeOutput = z.object({ userId: z.string(), name: z.string(), email: z.string(), removed: z.literal(true), tokensRevoked: z.number().int() });
+
+export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, typeof removeOutput>({
+  name: 'member_remove',
+  title: 'Remove someone from the team',
+  description:
+    'Removes a member from the workspace and revokes their personal access tokens (admins and owners; only owners remove owners, ' +
+    'and never the last one). Their tasks and comments stay. To only reduce what they may do, use member_role_set with viewer.',
+  input: removeInput,
+  output: removeOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  scope: 'team:admin',
+  run: async (args, { services, principal, now }) => {
+    requireRole(principal, 'admin', 'removing a member');
+    const members = await services.directory.listMembers(principal.workspaceId);
+    const target = memberOrRefuse(members, args.userId);
+    checkOwnerRules(principal, target, members, 'removed');
+    await services.directory.removeMember(principal.workspaceId, target.userId, target.role);
+    const tokens = (await services.tokens.list(principal.workspaceId)).filter((t) => t.userId === target.userId && !t.revokedAt);
+    await Promise.all(tokens.map((t) => services.tokens.revoke(principal.workspaceId, t.tokenId, now.toISOString())));
+    return { userId: target.userId, name: target.name, email: target.email, removed: true as const, tokensRevoked: tokens.length };
+  },
+  render: (r) => `Removed [${r.userId}] ${r.name} <${r.email}>; ${r.tokensRevoked} token(s) revoked.`,
+});
+
+export const MEMBER_TOOLS = [membersList, memberInvite, memberRoleSet, memberRemove];

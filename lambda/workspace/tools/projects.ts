@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
+import type { Principal } from '../../auth/principal.js';
+import { defineTool } from '../../mcp/tool-registry.js';
+import type { Project } from '../model.js';
+import { cursorFor, isString, positionFrom } from '../paging.js';
+import { requireRole } from '../policy.js';
+import { moreLine, projectBlock, projectLine } from '../render.js';
+import { idArg, listFields, pagingArgs, projectOutput, versionArg } from '../schemas.js';
+import type { WorkspaceServices } from '../services.js';
+import { dateInZone } from '../time.js';
+import { projectOrRefuse, toProjectOutput } from '../views.js';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const projectIdArg = idArg('project');
+const nameArg = z.string().trim().min(1).max(120);
+const descriptionArg = z.string().max(2000);
+
+const currentProject = async (services: WorkspaceServices, principal: Principal, projectId: string, version?: number): Promise<Project> => {
+  const project = await projectOrRefuse(services, principal, projectId);
+  if (version !== undefined && version !== project.version) {
+    throw new ConflictRefusal(
+      `Conflict: project ${projectId} is at version ${project.version}, not ${version}; someone changed it. Read it again (project_get) and retry with version ${project.version}.`,
+    );
+  }
+  return project;
+};
+
+// ---- projects_list ------------------------------------------------------------------------------
+
+const listInput = z.strictObject({
+  includeArchived: z.boolean().default(false).describe('Also list archived projects'),
+  ...pagingArgs,
+});
+const listOutput = z.object({ ...listFields, projects: z.array(projectOutput) });
+
+export const projectsList = defineTool<WorkspaceServices, typeof listInput, typeof listOutput>({
+  name: 'projects_list',
+  title: 'List projects',
+  description:
+    "Lists the workspace's projects with their ids (active ones; archived too with includeArchived). Use it to turn a project name " +
+    'into the projectId that tasks_search, task_create and project_get take; project_get adds task counts.',
+  input: listInput,
+  output: listOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, ctx) => {
+    const after = await positionFrom(ctx, args, isString);
+    const page = await ctx.services.projects.list(ctx.principal.workspaceId, { includeArchived: args.includeArchived }, args.limit, after);
+    return {
+      returned: page.projects.length,
+      truncated: page.next !== undefined,
+      ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
+      projects: page.projects.map(toProjectOutput),
+    };
+  },
+  render: (r) => (r.returned === 0 ? 'No projects.' : `${r.returned} project(s):\n${r.projects.map(projectLine).join('\n')}${moreLine(r.truncated, r.returned)}`),
+});
+
+// ---- project_get --------------------------------------------------------------------------------
+
+const getInput = z.strictObject({ projectId: projectIdArg });
+const getOutput = z.object({
+  project: projectOutput,
+  today: z.iso.date(),
+  counts: z.object({ open: z.number().int(), overdue: z.number().int(), dueToday: z.number().int(), done: z.number().int() }),
+});
+
+export const projectGet = defineTool<WorkspaceServices, typeof getInput, typeof getOutput>({
+  name: 'project_get',
+  title: 'Read a project',
+  description:
+    "Returns one project (description, status, version) with counts of its open, overdue, due-today and done tasks in the user's " +
+    'day. To see the tasks themselves, call tasks_search with project.',
+  input: getInput,
+  output: getOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, { services, principal, now }) => {
+    const today = dateInZone(now, principal.timeZone);
+    const [project, tasks] = await Promise.all([
+      projectOrRefuse(services, principal, args.projectId),
+      services.tasks.all(principal.workspaceId, { status: 'any', projectId: args.projectId }),
+    ]);
+    const open = tasks.filter((t) => t.status === 'open');
+    return {
+      project: toProjectOutput(project),
+      today,
+      counts: {
+        open: open.length,
+        overdue: open.filter((t) => t.dueDate !== undefined && t.dueDate < today).length,
+        dueToday: open.filter((t) => t.dueDate === today).length,
+        done: tasks.length - open.length,
+      },
+    };
+  },
+  render: (r) =>
+    `${projectBlock(r.project)}\n${r.counts.open} open task(s), ${r.counts.overdue} overdue, ${r.counts.dueToday} due today, ${r.counts.done} done.`,
+});
+
+// ---- project_create -----------------------------------------------------------------------------
+
+const createInput = z.strictObject({ name: nameArg, description: descriptionArg.optional() });
+
+export const projectCreate = defineTool<WorkspaceServices, typeof createInput, typeof projectOutput>({
+  name: 'project_create',
+  title: 'Create a project',
+  description:
+    'Creates a project (admins and owners) and returns its id; calling it twice creates two projects, so check projects_list first. ' +
+    'Tasks join it through task_create or task_update with projectId.',
+  input: createInput,
+  output: projectOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  scope: 'tasks:write',
+  run: async (args, { services, principal, now }) => {
+    requireRole(principal, 'admin', 'creating a project');
+    const at = now.toISOString();
+    const project: Project = {
+      workspaceId: principal.workspaceId,
+      projectId: randomUUID(),
+      name: args.name,
+      ...(args.description ? { description: args.description } : {}),
+      status: 'active',
+      createdBy: principal.userId,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    await services.projects.create(project);
+    return toProjectOutput(project);
+  },
+  render: (p) => `Created project:\n${projectBlock(p)}`,
+});
+
+// ---- project_update -----------------------------------------------------------------------------
+
+const updateInput = z.strictObject({
+  projectId: projectIdArg,
+  version: versionArg.describe('The version you read; a stale one is refused as a conflict'),
+  name: nameArg.optional(),
+  description: descriptionArg.nullable().optional().describe('null clears it'),
+  archived: z.literal(false).optional().describe('false restores an archived project (archive with project_archive)'),
+});
+
+export const projectUpdate = defineTool<WorkspaceServices, typeof updateInput, typeof projectOutput>({
+  name: 'project_update',
+  title: 'Change a project',
+  description:
+    'Renames a project, changes its description, or restores an archived one (archived: false); admins and owners. Give the version ' +
+    'you read: a stale one is refused as a conflict naming the current version.',
+  input: updateInput,
+  output: projectOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  scope: 'tasks:write',
+  run: async (args, { services, principal, now }) => {
+    requireRole(principal, 'admin', 'changing a project');
+    const { projectId, version, ...changes } = args;
+    if (Object.values(changes).every((v) => v === undefined)) throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
+    const project = await currentProject(services, principal, projectId, version);
+    const { description: _d, archivedAt: _a, ...kept } = project;
+    const description = changes.description === undefined ? project.description : (changes.description ?? undefined);
+    const restore = changes.archived === false;
+    const next: Project = {
+      ...kept,
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(description ? { description } : {}),
+      status: restore ? 'active' : project.status,
+      ...(!restore && project.archivedAt ? { archivedAt: project.archivedAt } : {}),
+      updatedAt: now.toISOString(),
+      version: project.version + 1,
+    };
+    return toProjectOutput(await services.projects.replace(next, project.version));
+  },
+  render: (p) => `Updated project:\n${projectBlock(p)}`,
+});
+
+// ---- project_archive / project_delete -----------------------------------------------------------
+
+const removeInput = z.strictObject({
+  projectId: projectIdArg,
+  version: versionArg.optional().describe('If given, refused when the project has moved on from this version'),
+});
+
+export const projectArchive = defineTool<WorkspaceServices, typeof removeInput, typeof projectOutput>({
+  name: 'project_archive',
+  title: 'Archive a project',
+  description:
+    'Archives a project (admins and owners): it leaves projects_list and takes no new tasks, while its tasks stay readable. ' +
+    'Prefer it over project_delete for finished work; project_update with archived: false restores it.',
+  input: removeInput,
+  output: projectOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  scope: 'tasks:write',
+  run: async (args, { services, principal, now }) => {
+    requireRole(principal, 'admin', 'archiving a project');
+    const project = await currentProject(services, principal, args.projectId, args.version);
+    if (project.status === 'archived') return toProjectOutput(project);
+    const at = now.toISOString();
+    const next: Project = { ...project, status: 'archived', archivedAt: at, updatedAt: at, version: project.version + 1 };
+    return toProjectOutput(await services.projects.replace(next, project.version));
+  },
+  render: (p) => `Archived project:\n${projectBlock(p)}`,
+});
+
+const deleteOutput = z.object({ projectId: z.string(), name: z.string(), deleted: z.literal(true) });
+
+export const projectDelete = defineTool<WorkspaceServices, typeof removeInput, typeof deleteOutput>({
+  name: 'project_delete',
+  title: 'Delete a project',
+  description:
+    'Deletes an empty project for good (admins and owners). A project that still holds tasks is refused: move or delete them first, ' +
+    'or use project_archive, which keeps everything.',
+  input: removeInput,
+  output: deleteOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  scope: 'tasks:write',
+  run: async (args, { services, principal }) => {
+    requireRole(principal, 'admin', 'deleting a project');
+    const project = await currentProject(services, principal, args.projectId, args.version);
+    const held = await services.tasks.search(principal.workspaceId, { status: 'any', projectId: project.projectId }, 1);
+    if (held.tasks.length) {
+      throw new ConflictRefusal(
+        `Conflict: project ${project.name} [${project.projectId}] still holds tasks; move or delete them (tasks_search with project), or archive it instead.`,
+      );
+    }
+    await services.projects.remove(principal.workspaceId, project.projectId, project.version);
+    return { projectId: project.projectId, name: project.name, deleted: true as const };
+  },
+  render: (d) => `Deleted project [${d.projectId}] ${d.name}.`,
+});
+
+export const PROJECT_TOOLS = [projectsList, projectGet, projectCreate, projectUpdate, projectArchive, projectDelete];

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
+import { defineTool, type ToolContext } from '../../mcp/tool-registry.js';
+import type { Task } from '../model.js';
+import { cursorFor, positionFrom } from '../paging.js';
+import { requireOwnOrAdmin, requireRole } from '../policy.js';
+import { moreLine, taskBlock, taskLine } from '../render.js';
+import {
+  dateArg,
+  idArg,
+  labelArg,
+  listFields,
+  pagingArgs,
+  priorityArg,
+  taskOutput,
+  taskSummaryOutput,
+  timeArg,
+  versionArg,
+} from '../schemas.js';
+import type { WorkspaceServices } from '../services.js';
+import type { TaskPosition } from '../task-store.js';
+import { dateInZone } from '../time.js';
+import { activeProjectOrRefuse, loadNames, resolveAssignee, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const CREATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+const UPDATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const DELETE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+const taskIdArg = idArg('task');
+const titleArg = z.string().trim().min(1).max(300);
+const notesArg = z.string().max(10_000);
+const labelsArg = z.array(labelArg).max(10);
+
+/** Reads the task, checks an optional expected version up front, so a stale one is refused before any work. */
+const currentTask = async (ctx: Pick<ToolContext<WorkspaceServices>, 'services' | 'principal'>, taskId: string, version?: number): Promise<Task> => {
+  const task = await taskOrRefuse(ctx.services, ctx.principal, taskId);
+  if (version !== undefined && version !== task.version) {
+    throw new ConflictRefusal(
+      `Conflict: task ${taskId} is at version ${task.version}, not ${version}; someone changed it. Read it again (task_get) and retry with version ${task.version}.`,
+    );
+  }
+  return task;
+};
+
+const withNames = async (services: WorkspaceServices, task: Task) => toTaskOutput(task, await loadNames(services, task.workspaceId));
+
+// ---- tasks_search -------------------------------------------------------------------------------
+
+const searchInput = z.strictObject({
+  text: z.string().trim().min(1).max(200).optional().describe('Words that must all occur in the title, notes or labels (case-insensitive)'),
+  status: z.enum(['open', 'done', 'any']).default('open').describe('open (default), done (most recently completed first) or any'),
+  assignee: z.string().min(1).max(100).optional().describe('"me", "none" (unassigned) or a userId'),
+  project: z.string().min(1).max(100).optional().describe('A projectId, or "none" for tasks in no project (the inbox)'),
+  label: labelArg.optional(),
+  priority: priorityArg.optional(),
+  dueBefore: dateArg.optional().describe('Due on or before this date (YYYY-MM-DD)'),
+  dueAfter: dateArg.optional().describe('Due on or after this date (YYYY-MM-DD)'),
+  overdue: z.boolean().optional().describe("true: only open tasks due before the user's today"),
+  ...pagingArgs,
+});
+
+const searchOutput = z.object({
+  today: z.iso.date().describe("Today in the user's time zone"),
+  ...listFields,
+  tasks: z.array(taskSummaryOutput),
+});
+
+const isTaskPosition = (v: unknown): v is TaskPosition => {
+  const p = v as TaskPosition | null;
+  return !!p && typeof p === 'object' && Number.isInteger(p.segment) && p.segment >= 0 && p.segment < 2 && typeof p.taskId === 'string' && typeof p.orderKey === 'string';
+};
+
+export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typeof searchOutput>({
+  name: 'tasks_search',
+  title: 'Search tasks',
+  description:
+    'Finds tasks by text, status, assignee ("me"), project, label, priority, due range or overdue, and returns one-line summaries ' +
+    'with ids and versions but without notes; call task_get for a task\'s notes. Open tasks come by due date (undated last), then ' +
+    'priority. Prefer agenda_get for today\'s view. A long list is better narrowed than paged; to page, pass nextCursor as cursor ' +
+    'with the same arguments.',
+  input: searchInput,
+  output: searchOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, ctx) => {
+    const { principal, services, now } = ctx;
+    const today = dateInZone(now, principal.timeZone);
+    if (args.overdue && args.status === 'done') {
+      throw new InvalidArgumentRefusal('overdue: only open tasks are overdue; leave status out or set it to "open".');
+    }
+    if (args.dueAfter && args.dueBefore && args.dueAfter > args.dueBefore) {
+      throw new InvalidArgumentRefusal('dueAfter: is later than dueBefore, so nothing can match.');
+    }
+    const after = await positionFrom(ctx, args, isTaskPosition);
+    const [assigneeId, names] = await Promise.all([
+      args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
+      loadNames(services, principal.workspaceId),
+    ]);
+    const words = args.text?.toLowerCase().split(/\s+/).filter(Boolean);
+    const page = await services.tasks.search(
+      principal.workspaceId,
+      {
+        status: args.overdue ? 'open' : args.status,
+        ...(words?.length ? { words } : {}),
+        ...(assigneeId !== undefined ? { assigneeId } : {}),
+        ...(args.project !== undefined ? { projectId: args.project === 'none' ? null : args.project } : {}),
+        ...(args.label !== undefined ? { label: args.label } : {}),
+        ...(args.priority !== undefined ? { priority: args.priority } : {}),
+        ...(args.dueAfter !== undefined ? { dueOnOrAfter: args.dueAfter } : {}),
+        ...(args.dueBefore !== undefined ? { dueOnOrBefore: args.dueBefore } : {}),
+        ...(args.overdue ? { dueBefore: today } : {}),
+      },
+      args.limit,
+      after,
+    );
+    return {
+      today,
+      returned: page.tasks.length,
+      truncated: page.next !== undefined,
+      ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
+      tasks: page.tasks.map((t) => toSummary(t, names)),
+    };
+  },
+  render: (r) =>
+    r.returned === 0
+      ? 'No tasks match.'
+      : `${r.returned} task(s):\n${r.tasks.map((t) => taskLine(t, r.today)).join('\n')}${moreLine(r.truncated, r.returned)}`,
+});
+
+// ---- task_get -----------------------------------------------------------------------------------
+
+const getInput = z.strictObject({ taskId: taskIdArg });
+
+export const taskGet = defineTool<WorkspaceServices, typeof getInput, typeof taskOutput>({
+  name: 'task_get',
+  title: 'Read a task',
+  description:
+    'Returns one whole task, notes included, with its current version (needed by task_update). Use it after tasks_search or ' +
+    'agenda_get when the notes or exact fields matter; comments_list has the discussion.',
+  input: getInput,
+  output: taskOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, { services, principal }) => withNames(services, await taskOrRefuse(services, principal, args.taskId)),
+  render: taskBlock,
+});
+
+// ---- task_create --------------------------------------------------------------------------------
+
+const createInput = z.strictObject({
+  title: titleArg,
+  notes: notesArg.optional(),
+  priority: priorityArg.default('P4').describe('P1 (most urgent) to P4 (default)'),
+  dueDate: dateArg.optional().describe("YYYY-MM-DD in the user's calendar; resolve words like \"tomorrow\" with me_get first"),
+  dueTime: timeArg.optional().describe('HH:MM on the due date; needs dueDate'),
+  assignee: z.string().min(1).max(100).optional().describe('"me" or a userId from members_list; default: unassigned'),
+  projectId: idArg('project').optional(),
+  labels: labelsArg.optional(),
+});
+
+export const taskCreate = defineTool<WorkspaceServices, typeof createInput, typeof taskOutput>({
+  name: 'task_create',
+  title: 'Create a task',
+  description:
+    'Creates one task (open, version 1) and returns it with its id. Check with tasks_search first if it may already exist: calling ' +
+    'this twice creates two tasks. Use task_update to change an existing task.',
+  input: createInput,
+  output: taskOutput,
+  annotations: CREATE,
+  scope: 'tasks:write',
+  run: async (args, { services, principal, now }) => {
+    requireRole(principal, 'member', 'creating a task');
+    if (args.dueTime && !args.dueDate) throw new InvalidArgumentRefusal('dueTime: needs a dueDate as well.');
+    const [assigneeId] = await Promise.all([
+      args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
+      args.projectId === undefined ? undefined : activeProjectOrRefuse(services, principal, args.projectId, 'projectId'),
+    ]);
+    const at = now.toISOString();
+    const task: Task = {
+      workspaceId: principal.workspaceId,
+      taskId: randomUUID(),
+      title: args.title,
+      ...(args.notes ? { notes: args.notes } : {}),
+      status: 'open',
+      priority: args.priority,
+      ...(args.dueDate ? { dueDate: args.dueDate } : {}),
+      ...(args.dueTime ? { dueTime: args.dueTime } : {}),
+      ...(assigneeId ? { assigneeId } : {}),
+      ...(args.projectId ? { projectId: args.projectId } : {}),
+      labels: [...new Set(args.labels ?? [])],
+      createdBy: principal.userId,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    await services.tasks.create(task);
+    return withNames(services, task);
+  },
+  render: (t) => `Created:\n${taskBlock(t)}`,
+});
+
+// ---- task_update --------------------------------------------------------------------------------
+
+const updateInput = z.strictObject({
+  taskId: taskIdArg,
+  version: versionArg.describe('The version you read (task_get, tasks_search); a stale one is refused as a conflict'),
+  title: titleArg.optional(),
+  notes: notesArg.nullable().optional().describe('New notes; null clears them'),
+  priority: priorityArg.optional(),
+  dueDate: dateArg.nullable().optional().describe('YYYY-MM-DD; null removes the due date (and time)'),
+  dueTime: timeArg.nullable().optional().describe('HH:MM; null removes the time'),
+  assignee: z.string().min(1).max(100).nullable().optional().describe('"me" or a userId; null (or "none") unassigns'),
+  projectId: idArg('project').nullable().optional().describe('Move to this project; null moves it out of any project'),
+  labels: labelsArg.optional().describe('Replaces all labels'),
+});
+
+export const taskUpdate = defineTool<WorkspaceServices, typeof updateInput, typeof taskOutput>({
+  name: 'task_update',
+  title: 'Change a task',
+  description:
+    'Changes fields of one task: title, notes, priority, due date/time, assignee, project, labels. Give only what changes, plus the ' +
+    'version you read; if someone changed the task since, it is refused as a conflict naming the current version. To finish or ' +
+    'reopen a task use task_complete / task_reopen.',
+  input: updateInput,
+  output: taskOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal, now } = ctx;
+    requireRole(principal, 'member', 'changing a task');
+    const { taskId, version, ...changes } = args;
+    if (Object.values(changes).every((v) => v === undefined)) throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
+    const task = await currentTask(ctx, taskId, version);
+    const [assigneeId] = await Promise.all([
+      changes.assignee === undefined ? undefined : changes.assignee === null ? null : resolveAssignee(services, principal, changes.assignee, 'assignee'),
+      changes.projectId ? activeProjectOrRefuse(services, principal, changes.projectId, 'projectId') : undefined,
+    ]);
+    const dueDate = changes.dueDate === undefined ? task.dueDate : (changes.dueDate ?? undefined);
+    const dueTime = changes.dueDate === null || changes.dueTime === null ? undefined : (changes.dueTime ?? task.dueTime);
+    if (dueTime && !dueDate) throw new InvalidArgumentRefusal('dueTime: the task has no due date; set dueDate as well.');
+    const { notes: _n, dueDate: _d, dueTime: _t, assigneeId: _a, projectId: _p, ...kept } = task;
+    const notes = changes.notes === undefined ? task.notes : (changes.notes ?? undefined);
+    const nextAssignee = assigneeId === undefined ? task.assigneeId : (assigneeId ?? undefined);
+    const nextProject = changes.projectId === undefined ? task.projectId : (changes.projectId ?? undefined);
+    const next: Task = {
+      ...kept,
+      ...(changes.title !== undefined ? { title: changes.title } : {}),
+      ...(changes.priority !== undefined ? { priority: changes.priority } : {}),
+      ...(changes.labels !== undefined ? { labels: [...new Set(changes.labels)] } : {}),
+      ...(notes ? { notes } : {}),
+      ...(dueDate ? { dueDate } : {}),
+      ...(dueTime ? { dueTime } : {}),
+      ...(nextAssignee ? { assigneeId: nextAssignee } : {}),
+      ...(nextProject ? { projectId: nextProject } : {}),
+      updatedAt: now.toISOString(),
+      version: task.version + 1,
+    };
+    return withNames(services, await services.tasks.replace(next, task.version));
+  },
+  render: (t) => `Updated:\n${taskBlock(t)}`,
+});
+
+// ---- task_complete / task_reopen ----------------------------------------------------------------
+
+const stateInput = z.strictObject({
+  taskId: taskIdArg,
+  version: versionArg.optional().describe('If given, the change is refused when the task has moved on from this version'),
+});
+
+export const taskComplete = defineTool<WorkspaceServices, typeof stateInput, typeof taskOutput>({
+  name: 'task_complete',
+  title: 'Complete a task',
+  description:
+    'Marks one task done (records who and when). Completing a task that is already done changes nothing. Undo with task_reopen; ' +
+    'prefer this over task_delete when the work was done.',
+  input: stateInput,
+  output: taskOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    requireRole(ctx.principal, 'member', 'completing a task');
+    const task = await currentTask(ctx, args.taskId, args.version);
+    if (task.status === 'done') return withNames(ctx.services, task);
+    const at = ctx.now.toISOString();
+    const next: Task = { ...task, status: 'done', completedAt: at, completedBy: ctx.principal.userId, updatedAt: at, version: task.version + 1 };
+    return withNames(ctx.services, await ctx.services.tasks.replace(next, task.version));
+  },
+  render: (t) => `Done:\n${taskBlock(t)}`,
+});
+
+export const taskReopen = defineTool<WorkspaceServices, typeof stateInput, typeof taskOutput>({
+  name: 'task_reopen',
+  title: 'Reopen a task',
+  description: 'Marks a done task open again (e.g. completed by mistake). Reopening an open task changes nothing.',
+  input: stateInput,
+  output: taskOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    requireRole(ctx.principal, 'member', 'reopening a task');
+    const task = await currentTask(ctx, args.taskId, args.version);
+    if (task.status === 'open') return withNames(ctx.services, task);
+    const { completedAt: _c, completedBy: _b, ...rest } = task;
+    const next: Task = { ...rest, status: 'open', updatedAt: ctx.now.toISOString(), version: task.version + 1 };
+    return withNames(ctx.services, await ctx.services.tasks.replace(next, task.version));
+  },
+  render: (t) => `Reopened:\n${taskBlock(t)}`,
+});
+
+// ---- task_delete --------------------------------------------------------------------------------
+
+const deleteOutput = z.object({ taskId: z.string(), title: z.string(), deleted: z.literal(true) });
+
+export const taskDelete = defineTool<WorkspaceServices, typeof stateInput, typeof deleteOutput>({
+  name: 'task_delete',
+  title: 'Delete a task',
+  description:
+    'Deletes one task and its comments for good. Members delete only tasks they created; admins any. If the work was done, ' +
+    'use task_complete instead, which keeps the record.',
+  input: stateInput,
+  output: deleteOutput,
+  annotations: DELETE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    requireRole(ctx.principal, 'member', 'deleting a task');
+    const task = await currentTask(ctx, args.taskId, args.version);
+    requireOwnOrAdmin(ctx.principal, task.createdBy, 'delete tasks');
+    await ctx.services.tasks.remove(task.workspaceId, task.taskId, task.version);
+    // The task is gone first: comments left by a failure here are unreachable, never shown.
+    await ctx.services.comments.removeAllOfTask(task.workspaceId, task.taskId);
+    return { taskId: task.taskId, title: task.title, deleted: true as const };
+  },
+  render: (d) => `Deleted task [${d.taskId}] ${d.title}.`,
+});
+
+export const TASK_TOOLS = [tasksSearch, taskGet, taskCreate, taskUpdate, taskComplete, taskReopen, taskDelete];

@@ -1,0 +1,102 @@
+import type { Principal } from '../auth/principal.js';
+import { InvalidArgumentRefusal, NotFoundRefusal } from '../errors.js';
+import type { Comment, Member, Project, Task } from './model.js';
+import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
+import type { WorkspaceServices } from './services.js';
+
+/** Names of the people and projects a task refers to: what turns ids into something readable. */
+export interface Names {
+  readonly members: ReadonlyMap<string, Member>;
+  readonly projects: ReadonlyMap<string, Project>;
+}
+
+export const loadNames = async (services: WorkspaceServices, workspaceId: string): Promise<Names> => {
+  const [members, projects] = await Promise.all([services.directory.listMembers(workspaceId), services.projects.all(workspaceId)]);
+  return { members: new Map(members.map((m) => [m.userId, m])), projects: new Map(projects.map((p) => [p.projectId, p])) };
+};
+
+export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
+  taskId: t.taskId,
+  title: t.title,
+  status: t.status,
+  priority: t.priority,
+  ...(t.dueDate ? { dueDate: t.dueDate } : {}),
+  ...(t.dueTime ? { dueTime: t.dueTime } : {}),
+  ...(t.assigneeId ? { assigneeId: t.assigneeId, ...optionalName(names.members.get(t.assigneeId)?.name, 'assigneeName') } : {}),
+  ...(t.projectId ? { projectId: t.projectId, ...optionalName(names.projects.get(t.projectId)?.name, 'projectName') } : {}),
+  labels: [...t.labels],
+  ...(t.completedAt ? { completedAt: t.completedAt } : {}),
+  version: t.version,
+});
+
+export const toTaskOutput = (t: Task, names: Names): TaskOutput => ({
+  ...toSummary(t, names),
+  ...(t.notes ? { notes: t.notes } : {}),
+  createdBy: t.createdBy,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
+  ...(t.completedBy ? { completedBy: t.completedBy } : {}),
+});
+
+export const toProjectOutput = (p: Project): ProjectOutput => {
+  const { workspaceId: _ws, ...rest } = p;
+  return rest;
+};
+
+export const toCommentOutput = (c: Comment, nameOf: (userId: string) => string | undefined): CommentOutput => ({
+  commentId: c.commentId,
+  taskId: c.taskId,
+  authorId: c.authorId,
+  ...optionalName(nameOf(c.authorId), 'authorName'),
+  body: c.body,
+  createdAt: c.createdAt,
+});
+
+export const toMemberOutput = (m: Member): MemberOutput => ({
+  userId: m.userId,
+  name: m.name,
+  email: m.email,
+  role: m.role,
+  timeZone: m.timeZone,
+  status: m.status,
+});
+
+const optionalName = <K extends string>(name: string | undefined, key: K): Partial<Record<K, string>> =>
+  (name === undefined ? {} : { [key]: name }) as Partial<Record<K, string>>;
+
+/** Reads a task of the caller's workspace; an id of another workspace is simply not there. */
+export const taskOrRefuse = async (services: WorkspaceServices, principal: Principal, taskId: string): Promise<Task> => {
+  const task = await services.tasks.get(principal.workspaceId, taskId);
+  if (!task) throw new NotFoundRefusal(`Task ${taskId} was not found in this workspace; tasks_search finds tasks and their ids.`);
+  return task;
+};
+
+export const projectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string): Promise<Project> => {
+  const project = await services.projects.get(principal.workspaceId, projectId);
+  if (!project) throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace; projects_list lists projects and their ids.`);
+  return project;
+};
+
+/** `me`, `none` (only where `allowNone`) or a member's user id; anything else names the parameter. */
+export const resolveAssignee = async (
+  services: WorkspaceServices,
+  principal: Principal,
+  value: string,
+  param: string,
+): Promise<string | null> => {
+  if (value === 'me') return principal.userId;
+  if (value === 'none') return null;
+  const member = await services.directory.getMember(principal.workspaceId, value);
+  if (!member) throw new InvalidArgumentRefusal(`${param}: no member ${value} in this workspace; use "me", "none" or a userId from members_list.`);
+  return member.userId;
+};
+
+/** A project that takes tasks: it exists in this workspace and is not archived. */
+export const activeProjectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
+  const project = await services.projects.get(principal.workspaceId, projectId);
+  if (!project) throw new InvalidArgumentRefusal(`${param}: no project ${projectId} in this workspace; projects_list lists them.`);
+  if (project.status === 'archived') {
+    throw new InvalidArgumentRefusal(`${param}: project ${project.name} [${projectId}] is archived; restore it with project_update (archived: false) first.`);
+  }
+  return project;
+};

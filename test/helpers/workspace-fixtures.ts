@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
+import { SCOPES, type Scope } from '../../lambda/auth/scopes.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import type { Role } from '../../lambda/workspace/model.js';
+import { startTestServer } from './local.js';
+
+/** A server for workspace tests: limits off (these tests make many calls), demo data as usual. */
+export const startWorkspaceServer = (env: Record<string, string> = {}) =>
+  startTestServer({ DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0', ...env });
+
+export interface TestMember {
+  readonly userId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly token: string;
+}
+
+export interface TestWorkspace {
+  readonly workspaceId: string;
+  readonly owner: TestMember;
+  readonly admin: TestMember;
+  readonly member: TestMember;
+  readonly viewer: TestMember;
+}
+
+/**
+ * A fresh workspace of its own (so tests do not see each other's or the demo's data) with one
+ * member per role, each holding a personal access token with every scope unless `scopes` says otherwise.
+ */
+export const createTestWorkspace = async (
+  server: LocalServer,
+  opts: { timeZone?: string; scopes?: readonly Scope[] } = {},
+): Promise<TestWorkspace> => {
+  const { directory, tokens } = server.app.services;
+  const workspaceId = `ws_${randomUUID().slice(0, 8)}`;
+  const createdAt = new Date().toISOString();
+  await directory.createWorkspace({ workspaceId, name: `Test ${workspaceId}`, status: 'active', createdAt });
+  const make = async (role: Role): Promise<TestMember> => {
+    const userId = `usr_${role}_${randomUUID().slice(0, 8)}`;
+    const email = `${userId}@example.test`;
+    const name = `${role[0]!.toUpperCase()}${role.slice(1)} ${userId.slice(-4)}`;
+    await directory.createMember({ workspaceId, userId, email, name, role, timeZone: opts.timeZone ?? 'UTC', status: 'active', createdAt });
+    return { userId, email, name, role, token: await addToken(server, workspaceId, userId, opts.scopes ?? SCOPES) };
+  };
+  const [owner, admin, member, viewer] = await Promise.all([make('owner'), make('admin'), make('member'), make('viewer')]);
+  return { workspaceId, owner, admin, member, viewer };
+};
+
+/** A further member of an existing workspace, with a token. */
+export const addMember = async (
+  server: LocalServer,
+  workspaceId: string,
+  role: Role,
+  timeZone: string,
+  scopes: readonly Scope[] = SCOPES,
+): Promise<TestMember> => {
+  const userId = `usr_${role}_${randomUUID().slice(0, 8)}`;
+  const email = `${userId}@example.test`;
+  const name = `${role} ${timeZone}`;
+  await server.app.services.directory.createMember({ workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt: new Date().toISOString() });
+  return { userId, email, name, role, token: await addToken(server, workspaceId, userId, scopes) };
+};
+
+export const addToken = async (server: LocalServer, workspaceId: string, userId: string, scopes: readonly Scope[]): Promise<string> => {
+  const secret = generateTokenSecret();
+  await server.app.services.tokens.register(secret, { workspaceId, userId, scopes: [...scopes], label: 'test', createdAt: new Date().toISOString() });
+  return secret;
+};

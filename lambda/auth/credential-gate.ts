@@ -7,7 +7,7 @@ import {
 import { isTransientDynamoError } from '../platform/dynamodb.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
 import type { Principal } from './principal.js';
-import { PAT_PREFIX, type TokenStore } from './personal-tokens.js';
+import type { TokenStore } from './personal-tokens.js';
 import { normalizeScopes, type Scope } from './scopes.js';
 
 /** What a verifier learns from a token before the user's status is checked. */
@@ -27,8 +27,16 @@ export interface TokenVerifier {
   verify(token: string, now: Date): Promise<VerifiedIdentity>;
 }
 
+/** Three base64url segments (the last empty for `alg: none`): a JWT, which goes to the JWT verifier. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+export const isJwtShaped = (token: string): boolean => JWT_SHAPE.test(token);
+
+/**
+ * Every token that is not JWT-shaped: minted ones start with `doers_pat_`, but the local
+ * DOERS_DEV_TOKEN may be any string, and an unknown one is refused by the lookup anyway.
+ */
 export const personalTokenVerifier = (tokens: TokenStore): TokenVerifier => ({
-  accepts: (token) => token.startsWith(PAT_PREFIX),
+  accepts: (token) => !isJwtShaped(token),
   async verify(token, now) {
     const record = await tokens.find(token);
     if (!record) throw new UnauthenticatedError('The access token is not known', true);

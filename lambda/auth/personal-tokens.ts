@@ -44,7 +44,7 @@ export class DynamoTokenStore implements TokenStore {
     const ring = await this.keys();
     for (const k of ring.all) {
       const out = await this.db.send(
-        new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hashToken(k['token-hash'], secret)), sk: TOKEN_SK } }),
+        new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hashToken(k['token-hash'], secret)), sk: TOKEN_SK }, ConsistentRead: true }),
       );
       if (out.Item) return toRecord(out.Item);
     }

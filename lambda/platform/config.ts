@@ -41,13 +41,23 @@ const envSchema = z.object({
   PORT: intFromEnv(8787).pipe(z.number().int().min(0).max(65535)),
   DOERS_DATA_DIR: optionalString.transform((v) => v ?? '.data'),
   DOERS_DYNAMODB_ENDPOINT: optionalString.pipe(z.url().optional()),
-  DOERS_DEV_TOKEN: optionalString,
+  // Sent as a bearer token, so it must fit RFC 6750's token syntax, be hard to guess, and not look
+  // like a JWT (those go to the JWT verifier).
+  DOERS_DEV_TOKEN: optionalString.pipe(
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'may only contain letters, digits and - . _ ~ + / (then = padding)')
+      .refine((v) => !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(v), 'must not look like a JWT (three dot-separated parts)')
+      .optional(),
+  ),
   DOERS_PUBLIC_URL: optionalString.pipe(urlWithoutTrailingSlash.optional()),
   DOERS_ALLOWED_ORIGINS: optionalString,
   DOERS_JWT_ISSUER: optionalString,
   DOERS_JWKS_URI: optionalString.pipe(z.url().optional()),
   DOERS_JWT_AUDIENCE: optionalString,
   DOERS_JWT_USER_CLAIM: optionalString.transform((v) => v ?? 'email'),
+  DOERS_JWT_SCOPE_PREFIX: optionalString,
   DOERS_RATE_LIMIT_CALLS: intFromEnv(120),
   DOERS_RATE_LIMIT_WINDOW_SECONDS: intFromEnv(60).pipe(z.number().int().min(1)),
   DOERS_MAX_CONCURRENT_CALLS: intFromEnv(4),
@@ -64,8 +74,13 @@ const envSchema = z.object({
 export interface JwtConfig {
   readonly issuer: string;
   readonly jwksUri: string;
-  readonly audience: string | undefined;
+  readonly audience: string;
   readonly userClaim: string;
+  /**
+   * What the authorization server puts before each scope name (Cognito: `<resource server id>/`).
+   * Scopes are advertised with it, so a client asks the server for names it knows.
+   */
+  readonly scopePrefix?: string;
 }
 
 export interface Config {
@@ -118,6 +133,10 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (jwtParts.some(Boolean) && !jwtParts.every(Boolean)) {
     throw new ConfigError('Invalid configuration: DOERS_JWT_ISSUER and DOERS_JWKS_URI go together');
   }
+  if (e.DOERS_JWT_ISSUER && !e.DOERS_JWT_AUDIENCE) {
+    // Without an audience any token of the issuer passes, also one it made for another client or API.
+    throw new ConfigError('Invalid configuration: DOERS_JWT_AUDIENCE is required with DOERS_JWT_ISSUER');
+  }
   return {
     port: e.PORT,
     dataDir: e.DOERS_DATA_DIR,
@@ -126,8 +145,14 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     publicUrl: e.DOERS_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`,
     allowedOrigins: new Set(origins),
     jwt:
-      e.DOERS_JWT_ISSUER && e.DOERS_JWKS_URI
-        ? { issuer: e.DOERS_JWT_ISSUER, jwksUri: e.DOERS_JWKS_URI, audience: e.DOERS_JWT_AUDIENCE, userClaim: e.DOERS_JWT_USER_CLAIM }
+      e.DOERS_JWT_ISSUER && e.DOERS_JWKS_URI && e.DOERS_JWT_AUDIENCE
+        ? {
+            issuer: e.DOERS_JWT_ISSUER,
+            jwksUri: e.DOERS_JWKS_URI,
+            audience: e.DOERS_JWT_AUDIENCE,
+            userClaim: e.DOERS_JWT_USER_CLAIM,
+            ...(e.DOERS_JWT_SCOPE_PREFIX ? { scopePrefix: e.DOERS_JWT_SCOPE_PREFIX } : {}),
+          }
         : undefined,
     rateLimit: { calls: e.DOERS_RATE_LIMIT_CALLS, windowSeconds: e.DOERS_RATE_LIMIT_WINDOW_SECONDS },
     maxConcurrentCalls: e.DOERS_MAX_CONCURRENT_CALLS,
@@ -146,6 +171,7 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_JWKS_URI',
   'DOERS_JWT_AUDIENCE',
   'DOERS_JWT_USER_CLAIM',
+  'DOERS_JWT_SCOPE_PREFIX',
   'DOERS_RATE_LIMIT_CALLS',
   'DOERS_RATE_LIMIT_WINDOW_SECONDS',
   'DOERS_MAX_CONCURRENT_CALLS',

@@ -1,6 +1,8 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createApp } from './app.js';
+import { createJwtVerifier } from './auth/jwt.js';
 import { buildHandler } from './http/pipeline.js';
+import { createLimitsGuard } from './limits/limits-guard.js';
 import { createLogger } from './observability/logger.js';
 import { createPowertoolsObserver } from './observability/powertools-observer.js';
 import { loadConfig } from './platform/config.js';
@@ -20,5 +22,7 @@ export const handler = buildHandler(
     logger,
     keys: secretsManagerKeySource(new SecretsManagerClient({ region: config.region }), config.secretArn),
     observer: createPowertoolsObserver(logger),
+    extraVerifiers: config.jwt ? [createJwtVerifier(config.jwt, logger)] : [],
+    guard: createLimitsGuard(db, config, logger),
   }),
 );

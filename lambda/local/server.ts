@@ -2,9 +2,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App, type Fixtures } from '../app.js';
+import { createJwtVerifier } from '../auth/jwt.js';
 import { generateTokenSecret } from '../auth/personal-tokens.js';
 import type { DoersContext } from '../http/request-context.js';
 import { buildHandler } from '../http/pipeline.js';
+import { createLimitsGuard } from '../limits/limits-guard.js';
 import { createLogger } from '../observability/logger.js';
 import type { Observer } from '../observability/observer.js';
 import { createPowertoolsObserver } from '../observability/powertools-observer.js';
@@ -80,6 +82,8 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
     logger,
     keys: dataDirKeySource(config.dataDir),
     observer: opts.observer ?? createPowertoolsObserver(logger),
+    extraVerifiers: config.jwt ? [createJwtVerifier(config.jwt, logger)] : [],
+    guard: createLimitsGuard(db, config, logger),
     loopbackHostOnly: true,
     ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
   });

@@ -1,0 +1,16 @@
+/**
+ * Longest a limit check may wait for DynamoDB, SDK retries included. The client's requestTimeout
+ * only warns (smithy throws on it only when asked to), so each round trip carries its own deadline:
+ * at worst 2 × 2.5 s on the way in and 2.5 s on the way out, inside the function timeout, and then
+ * 503 with Retry-After rather than a wait.
+ */
+export const ROUND_TRIP_DEADLINE_MS = 2_500;
+
+export const roundTripOptions = (): { abortSignal: AbortSignal } => ({ abortSignal: AbortSignal.timeout(ROUND_TRIP_DEADLINE_MS) });
+
+/**
+ * A refused conditional write: the limit said no. Matched by name, not `instanceof`, so a second
+ * copy of the SDK in node_modules cannot turn a refusal into a 500.
+ */
+export const isConditionFailure = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ConditionalCheckFailedException';

@@ -1,0 +1,27 @@
+import { startLocalServer } from '../../lambda/local/server.js';
+import { loadConfig } from '../../lambda/platform/config.js';
+import { RecordingObserver } from '../helpers/recording-observer.js';
+import { LIMITS_FIXTURES } from './limits-fixtures.js';
+import { READY_PREFIX } from './limits-harness.js';
+
+/**
+ * One process standing for one Lambda instance: the contention tests start four of these on one
+ * shared DynamoDB (DOERS_DYNAMODB_ENDPOINT). It runs one local server per entry of LIMITS_SERVERS
+ * (configuration overrides, e.g. one with a rate limit and one with a concurrency bound), so one
+ * spawn serves every scenario. Prints one READY line, then serves until stopped or killed.
+ */
+const variants = JSON.parse(process.env.LIMITS_SERVERS ?? '[{}]') as Record<string, string>[];
+const servers = await Promise.all(
+  variants.map((overrides) =>
+    startLocalServer(loadConfig({ ...process.env, ...overrides, PORT: '0', DOERS_DATA_DIR: ':memory:' }), {
+      fixtures: LIMITS_FIXTURES,
+      timeZone: 'UTC',
+      // 400 audit lines per run would drown the test output; the audit itself is tested elsewhere.
+      observer: new RecordingObserver(),
+    }),
+  ),
+);
+process.stdout.write(`${READY_PREFIX}${JSON.stringify(servers.map((s) => ({ mcpUrl: s.mcpUrl, token: s.token })))}\n`);
+process.on('SIGTERM', () => void Promise.all(servers.map((s) => s.close())).then(() => process.exit(0)));
+// Orphaned (the test process died without stopping us): exit rather than linger.
+process.stdin.on('end', () => process.exit(0)).resume();

@@ -1,0 +1,217 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
+import type { DoersTables } from './tables.js';
+
+/** One name of the configuration contract the stack sets on the function. */
+export type FunctionEnvName = (typeof FUNCTION_ENV_NAMES)[number];
+
+/** The Powertools settings every record of the four meters and every log line depends on. */
+export const POWERTOOLS_ENV = {
+  POWERTOOLS_SERVICE_NAME: 'doers',
+  POWERTOOLS_METRICS_NAMESPACE: 'Doers',
+} as const;
+
+/**
+ * Memory: 512 MB. The work per request is small (parse at most 1 MiB of JSON, a handful of DynamoDB
+ * calls, one JWT verification) and the heap stays well under 200 MB, but Lambda hands out CPU in
+ * proportion to memory: at 512 MB an arm64 function gets about a third of a vCPU, which keeps cold
+ * starts (module load, secret fetch, HKDF) and JSON (de)serialisation of large lists short, and costs
+ * less per millisecond than x86. Below 512 MB the p99 is dominated by CPU starvation; above it,
+ * the gain is small for this I/O-bound workload.
+ */
+export const DEFAULT_MEMORY_MB = 512;
+
+/**
+ * Timeout: 15 s. The slowest legitimate path is a cold start that fetches the secret and a JWKS and
+ * then runs a tool with several DynamoDB round trips (SDK retries with back-off included): a few
+ * seconds at worst. 15 s leaves room for that, stays well inside API Gateway's 30 s integration limit
+ * (so the caller gets the function's own answer, not a gateway timeout), and bounds how long the lease
+ * of a call that died mid-flight keeps counting against its user's concurrency (the function is told
+ * this value as DOERS_FUNCTION_TIMEOUT_SECONDS).
+ */
+export const DEFAULT_TIMEOUT = Duration.seconds(15);
+
+/** Properties of {@link McpFunction}. */
+export interface McpFunctionProps {
+  /** The three tables; the function gets read/write data access to each, nothing more. */
+  readonly tables: DoersTables;
+  /** The generated secret; the function gets read access to it. */
+  readonly secret: ISecret;
+  /**
+   * Base URL advertised in the protected-resource metadata and in every challenge
+   * (`${publicUrl}/mcp` is the resource). May be a token (the API's default endpoint).
+   */
+  readonly publicUrl: string;
+  /**
+   * Origins allowed to call the endpoint from a browser.
+   *
+   * @default - unset: the function's built-in list (doers.sh, claude.ai, claude.com, chatgpt.com, …)
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * External authorization server whose JWTs the function accepts next to personal access tokens.
+   *
+   * @default - personal access tokens only
+   */
+  readonly jwt?: {
+    /** Exact `iss` value. */
+    readonly issuer: string;
+    /** Where the issuer publishes its signing keys. */
+    readonly jwksUri: string;
+    /** Required audience; for Cognito, the app client id (Cognito puts it in `client_id`). */
+    readonly audience?: string;
+    /** What the authorization server puts before each scope (Cognito: `<resource server id>/`). */
+    readonly scopePrefix?: string;
+  };
+  /**
+   * Claim that names the workspace user in a JWT.
+   *
+   * @default - unset: the function's default (`email`)
+   */
+  readonly jwtUserClaim?: string;
+  /** Tool calls and resource reads per user per window; 0 disables. */
+  readonly rateLimit: { readonly calls: number; readonly windowSeconds: number };
+  /** Calls of one user in flight at once; 0 disables. */
+  readonly maxConcurrentCalls: number;
+  /** Retention of the function's log group (audit lines, EMF records). */
+  readonly logRetention: RetentionDays;
+  /**
+   * @default DEFAULT_MEMORY_MB (512)
+   */
+  readonly memorySize?: number;
+  /**
+   * @default DEFAULT_TIMEOUT (15 s)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Handler source (must export `handler`).
+   *
+   * @default - `lambda/handler.ts` of this repository
+   */
+  readonly entry?: string;
+}
+
+/**
+ * The MCP endpoint's one Lambda function: Node.js 22 on arm64, bundled by esbuild from `lambda/` as
+ * minified ESM with source maps. The construct owns the function's environment (exactly the names of
+ * the configuration contract, `FUNCTION_ENV_NAMES` in `lambda/platform/config.ts`, plus the Powertools
+ * settings) and its grants (writing its own log group, data-plane access to the three tables, read
+ * access to the secret).
+ */
+export class McpFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  /** The environment as set on the function (unset optional names are absent, not empty). */
+  readonly environment: Readonly<Record<string, string>>;
+
+  constructor(scope: Construct, id: string, props: McpFunctionProps) {
+    super(scope, id);
+    const timeout = props.timeout ?? DEFAULT_TIMEOUT;
+
+    // A Record over FunctionEnvName makes the compiler insist that every contract name is decided here.
+    const contract: Record<FunctionEnvName, string | undefined> = {
+      DOERS_PUBLIC_URL: props.publicUrl,
+      DOERS_ALLOWED_ORIGINS: props.allowedOrigins?.join(','),
+      DOERS_JWT_ISSUER: props.jwt?.issuer,
+      DOERS_JWKS_URI: props.jwt?.jwksUri,
+      DOERS_JWT_AUDIENCE: props.jwt?.audience,
+      DOERS_JWT_USER_CLAIM: props.jwtUserClaim,
+      DOERS_JWT_SCOPE_PREFIX: props.jwt?.scopePrefix,
+      DOERS_RATE_LIMIT_CALLS: String(props.rateLimit.calls),
+      DOERS_RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
+      DOERS_MAX_CONCURRENT_CALLS: String(props.maxConcurrentCalls),
+      DOERS_WORKSPACE_TABLE: props.tables.workspace.tableName,
+      DOERS_RATE_LIMIT_TABLE: props.tables.rateLimits.tableName,
+      DOERS_LEASE_TABLE: props.tables.leases.tableName,
+      DOERS_SECRET_ARN: props.secret.secretArn,
+      DOERS_FUNCTION_TIMEOUT_SECONDS: String(timeout.toSeconds()),
+    };
+    const environment: Record<string, string> = {};
+    for (const [name, value] of Object.entries(contract)) {
+      if (value !== undefined) environment[name] = value;
+    }
+    Object.assign(environment, POWERTOOLS_ENV, {
+      // Stack traces in the log point at lambda/*.ts lines, not at the minified bundle.
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    this.environment = environment;
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      // The log group carries the audit trail; it outlives the stack like the workspace table does.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // An own role instead of the default one with AWSLambdaBasicExecutionRole (logs:* actions on every
+    // log group in the account): this function may write to its own log group and nothing else.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'doers MCP function: its log group, its three tables, its secret',
+    });
+    this.logGroup.grantWrite(role);
+
+    this.function = new NodejsFunction(this, 'Handler', {
+      role,
+      description: 'doers MCP endpoint (POST /mcp, protected-resource metadata)',
+      entry: props.entry ?? fileURLToPath(new URL('../lambda/handler.ts', import.meta.url)),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
+      timeout,
+      environment,
+      logGroup: this.logGroup,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        platform: 'node',
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
+        sourcesContent: false,
+        // Prefer packages' ESM builds (smaller after tree-shaking).
+        mainFields: ['module', 'main'],
+        // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins;
+        // ESM has no `require`, so the bundle defines one first.
+        banner:
+          "import { createRequire as __doersCreateRequire } from 'node:module'; " +
+          'const require = __doersCreateRequire(import.meta.url);',
+        // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
+        // instead of whatever SDK the runtime image happens to carry.
+        bundleAwsSDK: true,
+      },
+    });
+
+    props.tables.workspace.grantReadWriteData(this.function);
+    props.tables.rateLimits.grantReadWriteData(this.function);
+    props.tables.leases.grantReadWriteData(this.function);
+    props.secret.grantRead(this.function);
+
+    // The finding IDs name the workspace table by its logical ID, which is only known to the stack.
+    const workspaceLogicalId = Stack.of(this).getLogicalId(props.tables.workspace.node.defaultChild as CfnTable);
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'The runtime is pinned to Node.js 22 on purpose: the deployment contract names it and the tests and ' +
+          'the local server run on it; moving to a newer runtime is a deliberate, tested change.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${workspaceLogicalId}.Arn>/index/*]`,
+        reason:
+          "Queries on the workspace table's GSI need access to the table's indexes, which IAM names as " +
+          '<table ARN>/index/*; the actions are the data-plane read/write set of grantReadWriteData ' +
+          '(no dynamodb:*, no control-plane actions).',
+      },
+    );
+  }
+}

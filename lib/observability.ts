@@ -1,0 +1,321 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  GraphWidgetView,
+  MathExpression,
+  SearchExpression,
+  Stats,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+/** CloudWatch namespace of the four meters (POWERTOOLS_METRICS_NAMESPACE). */
+export const METRICS_NAMESPACE = 'Doers';
+/** Default dimension Powertools adds to every record (POWERTOOLS_SERVICE_NAME). */
+export const SERVICE_NAME = 'doers';
+
+/** Outcomes of a tool call (DESIGN.md §6). */
+export const TOOL_OUTCOMES = ['ok', 'error', 'denied', 'invalid', 'ratelimited', 'busy', 'failed'] as const;
+/** Outcomes of a resource read. */
+export const READ_OUTCOMES = ['ok', 'notfound', 'toolarge', 'denied', 'invalid', 'ratelimited', 'busy', 'failed'] as const;
+
+const PERIOD = Duration.minutes(5);
+const PERIOD_SECONDS = PERIOD.toSeconds();
+
+/**
+ * A SEARCH over one of the four meters. Dimension values vary (tools, methods, statuses), so the
+ * dashboard finds the series instead of naming them. The schema lists the metric's exact dimension set
+ * (Powertools' `service` default dimension included), so other dimension combinations do not leak in.
+ */
+export const meterSearch = (
+  metricName: 'Requests' | 'ToolCalls' | 'ResourceReads' | 'Refusals',
+  dimensions: readonly string[],
+  statistic: string,
+  filter = '',
+): string =>
+  `SEARCH('{${[METRICS_NAMESPACE, ...dimensions, 'service'].join(',')}} MetricName="${metricName}" service="${SERVICE_NAME}"${
+    filter ? ` ${filter}` : ''
+  }', '${statistic}', ${PERIOD_SECONDS})`;
+
+/** Properties of {@link Observability}. */
+export interface ObservabilityProps {
+  /** The MCP function. */
+  readonly handler: IFunction;
+  /** The function's timeout, drawn on the duration graph. */
+  readonly handlerTimeout: Duration;
+  /** The HTTP API in front of it. */
+  readonly api: HttpApi;
+  /** The tables, labelled. */
+  readonly tables: ReadonlyArray<{ readonly label: string; readonly table: Table }>;
+  /**
+   * Address that receives alarm (and recovery) notifications through an SNS topic. The recipient must
+   * confirm the subscription from the first mail.
+   *
+   * @default - no topic; alarms only change state
+   */
+  readonly alarmEmail?: string;
+  /**
+   * p99 of the function duration above which the latency alarm fires.
+   *
+   * @default - a third of the timeout (5 s for the 15 s default): far above a warm call (tens of
+   * milliseconds) and a cold start (about a second), well below timing out
+   */
+  readonly latencyThreshold?: Duration;
+  /** Share of API requests answered 5xx (percent) above which the 5xx alarm fires. @default 5 */
+  readonly serverErrorRatePercent?: number;
+}
+
+/**
+ * The operator's view: a dashboard with an MCP row (the four meters written by the function through
+ * Powertools EMF) and a platform row (Lambda, API Gateway, DynamoDB), and alarms on the API 5xx rate,
+ * Lambda errors, DynamoDB throttling and p99 latency, optionally mailed through SNS.
+ */
+export class Observability extends Construct {
+  readonly dashboard: Dashboard;
+  readonly alarms: {
+    readonly apiServerErrorRate: Alarm;
+    readonly lambdaErrors: Alarm;
+    readonly dynamoDbThrottles: Alarm;
+    readonly latencyP99: Alarm;
+  };
+  /** Alarm topic, when an e-mail address was given. */
+  readonly topic: Topic | undefined;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    const { handler, api } = props;
+
+    // ---- alarms -------------------------------------------------------------------------------
+    const apiServerErrorRate = new Alarm(this, 'ApiServerErrorRate', {
+      alarmDescription:
+        'More than the allowed share of MCP requests were answered 5xx by API Gateway (function failures, ' +
+        'timeouts, or 503 when tokens could not be checked). Rated only above 10 requests per 5 minutes.',
+      metric: new MathExpression({
+        label: '5xx rate (%)',
+        expression: 'IF(requests >= 10, 100 * errors / requests, 0)',
+        usingMetrics: {
+          requests: api.metricCount({ statistic: Stats.SUM, period: PERIOD }),
+          errors: api.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
+        },
+        period: PERIOD,
+      }),
+      threshold: props.serverErrorRatePercent ?? 5,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    const lambdaErrors = new Alarm(this, 'LambdaErrors', {
+      alarmDescription:
+        'The MCP function failed outright (unhandled error or timeout). Handled failures are answered 500 ' +
+        'and counted as ToolCalls outcome=failed instead; this alarm means the handler itself broke.',
+      metric: handler.metricErrors({ statistic: Stats.SUM, period: PERIOD }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    const throttleMetrics: Record<string, IMetric> = {};
+    props.tables.forEach(({ table }, i) => {
+      throttleMetrics[`r${i}`] = table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period: PERIOD });
+      throttleMetrics[`w${i}`] = table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period: PERIOD });
+    });
+    const dynamoDbThrottles = new Alarm(this, 'DynamoDbThrottles', {
+      alarmDescription:
+        'DynamoDB throttled reads or writes on the doers tables in two of the last three 5-minute periods ' +
+        '(on-demand tables throttle on hot keys or sudden traffic far above the previous peak).',
+      metric: new MathExpression({
+        label: 'throttle events (all tables)',
+        expression: Object.keys(throttleMetrics).join(' + '),
+        usingMetrics: throttleMetrics,
+        period: PERIOD,
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    const latencyThreshold = props.latencyThreshold ?? Duration.millis(props.handlerTimeout.toMilliseconds() / 3);
+    const latencyP99 = new Alarm(this, 'LatencyP99', {
+      alarmDescription: `p99 of the MCP function duration stayed above ${latencyThreshold.toMilliseconds()} ms.`,
+      metric: handler.metricDuration({ statistic: Stats.p(99), period: PERIOD }),
+      threshold: latencyThreshold.toMilliseconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    this.alarms = { apiServerErrorRate, lambdaErrors, dynamoDbThrottles, latencyP99 };
+
+    if (props.alarmEmail) {
+      this.topic = new Topic(this, 'AlarmTopic', {
+        displayName: 'doers alarms',
+        // Publishers (CloudWatch) must use TLS; the topic carries alarm state changes only, no data.
+        enforceSSL: true,
+      });
+      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      const action = new SnsAction(this.topic);
+      for (const alarm of Object.values(this.alarms)) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    } else {
+      this.topic = undefined;
+    }
+
+    // ---- dashboard ----------------------------------------------------------------------------
+    const search = (label: string, expression: string): SearchExpression =>
+      new SearchExpression({ expression, label, period: PERIOD });
+    const outcomeSum = (metricName: 'ToolCalls' | 'ResourceReads', dims: readonly string[], outcome: string) =>
+      new MathExpression({
+        label: outcome,
+        expression: `SUM(${meterSearch(metricName, dims, 'SampleCount', `Outcome="${outcome}"`)})`,
+        usingMetrics: {},
+        period: PERIOD,
+      });
+
+    const width = 8;
+    const height = 6;
+    const mcpRow = [
+      new GraphWidget({
+        title: 'Requests by method and status',
+        left: [search('', meterSearch('Requests', ['Method', 'Status'], 'Sum'))],
+        stacked: true,
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'Refusals by reason',
+        left: [search('', meterSearch('Refusals', ['Reason'], 'Sum'))],
+        stacked: true,
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'Tool call outcomes',
+        left: TOOL_OUTCOMES.map((o) => outcomeSum('ToolCalls', ['Outcome', 'Tool'], o)),
+        stacked: true,
+        width,
+        height,
+      }),
+      ...(['p50', 'p95', 'p99'] as const).map(
+        (p) =>
+          new GraphWidget({
+            title: `Tool latency ${p} by tool (ms, outcome ok)`,
+            left: [search('', meterSearch('ToolCalls', ['Outcome', 'Tool'], p, 'Outcome="ok"'))],
+            width,
+            height,
+          }),
+      ),
+      new GraphWidget({
+        title: 'Resource read outcomes',
+        left: READ_OUTCOMES.map((o) => outcomeSum('ResourceReads', ['Outcome', 'Provider'], o)),
+        stacked: true,
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'Resource read latency p99 by provider (ms)',
+        left: [search('', meterSearch('ResourceReads', ['Outcome', 'Provider'], 'p99', 'Outcome="ok"'))],
+        width,
+        height,
+      }),
+      new AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: Object.values(this.alarms),
+        width,
+        height,
+      }),
+    ];
+
+    const platformRow = [
+      new GraphWidget({
+        title: 'Lambda invocations, errors, throttles',
+        left: [
+          handler.metricInvocations({ statistic: Stats.SUM, period: PERIOD, label: 'invocations' }),
+          handler.metricErrors({ statistic: Stats.SUM, period: PERIOD, label: 'errors' }),
+          handler.metricThrottles({ statistic: Stats.SUM, period: PERIOD, label: 'throttles' }),
+        ],
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'Lambda duration (ms)',
+        left: [
+          handler.metricDuration({ statistic: Stats.p(50), period: PERIOD, label: 'p50' }),
+          handler.metricDuration({ statistic: Stats.p(99), period: PERIOD, label: 'p99' }),
+          handler.metricDuration({ statistic: Stats.MAXIMUM, period: PERIOD, label: 'max' }),
+        ],
+        leftAnnotations: [
+          { value: latencyThreshold.toMilliseconds(), label: 'p99 alarm' },
+          { value: props.handlerTimeout.toMilliseconds(), label: 'timeout' },
+        ],
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'Lambda concurrent executions',
+        left: [handler.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: PERIOD, label: 'max' })],
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'API requests, 4xx, 5xx',
+        left: [api.metricCount({ statistic: Stats.SUM, period: PERIOD, label: 'requests' })],
+        right: [
+          api.metricClientError({ statistic: Stats.SUM, period: PERIOD, label: '4xx' }),
+          api.metricServerError({ statistic: Stats.SUM, period: PERIOD, label: '5xx' }),
+        ],
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'API latency (ms)',
+        left: [
+          api.metricLatency({ statistic: Stats.p(50), period: PERIOD, label: 'p50' }),
+          api.metricLatency({ statistic: Stats.p(99), period: PERIOD, label: 'p99' }),
+          api.metricIntegrationLatency({ statistic: Stats.p(99), period: PERIOD, label: 'integration p99' }),
+        ],
+        width,
+        height,
+      }),
+      new GraphWidget({
+        title: 'DynamoDB throttle events by table',
+        left: props.tables.flatMap(({ label, table }) => [
+          table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period: PERIOD, label: `${label} read` }),
+          table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period: PERIOD, label: `${label} write` }),
+        ]),
+        view: GraphWidgetView.TIME_SERIES,
+        width,
+        height,
+      }),
+    ];
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [new TextWidget({ markdown: '## MCP: the four meters (namespace `Doers`, written by the function)', width: 24, height: 1 })],
+        mcpRow,
+        [new TextWidget({ markdown: '## Platform: Lambda, API Gateway, DynamoDB', width: 24, height: 1 })],
+        platformRow,
+      ],
+    });
+  }
+}

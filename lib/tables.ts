@@ -1,0 +1,86 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { LEASE_TABLE_KEYS, RATE_LIMIT_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../lambda/platform/tables.js';
+
+/** Properties of {@link DoersTables}. */
+export interface DoersTablesProps {
+  /**
+   * What happens to the workspace table when it leaves the stack (stack deleted, construct renamed).
+   * It holds every team's tasks, members and token hashes, so the default keeps it.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly workspaceRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The three DynamoDB tables: the workspace (single-table design with one GSI), the rate-limit windows
+ * and the concurrency leases. Key names come from `lambda/platform/tables.ts`, which the local server
+ * uses too, so what runs locally is shaped exactly like what is deployed.
+ *
+ * All three are on-demand (traffic is spiky and small; no capacity to plan), encrypted with the
+ * AWS-managed KMS key (`aws/dynamodb`: encryption at rest, key usage visible in CloudTrail, no key to
+ * administer or pay for), have point-in-time recovery and expire items through the TTL attribute
+ * `expiresAt` (epoch seconds).
+ */
+export class DoersTables extends Construct {
+  /** Workspaces, members, projects, tasks, comments, token hashes. */
+  readonly workspace: Table;
+  /** Per-user fixed windows of the rate limit (items expire after their window). */
+  readonly rateLimits: Table;
+  /** Per-user concurrency leases (items expire when a holder died without releasing). */
+  readonly leases: Table;
+
+  constructor(scope: Construct, id: string, props: DoersTablesProps = {}) {
+    super(scope, id);
+
+    const common = {
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    } as const;
+
+    this.workspace = new Table(this, 'Workspace', {
+      ...common,
+      partitionKey: { name: WORKSPACE_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: WORKSPACE_TABLE_KEYS.sortKey, type: AttributeType.STRING },
+      timeToLiveAttribute: WORKSPACE_TABLE_KEYS.ttl,
+      removalPolicy: props.workspaceRemovalPolicy ?? RemovalPolicy.RETAIN,
+      // A retained table must also survive a console click or a stray `aws dynamodb delete-table`.
+      deletionProtection: (props.workspaceRemovalPolicy ?? RemovalPolicy.RETAIN) === RemovalPolicy.RETAIN,
+    });
+    this.workspace.addGlobalSecondaryIndex({
+      indexName: WORKSPACE_TABLE_KEYS.gsi1.indexName,
+      partitionKey: { name: WORKSPACE_TABLE_KEYS.gsi1.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: WORKSPACE_TABLE_KEYS.gsi1.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+
+    // The two limit tables hold only counters and leases that expire within minutes; losing them
+    // on stack deletion loses nothing (the limits simply start fresh), so they go with the stack
+    // instead of leaving orphaned tables behind. PITR stays on: it costs next to nothing at this size.
+    this.rateLimits = new Table(this, 'RateLimits', {
+      ...common,
+      partitionKey: { name: RATE_LIMIT_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      timeToLiveAttribute: RATE_LIMIT_TABLE_KEYS.ttl,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.leases = new Table(this, 'Leases', {
+      ...common,
+      partitionKey: { name: LEASE_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      timeToLiveAttribute: LEASE_TABLE_KEYS.ttl,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  }
+
+  /** The tables with a human label, for dashboards and alarms. */
+  get all(): ReadonlyArray<{ readonly label: string; readonly table: Table }> {
+    return [
+      { label: 'workspace', table: this.workspace },
+      { label: 'rate limits', table: this.rateLimits },
+      { label: 'leases', table: this.leases },
+    ];
+  }
+}

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { CLAUDE_CALLBACK_URLS, CONTEXT_KEYS, ContextError, parseContext } from '../../lib/context.js';
+import { cdkJsonContext, scratchDir } from './synth.js';
+
+const refusal = (raw: Record<string, unknown>): string => {
+  try {
+    parseContext(raw);
+  } catch (error) {
+    assert.ok(error instanceof ContextError);
+    return error.message;
+  }
+  assert.fail(`accepted ${JSON.stringify(raw)}`);
+};
+
+describe('deployment settings (doers:* context)', () => {
+  test('cdk.json lists every key the app reads, and its values are the documented defaults', () => {
+    // Arrange
+    const context = cdkJsonContext();
+
+    // Act
+    const settings = parseContext(context);
+
+    // Assert
+    for (const key of Object.values(CONTEXT_KEYS)) assert.ok(key in context, `cdk.json has ${key}`);
+    assert.deepEqual(settings, {
+      stackName: 'Doers',
+      publicUrl: undefined,
+      customDomain: undefined,
+      allowedOrigins: undefined,
+      jwt: undefined,
+      jwtUserClaim: undefined,
+      rateLimit: { calls: 120, windowSeconds: 60 },
+      maxConcurrentCalls: 4,
+      cognito: undefined,
+      alarmEmail: undefined,
+      throttle: { rateLimit: 50, burstLimit: 100 },
+      logRetentionDays: 90,
+    });
+  });
+
+  test('cdk.json runs the app with tsx', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const cdkJson = JSON.parse(await readFile(new URL('../../cdk.json', import.meta.url), 'utf8')) as { app: string };
+    assert.equal(cdkJson.app, 'npx tsx bin/doers.ts');
+  });
+
+  test('accepts command-line strings for numbers, booleans and lists', () => {
+    const settings = parseContext({
+      'doers:rateLimitCalls': '0',
+      'doers:maxConcurrentCalls': ' 8 ',
+      'doers:cognito': 'true',
+      'doers:allowedOrigins': 'https://Claude.ai/, http://localhost:6274',
+      'doers:cognitoCallbackUrls': 'https://claude.ai/api/mcp/auth_callback,http://localhost:8080/callback',
+    });
+
+    assert.deepEqual(settings.rateLimit, { calls: 0, windowSeconds: 60 });
+    assert.equal(settings.maxConcurrentCalls, 8);
+    assert.deepEqual(settings.allowedOrigins, ['https://claude.ai', 'http://localhost:6274']);
+    assert.deepEqual(settings.cognito, {
+      domainPrefix: undefined,
+      callbackUrls: ['https://claude.ai/api/mcp/auth_callback', 'http://localhost:8080/callback'],
+    });
+  });
+
+  test('defaults the Cognito callback to claude.ai (and claude.com)', () => {
+    assert.deepEqual(parseContext({ 'doers:cognito': true }).cognito?.callbackUrls, [...CLAUDE_CALLBACK_URLS]);
+  });
+
+  test('treats an empty string as unset', () => {
+    const settings = parseContext({ 'doers:jwtIssuer': '', 'doers:jwksUri': '  ', 'doers:rateLimitCalls': '' });
+
+    assert.equal(settings.jwt, undefined);
+    assert.equal(settings.rateLimit.calls, 120);
+  });
+
+  test('refuses a bad value and names the key', () => {
+    for (const [raw, key, why] of [
+      [{ 'doers:rateLimitCalls': 'many' }, 'doers:rateLimitCalls', /whole number/],
+      [{ 'doers:rateLimitCalls': -1 }, 'doers:rateLimitCalls', /at least 0/],
+      [{ 'doers:rateLimitWindowSeconds': 0 }, 'doers:rateLimitWindowSeconds', /at least 1/],
+      [{ 'doers:maxConcurrentCalls': 1.5 }, 'doers:maxConcurrentCalls', /whole number/],
+      [{ 'doers:cognito': 'yes' }, 'doers:cognito', /true or false/],
+      [{ 'doers:publicUrl': 'http://mcp.example.com' }, 'doers:publicUrl', /https/],
+      [{ 'doers:alarmEmail': 'ops' }, 'doers:alarmEmail', /e-mail/],
+      [{ 'doers:allowedOrigins': 'https://claude.ai/path' }, 'doers:allowedOrigins', /origin/],
+      [{ 'doers:certificateArn': 'arn:aws:iam::123:role/x', 'doers:domainName': 'a.example.com' }, 'doers:certificateArn', /ACM/],
+      [{ 'doers:stackName': '1doers' }, 'doers:stackName', /letter/],
+      [{ 'doers:logRetentionDays': 10 }, 'doers:logRetentionDays', /one of/],
+      [{ 'doers:cognitoDomainPrefix': 'my-cognito-login', 'doers:cognito': true }, 'doers:cognitoDomainPrefix', /cognito/],
+    ] as const) {
+      const message = refusal(raw);
+      assert.ok(message.startsWith(`Invalid context: ${key}`), `${message} names ${key}`);
+      assert.match(message, why);
+    }
+  });
+
+  test('refuses an unknown doers:* key (a typo would otherwise be ignored silently)', () => {
+    assert.match(refusal({ 'doers:ratelimitCalls': 10 }), /unknown key doers:ratelimitCalls/);
+  });
+
+  test('refuses half a pair: domain without certificate, issuer without JWKS URI', () => {
+    assert.match(refusal({ 'doers:domainName': 'mcp.example.com' }), /doers:domainName and doers:certificateArn go together/);
+    assert.match(refusal({ 'doers:jwtIssuer': 'https://login.example.com' }), /doers:jwtIssuer and doers:jwksUri go together/);
+    assert.match(refusal({ 'doers:jwtAudience': 'x' }), /doers:jwtAudience needs doers:jwtIssuer/);
+  });
+
+  test('refuses an external issuer together with the stack-made Cognito pool', () => {
+    const message = refusal({
+      'doers:cognito': true,
+      'doers:jwtIssuer': 'https://login.example.com',
+      'doers:jwksUri': 'https://login.example.com/jwks',
+    });
+
+    assert.match(message, /doers:jwtIssuer must be unset when doers:cognito is true/);
+    assert.match(message, /doers:jwksUri must be unset/);
+  });
+
+  test('refuses Cognito settings without Cognito, and a burst below the rate', () => {
+    assert.match(refusal({ 'doers:cognitoDomainPrefix': 'doers-team' }), /doers:cognitoDomainPrefix needs doers:cognito=true/);
+    assert.match(
+      refusal({ 'doers:throttleRateLimit': 200, 'doers:throttleBurstLimit': 100 }),
+      /doers:throttleBurstLimit must be at least doers:throttleRateLimit/,
+    );
+  });
+
+  test('bin/doers.ts stops synth with the offending key on stderr', () => {
+    // Arrange: the CDK CLI hands context to the app through CDK_CONTEXT_JSON.
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const outdir = scratchDir('doers-bin-');
+
+    // Act
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/doers.ts'], {
+      cwd: root,
+      env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ 'doers:maxConcurrentCalls': 'four' }) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+    // Assert
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /Invalid context: doers:maxConcurrentCalls: must be a whole number/);
+  });
+});

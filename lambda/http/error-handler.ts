@@ -1,14 +1,12 @@
 import type { Observer } from '../observability/observer.js';
-import { errorBody, type ErrorMapper } from './error-mapper.js';
+import { errorBody, type ErrorMapper, type MappedError } from './error-mapper.js';
 import { jsonResponse, stateOf, type DoersMiddleware, type DoersRequest } from './request-context.js';
 
 export interface ErrorHandlerOptions {
   readonly mapError: ErrorMapper;
   readonly observer: Observer;
-  /** Logs an unexpected error with its stack; the caller only ever sees "Internal error". */
-  readonly logUnexpected: (err: unknown) => void;
-  /** Logs a dependency that could not answer (503) at warn level. */
-  readonly logUnavailable: (err: unknown) => void;
+  /** Logs what the mapping says is worth logging (unexpected: ERROR with stack; 503: WARN). */
+  readonly log: (mapped: MappedError, err: unknown) => void;
 }
 
 /**
@@ -25,8 +23,7 @@ export const errorHandlerMiddleware = (opts: ErrorHandlerOptions): DoersMiddlewa
     onError: (request) => {
       const state = stateOf(request);
       const mapped = opts.mapError(request.error);
-      if (mapped.unexpected) opts.logUnexpected(request.error);
-      else if (mapped.status === 503) opts.logUnavailable(request.error);
+      opts.log(mapped, request.error);
       if (mapped.refusal) opts.observer.refusal(mapped.refusal);
       request.response = jsonResponse(mapped.status, errorBody(state.rpcId, mapped.error), { ...mapped.headers, ...state.corsHeaders });
       finish(request);

@@ -1,4 +1,5 @@
-import { DoersError, InsufficientScopeError, UnauthenticatedError, type JsonRpcId } from '../errors.js';
+import { DependencyUnavailableError, DoersError, InsufficientScopeError, UnauthenticatedError, type JsonRpcId } from '../errors.js';
+import { isTransientDynamoError } from '../platform/dynamodb.js';
 import { bearerChallenge, metadataUrl } from '../auth/challenge.js';
 import type { RefusalReason } from '../observability/observer.js';
 
@@ -15,10 +16,13 @@ export interface MappedError {
  * The one place an error becomes HTTP status, headers and a JSON-RPC error (like middy's
  * http-error-handler with its `expose` rule): a 5xx never carries the error's own message.
  */
-export const createErrorMapper = (opts: { publicUrl: string; scopesSupported: readonly string[] }) => {
+export const createErrorMapper = (opts: { publicUrl: string; scopesSupported: readonly string[]; advertise?: (scope: string) => string }) => {
+  const advertise = opts.advertise ?? ((scope: string) => scope);
   const resourceMetadata = metadataUrl(opts.publicUrl);
-  return (err: unknown): MappedError => {
+  const map = (err: unknown): MappedError => {
     if (!(err instanceof DoersError)) {
+      // DynamoDB throttling or out of reach inside a tool or a read: the caller should retry, not give up.
+      if (isTransientDynamoError(err)) return map(new DependencyUnavailableError('dynamodb', 1, err));
       return { status: 500, headers: {}, error: { code: -32603, message: 'Internal error' }, refusal: undefined, unexpected: true };
     }
     const headers: Record<string, string> = { ...err.headers };
@@ -29,7 +33,7 @@ export const createErrorMapper = (opts: { publicUrl: string; scopesSupported: re
         resourceMetadata,
       });
     } else if (err instanceof InsufficientScopeError) {
-      headers['www-authenticate'] = bearerChallenge({ error: 'insufficient_scope', scope: err.requiredScope, resourceMetadata });
+      headers['www-authenticate'] = bearerChallenge({ error: 'insufficient_scope', scope: advertise(err.requiredScope), resourceMetadata });
     }
     const message = err.expose ? err.message : 'Internal error';
     return {
@@ -40,6 +44,7 @@ export const createErrorMapper = (opts: { publicUrl: string; scopesSupported: re
       unexpected: err.status >= 500 && err.status !== 503,
     };
   };
+  return map;
 };
 
 export type ErrorMapper = ReturnType<typeof createErrorMapper>;

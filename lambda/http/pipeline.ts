@@ -3,6 +3,7 @@ import type { App } from '../app.js';
 import { parseStrictJson } from '../mcp/jsonrpc.js';
 import { authMiddleware } from './auth.js';
 import { errorHandlerMiddleware } from './error-handler.js';
+import type { MappedError } from './error-mapper.js';
 import { originMiddleware } from './origin.js';
 import {
   emptyResponse,
@@ -17,6 +18,12 @@ import { transportMiddleware } from './transport.js';
 
 const decodeBody = (event: HttpEvent): string =>
   !event.body ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+
+/** An unexpected failure at ERROR with its stack (the caller sees only "Internal error"); a 503 at WARN. */
+const logMapped = (app: App, mapped: MappedError, err: unknown): void => {
+  if (mapped.unexpected) app.logger.error('Unexpected failure', err as Error);
+  else if (mapped.status === 503) app.logger.warn('A dependency could not answer; answered 503', err as Error);
+};
 
 /** The innermost step: the metadata document, or one POST body through the JSON-RPC dispatcher. */
 const route = (app: App) => async (event: HttpEvent, context: DoersContext): Promise<HttpResult> => {
@@ -39,7 +46,11 @@ const route = (app: App) => async (event: HttpEvent, context: DoersContext): Pro
       onMethod: (method) => {
         state.meterMethod = method;
       },
-      mapBatchError: (err) => app.mapError(err).error,
+      mapBatchError: (err) => {
+        const mapped = app.mapError(err);
+        logMapped(app, mapped, err);
+        return mapped.error;
+      },
     },
   );
   return outcome.body === undefined ? emptyResponse(outcome.status, outcome.headers ?? {}) : jsonResponse(outcome.status, outcome.body, outcome.headers ?? {});
@@ -55,8 +66,7 @@ export const buildHandler = (app: App) =>
       errorHandlerMiddleware({
         mapError: app.mapError,
         observer: app.observer,
-        logUnexpected: (err) => app.logger.error('Unexpected failure', err as Error),
-        logUnavailable: (err) => app.logger.warn('A dependency could not answer; answered 503', err as Error),
+        log: (mapped, err) => logMapped(app, mapped, err),
       }),
     )
     .use(originMiddleware({ allowedOrigins: app.config.allowedOrigins, loopbackHostOnly: app.loopbackHostOnly }))

@@ -57,6 +57,8 @@ export const createDispatcher = <S>(app: McpApp<S>) => {
   };
 
   return async (value: unknown, headers: TransportHeaders, principal: Principal, hooks: DispatchHooks, now = new Date()): Promise<DispatchOutcome> => {
+    // The id first: an unsupported header version is refused before parsing, yet still echoes it.
+    if (!Array.isArray(value)) hooks.onRequestId(idOf(value));
     checkHeaderVersion(headers.protocolVersion);
     if (!Array.isArray(value)) return single(value, headers, principal, hooks, now);
 

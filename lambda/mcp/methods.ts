@@ -13,7 +13,7 @@ import {
 } from './protocol.js';
 import { verifyRequestState, signRequestState } from './request-state.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import { isInputRequired, type InputRequired, type ToolRegistry } from './tool-registry.js';
+import { isInputRequired, textResult, type InputRequired, type ToolRegistry } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
 export interface McpApp<S> {
@@ -80,10 +80,17 @@ const roundTripInput = async <S>(app: McpApp<S>, call: MethodCall, target: strin
 };
 
 const toInputRequiredResult = async <S>(app: McpApp<S>, call: MethodCall, target: string, args: unknown, out: InputRequired): Promise<MethodResult> => {
+  if (!call.meta.era.modern) {
+    // The handshake era could only ask mid-call over a stream, which this server never opens; -32021
+    // does not exist there. A tool says so as a tool error the model can relay; a prompt as -32602.
+    const message = `${target.replace(/^prompt:/, 'The prompt ')} needs input from the user, which this server can only ask for on protocol 2026-07-28 (multi round-trip requests)`;
+    if (target.startsWith('prompt:')) throw new InvalidParamsError(message);
+    return { result: textResult(message, true) };
+  }
   const missing: Record<string, object> = {};
   for (const request of Object.values(out.inputRequests)) {
     const capability = CAPABILITY_OF[request.method] ?? request.method;
-    if (!call.meta.era.modern || call.meta.clientCapabilities[capability] === undefined) missing[capability] = {};
+    if (call.meta.clientCapabilities[capability] === undefined) missing[capability] = {};
   }
   if (Object.keys(missing).length > 0) throw new MissingCapabilityError(missing, { status: 400 });
   const requestState = await signRequestState(await app.keys(), bindingOf(call, target, args), out.state, call.now);

@@ -158,7 +158,10 @@ export class ToolRegistry<S> {
     try {
       release = await this.guard.acquire(ctx.principal);
     } catch (err) {
-      if (!(err instanceof LimitExceededError)) throw err;
+      if (!(err instanceof LimitExceededError)) {
+        audit('failed'); // the limits could not be checked (answered 503)
+        throw err;
+      }
       audit(err.outcome);
       return { result: textResult(err.message, true), headers: err.headers };
     }

@@ -17,7 +17,8 @@ export const createDocumentClient = (opts: DynamoClientOptions = {}): DynamoDBDo
       ? { endpoint: opts.endpoint, region: opts.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : { region: opts.region }),
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    // throwOnRequestTimeout: without it the SDK only warns when requestTimeout passes and keeps waiting.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
@@ -36,6 +37,10 @@ const THROTTLE_OR_UNREACHABLE = new Set([
   'ECONNRESET',
   'ETIMEDOUT',
   'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
 ]);
 
 /** True when DynamoDB is throttling or out of reach: the caller should answer 503, not 500. */

@@ -32,17 +32,34 @@ export const keyRingFromSeeds = (current: string, previous?: string): KeyRing =>
 
 export type KeySource = () => Promise<KeyRing>;
 
-/** Memoises a successful load for the life of the instance; a failed load is retried next time. */
-export const cachedKeySource = (load: KeySource): KeySource => {
-  let pending: Promise<KeyRing> | undefined;
+/**
+ * Memoises a load for `maxAgeMs`. A failed first load is retried on the next call; a failed refresh
+ * keeps serving the ring it had, so a passing Secrets Manager fault never breaks warm instances.
+ */
+export const cachedKeySource = (load: KeySource, maxAgeMs = Number.POSITIVE_INFINITY): KeySource => {
+  let cached: { ring: Promise<KeyRing>; at: number } | undefined;
   return () => {
-    pending ??= load().catch((err: unknown) => {
-      pending = undefined;
+    const now = Date.now();
+    if (cached && now - cached.at < maxAgeMs) return cached.ring;
+    const previous = cached;
+    const ring = load().catch((err: unknown) => {
+      if (previous) {
+        cached = { ring: previous.ring, at: now };
+        return previous.ring;
+      }
+      cached = undefined;
       throw err;
     });
-    return pending;
+    cached = { ring, at: now };
+    return ring;
   };
 };
+
+/**
+ * How long an instance keeps the secret before reading it again: after a rotation, warm instances
+ * hash new tokens and verify new cursors with the new seed within this time.
+ */
+export const SECRET_MAX_AGE_MS = 5 * 60 * 1000;
 
 const seedOf = (secretString: string | undefined, stage: string): string => {
   const seed = secretString ? (JSON.parse(secretString) as { seed?: unknown }).seed : undefined;
@@ -67,7 +84,7 @@ export const secretsManagerKeySource = (client: SecretsManagerClient, secretArn:
     } catch (err) {
       throw new DependencyUnavailableError('secretsmanager', 2, err);
     }
-  });
+  }, SECRET_MAX_AGE_MS);
 
 /**
  * Local: a seed kept in the data dir, created once. Several local servers may share a data dir, so

@@ -385,7 +385,7 @@ describe('2026-07-28', () => {
 describe('batches', () => {
   const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
-  for (const headers of [{}, { 'mcp-protocol-version': '2025-03-26' }]) {
+  for (const headers of [{}, { 'mcp-protocol-version': '2025-03-26' }] as Record<string, string>[]) {
     test(`2025-03-26 (${Object.keys(headers).length ? 'header' : 'no header'}): a batch gets an array answer`, async () => {
       const res = await post(server.mcpUrl, [ping(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }], { ...auth, ...headers });
       assert.equal(res.status, 200);

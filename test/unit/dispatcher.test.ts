@@ -265,3 +265,17 @@ describe('envelopes and eras', () => {
     assert.equal(out.status, 202);
   });
 });
+
+describe('multi round-trip on the handshake era', () => {
+  test('a tool that needs input answers a tool error naming 2026-07-28, not -32021', async () => {
+    const out = (await dispatch(
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'confirm', arguments: { what: 'delete' } } },
+      { protocolVersion: '2025-11-25', method: undefined, name: undefined },
+      principal(),
+      hooks(),
+    )) as { status: number; body: { result: { isError: boolean; content: { text: string }[] } } };
+    assert.equal(out.status, 200);
+    assert.equal(out.body.result.isError, true);
+    assert.match(out.body.result.content[0]!.text, /2026-07-28/);
+  });
+});

@@ -28,8 +28,9 @@ const chain = (opts: { gate?: CredentialGate; handler?: () => Promise<HttpResult
       errorHandlerMiddleware({
         mapError: createErrorMapper({ publicUrl: PUBLIC, scopesSupported: ['tasks:read', 'tasks:write'] }),
         observer,
-        logUnexpected: (e) => logged.push(e),
-        logUnavailable: (e) => logged.push(e),
+        log: (mapped, e) => {
+          if (mapped.unexpected || mapped.status === 503) logged.push(e);
+        },
       }),
     )
     .use(originMiddleware({ allowedOrigins: new Set(['https://claude.ai']), loopbackHostOnly: opts.loopbackHostOnly ?? false }))
@@ -168,7 +169,7 @@ describe('auth', () => {
   test('a refused token: 401 with error="invalid_token"', async () => {
     const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('expired', true); } } });
     const res = await run(c, httpEvent({ body: '{}' }));
-    assert.match(res.headers?.['www-authenticate'] ?? '', /^Bearer error="invalid_token", error_description="expired", scope="tasks:read tasks:write", resource_metadata=/);
+    assert.match(String(res.headers?.['www-authenticate'] ?? ''), /^Bearer error="invalid_token", error_description="expired", scope="tasks:read tasks:write", resource_metadata=/);
   });
 
   test('a disabled user: 403 -32600 without a challenge', async () => {
@@ -187,5 +188,20 @@ describe('auth', () => {
       res.headers?.['www-authenticate'],
       `Bearer error="insufficient_scope", scope="tasks:write", resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
     );
+  });
+});
+
+describe('error mapping of DynamoDB faults', () => {
+  test('DynamoDB throttling inside a tool is 503 with Retry-After, not 500', async () => {
+    const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+      name: 'ProvisionedThroughputExceededException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const c = chain({ handler: async () => { throw throttled; } });
+    const res = await run(c, httpEvent({ body: '{}' }));
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.headers?.['retry-after'], '1');
+    assert.doesNotMatch(res.body!, /throughput/);
+    assert.equal(c.logged.length, 1);
   });
 });

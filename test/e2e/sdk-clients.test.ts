@@ -1,0 +1,109 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client as ModernClient, SdkHttpError, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
+import { startTestServer } from '../helpers/local.js';
+
+/**
+ * Real MCP clients against the local server (the handler Lambda runs) with a bearer token: the
+ * official v1 SDK client, which speaks the 2025-11-25 handshake, and the official 2026-07-28 client
+ * (`@modelcontextprotocol/client` 2.x, version negotiation `auto`). Both run on this Node (20).
+ */
+let server: LocalServer;
+const bearer = () => ({ Authorization: `Bearer ${server.token}` });
+
+before(async () => {
+  server = await startTestServer({}, { fixtures: CONFORMANCE_FIXTURES });
+});
+after(() => server.close());
+
+/** The server runs in UTC here; a test crossing midnight may see either day. */
+const todayCandidates = (started: Date) => new Set([started.toISOString().slice(0, 10), new Date().toISOString().slice(0, 10)]);
+
+const assertMe = (structured: unknown, started: Date) => {
+  const me = structured as Record<string, any>;
+  assert.equal(me.name, DEMO_OWNER.name);
+  assert.equal(me.email, DEMO_OWNER.email);
+  assert.equal(me.role, 'owner');
+  assert.equal(me.workspace.workspaceId, DEMO_WORKSPACE_ID);
+  assert.equal(me.timeZone, 'UTC');
+  assert.ok(todayCandidates(started).has(me.today), `today was ${me.today}`);
+};
+
+describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshake)', () => {
+  test('connects with a bearer token, lists tools and calls me_get', async () => {
+    const started = new Date();
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    const transport = new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } });
+
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const result = await client.callTool({ name: 'me_get', arguments: {} });
+    await client.close();
+
+    assert.equal(transport.protocolVersion, '2025-11-25');
+    assert.equal(transport.sessionId, undefined);
+    assert.equal(client.getServerVersion()?.name, 'doers');
+    assert.ok(tools.some((t) => t.name === 'me_get'));
+    assert.equal(result.isError, false);
+    assertMe(result.structuredContent, started);
+    assert.match((result.content as { text: string }[])[0]!.text, new RegExp(`${DEMO_OWNER.name}.*owner`));
+  });
+});
+
+describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionNegotiation auto)', () => {
+  const modernClient = (capabilities: Record<string, unknown> = {}) =>
+    new ModernClient({ name: 'doers-e2e-v2', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: 'auto' } });
+
+  test('negotiates 2026-07-28, lists tools and calls me_get', async () => {
+    const started = new Date();
+    const client = modernClient();
+
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    const negotiated = { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion(), server: client.getServerVersion()?.name };
+    const { tools } = await client.listTools();
+    const result = await client.callTool({ name: 'me_get', arguments: {} });
+    await client.close();
+
+    assert.deepEqual(negotiated, { era: 'modern', version: '2026-07-28', server: 'doers' });
+    assert.ok(tools.some((t) => t.name === 'me_get'));
+    assert.equal(result.isError, false);
+    assertMe(result.structuredContent, started);
+  });
+
+  test('without a token, connecting fails with the HTTP 401 the server answered', async () => {
+    const client = modernClient();
+
+    const failure = await client.connect(new ModernTransport(new URL(server.mcpUrl))).then(
+      () => assert.fail('connected without a credential'),
+      (err: unknown) => err,
+    );
+
+    assert.ok(failure instanceof SdkHttpError, String(failure));
+    assert.equal(failure.code, 'CLIENT_HTTP_AUTHENTICATION');
+    assert.equal(failure.status, 401);
+    assert.equal(JSON.parse(String(failure.data.text)).error.code, -32001);
+  });
+
+  test('completes a multi round-trip call: the client answers the elicitation and the tool finishes', async () => {
+    const client = modernClient({ elicitation: { form: {} } });
+    const asked: unknown[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { name: 'Alice' } };
+    });
+
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    const result = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+    await client.close();
+
+    assert.equal(asked.length, 1);
+    assert.equal((asked[0] as { message: string }).message, 'What is your name?');
+    assert.equal(result.isError, false);
+    assert.deepEqual(result.content, [{ type: 'text', text: 'Hello, Alice!' }]);
+  });
+});

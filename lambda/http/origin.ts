@@ -30,6 +30,7 @@ export const originMiddleware = (opts: OriginOptions): DoersMiddleware => ({
       state.corsHeaders = { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': EXPOSE_HEADERS };
     }
     if (event.requestContext.http.method === 'OPTIONS') {
+      state.meterMethod = 'preflight';
       return emptyResponse(204, {
         ...state.corsHeaders,
         allow: 'POST, OPTIONS',

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { App } from '../app.js';
 import { parseStrictJson } from '../mcp/jsonrpc.js';
 import { authMiddleware } from './auth.js';
-import { errorHandlerMiddleware } from './error-handler.js';
+import { errorHandlerMiddleware, requestMeterPlugin } from './error-handler.js';
 import type { MappedError } from './error-mapper.js';
 import { originMiddleware } from './origin.js';
 import {
@@ -61,7 +61,7 @@ const route = (app: App) => async (event: HttpEvent, context: DoersContext): Pro
  * error responses), origin, transport, auth, then the dispatcher.
  */
 export const buildHandler = (app: App) =>
-  middy<HttpEvent, HttpResult, Error, DoersContext>(route(app))
+  middy<HttpEvent, HttpResult, Error, DoersContext>(route(app), requestMeterPlugin(app.observer))
     .use(
       errorHandlerMiddleware({
         mapError: app.mapError,

@@ -66,6 +66,8 @@ export class DynamoDirectoryStore implements DirectoryStore {
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': MEMBER_PREFIX },
           ExclusiveStartKey: startKey,
+          // Strongly consistent: the last-owner check reads what was just written.
+          ConsistentRead: true,
         }),
       );
       for (const item of out.Items ?? []) items.push(strip<Member>(item)!);

@@ -39,7 +39,7 @@ const notes: ResourceTemplateDefinition<WorkspaceServices> = {
 
 const SECRET = 'the-launch-code-is-0000';
 const ALLOWED = {
-  Method: new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover', 'metadata', 'notification', 'batch', 'other']),
+  Method: new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover', 'metadata', 'notification', 'batch', 'preflight', 'other']),
   Tool: new Set(['me_get', 'note_save']),
   Provider: new Set(['fixture://notes/', 'other']),
   Outcome: new Set(['ok', 'error', 'denied', 'invalid', 'ratelimited', 'busy', 'failed', 'input_required', 'notfound', 'toolarge']),

@@ -121,6 +121,26 @@ describe('member_role_set', () => {
     assert.equal(notLast.structuredContent.role, 'admin');
   });
 
+  test('two owners demoting each other at once never leave the workspace without an owner', async () => {
+    for (let round = 0; round < 5; round++) {
+      // Arrange: two owners, each with a token
+      const ws = await createTestWorkspace(server);
+      await as(ws.owner.token)('member_role_set', { userId: ws.admin.userId, role: 'owner' });
+
+      // Act: each demotes the other at the same moment
+      const [a, b] = await Promise.all([
+        as(ws.owner.token)('member_role_set', { userId: ws.admin.userId, role: 'admin' }),
+        as(ws.admin.token)('member_role_set', { userId: ws.owner.userId, role: 'admin' }),
+      ]);
+
+      // Assert: at least one owner is left, and a refused demotion says why
+      const owners = (await server.app.services.directory.listMembers(ws.workspaceId)).filter((m) => m.role === 'owner');
+      assert.ok(owners.length >= 1, `round ${round}: no owner left`);
+      assert.ok(!a.isError || /last owner|Conflict/.test(text(a)), text(a));
+      assert.ok(!b.isError || /last owner|Conflict|role too low/.test(text(b)), text(b));
+    }
+  });
+
   test('an unknown or foreign user id is not found; a viewer is refused; a bad role is named', async () => {
     const ws = await createTestWorkspace(server);
 

@@ -9,7 +9,7 @@ import {
   UserNotAllowedError,
 } from '../../lambda/errors.js';
 import { authMiddleware } from '../../lambda/http/auth.js';
-import { errorHandlerMiddleware } from '../../lambda/http/error-handler.js';
+import { errorHandlerMiddleware, requestMeterPlugin } from '../../lambda/http/error-handler.js';
 import { createErrorMapper } from '../../lambda/http/error-mapper.js';
 import { originMiddleware } from '../../lambda/http/origin.js';
 import { stateOf, type DoersContext, type HttpEvent, type HttpResult } from '../../lambda/http/request-context.js';
@@ -23,7 +23,7 @@ const ok = async (): Promise<HttpResult> => ({ statusCode: 200, headers: { 'cont
 const chain = (opts: { gate?: CredentialGate; handler?: () => Promise<HttpResult>; loopbackHostOnly?: boolean } = {}) => {
   const observer = new RecordingObserver();
   const logged: unknown[] = [];
-  const handler = middy<HttpEvent, HttpResult, Error, DoersContext>(opts.handler ?? ok)
+  const handler = middy<HttpEvent, HttpResult, Error, DoersContext>(opts.handler ?? ok, requestMeterPlugin(observer))
     .use(
       errorHandlerMiddleware({
         mapError: createErrorMapper({ publicUrl: PUBLIC, scopesSupported: ['tasks:read', 'tasks:write'] }),
@@ -63,7 +63,8 @@ describe('error handler', () => {
     const c = chain();
     await run(c, httpEvent({ body: '{}' }));
     await run(c, httpEvent({ method: 'GET' }));
-    assert.deepEqual(c.observer.requests.map((r) => r.status), [200, 405]);
+    await run(c, httpEvent({ method: 'OPTIONS', headers: { origin: 'https://claude.ai' } }));
+    assert.deepEqual(c.observer.requests.map((r) => [r.method, r.status]), [['other', 200], ['other', 405], ['preflight', 204]]);
     assert.deepEqual(c.observer.refusals, ['bad_request']);
   });
 });

@@ -25,10 +25,26 @@ const checkOwnerRules = (principal: Principal, target: Member, members: readonly
   }
   if (target.role === 'owner' && nextRole !== 'owner') {
     const others = members.filter((m) => m.role === 'owner' && m.status === 'active' && m.userId !== target.userId);
-    if (!others.length) {
-      throw new ConflictRefusal(`Conflict: ${target.name} [${target.userId}] is the last owner of this workspace; make someone else owner first.`);
-    }
+    if (!others.length) throw lastOwnerRefusal(target);
   }
+};
+
+const lastOwnerRefusal = (target: Member): ConflictRefusal =>
+  new ConflictRefusal(`Conflict: ${target.name} [${target.userId}] is the last owner of this workspace; make someone else owner first.`);
+
+/**
+ * Without transactions, two owners demoting each other at once would each still see the other as
+ * owner. So an owner's demotion is written first and checked after, with a strongly consistent read:
+ * if no active owner is left, it is undone and refused. Of any interleaving, a demotion only stands
+ * when an owner remained after it, so the workspace never ends without one.
+ */
+const demoteOwner = async (services: WorkspaceServices, principal: Principal, target: Member, role: Role): Promise<Member> => {
+  const ws = principal.workspaceId;
+  const updated = await services.directory.setMemberRole(ws, target.userId, 'owner', role);
+  const owners = (await services.directory.listMembers(ws)).filter((m) => m.role === 'owner' && m.status === 'active');
+  if (owners.length > 0) return updated;
+  await services.directory.setMemberRole(ws, target.userId, role, 'owner');
+  throw lastOwnerRefusal(target);
 };
 
 const memberOrRefuse = (members: readonly Member[], userId: string): Member => {
@@ -128,6 +144,7 @@ export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typ
     const target = memberOrRefuse(members, args.userId);
     if (target.role === args.role) return toMemberOutput(target);
     checkOwnerRules(principal, target, members, args.role);
+    if (target.role === 'owner') return toMemberOutput(await demoteOwner(services, principal, target, args.role));
     return toMemberOutput(await services.directory.setMemberRole(principal.workspaceId, target.userId, target.role, args.role));
   },
   render: (m) => `Role set:\n${memberLine(m)}`,
@@ -153,7 +170,9 @@ export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, ty
     const members = await services.directory.listMembers(principal.workspaceId);
     const target = memberOrRefuse(members, args.userId);
     checkOwnerRules(principal, target, members, 'removed');
-    await services.directory.removeMember(principal.workspaceId, target.userId, target.role);
+    // An owner is demoted (checked, see demoteOwner) before removal, so two removals cannot race past the last owner.
+    const role = target.role === 'owner' ? (await demoteOwner(services, principal, target, 'admin')).role : target.role;
+    await services.directory.removeMember(principal.workspaceId, target.userId, role);
     const tokens = (await services.tokens.list(principal.workspaceId)).filter((t) => t.userId === target.userId && !t.revokedAt);
     await Promise.all(tokens.map((t) => services.tokens.revoke(principal.workspaceId, t.tokenId, now.toISOString())));
     return { userId: target.userId, name: target.name, email: target.email, removed: true as const, tokensRevoked: tokens.length };

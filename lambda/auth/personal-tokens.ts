@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeyRing } from '../platform/keys.js';
 import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../workspace/keys.js';
 import type { Scope } from './scopes.js';
@@ -79,20 +79,16 @@ export class DynamoTokenStore implements TokenStore {
 
   async list(workspaceId: string): Promise<PersonalTokenRecord[]> {
     const out: PersonalTokenRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': tokensOfWorkspaceGsiPk(workspaceId) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      out.push(...(page.Items ?? []).map(toRecord));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client: this.db },
+      {
+        TableName: this.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': tokensOfWorkspaceGsiPk(workspaceId) },
+      },
+    );
+    for await (const page of pages) out.push(...(page.Items ?? []).map(toRecord));
     return out;
   }
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundRefusal } from '../errors.js';
 import { conditionally, deleteKeys, fromItem } from './item-support.js';
 import { commentSk, commentsOfTaskPrefix, wsPk } from './keys.js';
@@ -79,20 +79,16 @@ export class DynamoCommentStore implements CommentStore {
 
   async removeAllOfTask(workspaceId: string, taskId: string): Promise<void> {
     const keys: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': commentsOfTaskPrefix(taskId) },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      keys.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client: this.db },
+      {
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': commentsOfTaskPrefix(taskId) },
+        ProjectionExpression: 'pk, sk',
+      },
+    );
+    for await (const page of pages) keys.push(...(page.Items ?? []));
     await deleteKeys(this.db, this.table, keys);
   }
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally } from './item-support.js';
@@ -58,21 +58,17 @@ export class DynamoDirectoryStore implements DirectoryStore {
 
   async listMembers(workspaceId: string): Promise<Member[]> {
     const items: Member[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': MEMBER_PREFIX },
-          ExclusiveStartKey: startKey,
-          // Strongly consistent: the last-owner check reads what was just written.
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of out.Items ?? []) items.push(strip<Member>(item)!);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client: this.db },
+      {
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': MEMBER_PREFIX },
+        // Strongly consistent: the last-owner check reads what was just written.
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) items.push(strip<Member>(item)!);
     return items;
   }
 

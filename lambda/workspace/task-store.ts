@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally, fromItem } from './item-support.js';
 import { DONE_ORDER_PREFIX, OPEN_ORDER_PREFIX, UNDATED, taskOrderKey, taskSk, tasksGsiPk, wsPk } from './keys.js';
@@ -182,26 +182,24 @@ export class DynamoTaskStore implements TaskStore {
   async completedBetween(workspaceId: string, fromIso: string, toIso: string, filter: Omit<TaskFilter, 'status'> = {}): Promise<Task[]> {
     const { expression, names, values } = filterExpression({ ...filter, status: 'done' });
     const tasks: Task[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :gpk AND gsi1sk BETWEEN :lo AND :hi',
-          ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: {
-            ':gpk': tasksGsiPk(workspaceId),
-            ':lo': `${DONE_ORDER_PREFIX}${fromIso}`,
-            ':hi': `${DONE_ORDER_PREFIX}${toIso}`,
-            ...values,
-          },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      tasks.push(...(out.Items ?? []).filter((i) => (i.completedAt as string) < toIso).map((i) => fromItem<Task>(i)));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client: this.db },
+      {
+        TableName: this.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :gpk AND gsi1sk BETWEEN :lo AND :hi',
+        ...(expression ? { FilterExpression: expression, ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: {
+          ':gpk': tasksGsiPk(workspaceId),
+          ':lo': `${DONE_ORDER_PREFIX}${fromIso}`,
+          ':hi': `${DONE_ORDER_PREFIX}${toIso}`,
+          ...values,
+        },
+      },
+    );
+    for await (const page of pages) {
+      tasks.push(...(page.Items ?? []).filter((i) => (i.completedAt as string) < toIso).map((i) => fromItem<Task>(i)));
+    }
     return tasks;
   }
 

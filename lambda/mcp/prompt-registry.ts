@@ -3,6 +3,7 @@ import { InsufficientScopeError, InvalidParamsError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import { describeIssues } from './json-schema.js';
+import { ScopeCache } from './scope-cache.js';
 import { covers, isInputRequired, type InputRequired } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
@@ -51,7 +52,7 @@ interface RegisteredPrompt {
 
 export class PromptRegistry {
   private readonly prompts = new Map<string, RegisteredPrompt>();
-  private readonly listCache = new Map<string, readonly Record<string, unknown>[]>();
+  private readonly listCache = new ScopeCache<readonly Record<string, unknown>[]>();
 
   /** `scopeOfTool` answers undefined for a tool that is not registered: such a prompt is dropped. */
   constructor(defs: readonly PromptDefinition[], scopeOfTool: (tool: string) => Scope | null | undefined) {
@@ -77,12 +78,9 @@ export class PromptRegistry {
   }
 
   list(principal: Principal): readonly Record<string, unknown>[] {
-    let listed = this.listCache.get(principal.scopeKey);
-    if (!listed) {
-      listed = [...this.prompts.values()].filter((p) => p.scopes.every((s) => covers(principal, s))).map((p) => p.listed);
-      this.listCache.set(principal.scopeKey, listed);
-    }
-    return listed;
+    return this.listCache.get(principal, () =>
+      [...this.prompts.values()].filter((p) => p.scopes.every((s) => covers(principal, s))).map((p) => p.listed),
+    );
   }
 
   /** The GetPromptResult, or the prompt's request for more input (the caller signs its state). */

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ReadOutcome } from '../observability/observer.js';
+import { ScopeCache } from './scope-cache.js';
 import { covers } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
@@ -71,8 +72,8 @@ const compile = <S>(def: ResourceTemplateDefinition<S>): CompiledTemplate<S> => 
 export class ResourceRegistry<S> {
   private readonly templates: readonly CompiledTemplate<S>[];
   private readonly statics: ReadonlyMap<string, StaticResourceDefinition<S>>;
-  private readonly templateCache = new Map<string, readonly Record<string, unknown>[]>();
-  private readonly staticCache = new Map<string, readonly Record<string, unknown>[]>();
+  private readonly templateCache = new ScopeCache<readonly Record<string, unknown>[]>();
+  private readonly staticCache = new ScopeCache<readonly Record<string, unknown>[]>();
 
   constructor(
     templates: readonly ResourceTemplateDefinition<S>[],
@@ -94,7 +95,7 @@ export class ResourceRegistry<S> {
   }
 
   listTemplates(principal: Principal): readonly Record<string, unknown>[] {
-    return memo(this.templateCache, principal, () =>
+    return this.templateCache.get(principal, () =>
       this.templates
         .filter((t) => covers(principal, t.def.scope))
         .map(({ def }) => ({ uriTemplate: def.uriTemplate, name: def.name, title: def.title, description: def.description, mimeType: def.mimeType })),
@@ -102,7 +103,7 @@ export class ResourceRegistry<S> {
   }
 
   listResources(principal: Principal): readonly Record<string, unknown>[] {
-    return memo(this.staticCache, principal, () =>
+    return this.staticCache.get(principal, () =>
       [...this.statics.values()]
         .filter((r) => covers(principal, r.scope))
         .map((r) => ({ uri: r.uri, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), mimeType: r.mimeType })),
@@ -166,16 +167,3 @@ export class ResourceRegistry<S> {
     return undefined;
   }
 }
-
-const memo = (
-  cache: Map<string, readonly Record<string, unknown>[]>,
-  principal: Principal,
-  build: () => readonly Record<string, unknown>[],
-): readonly Record<string, unknown>[] => {
-  let value = cache.get(principal.scopeKey);
-  if (!value) {
-    value = build();
-    cache.set(principal.scopeKey, value);
-  }
-  return value;
-};

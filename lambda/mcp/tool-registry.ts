@@ -5,6 +5,7 @@ import type { Scope } from '../auth/scopes.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ToolOutcome } from '../observability/observer.js';
 import { describeIssues, toJsonSchema } from './json-schema.js';
+import { ScopeCache } from './scope-cache.js';
 import type { ContentBlock, RequestMeta } from './types.js';
 
 export interface ToolAnnotations {
@@ -80,7 +81,7 @@ const LEGACY_INVALID_ARGS = new Set(['2025-03-26', '2025-06-18']);
  */
 export class ToolRegistry<S> {
   private readonly tools = new Map<string, RegisteredTool<S>>();
-  private readonly listCache = new Map<string, readonly Record<string, unknown>[]>();
+  private readonly listCache = new ScopeCache<readonly Record<string, unknown>[]>();
 
   constructor(
     defs: readonly ToolDefinition<S>[],
@@ -121,12 +122,7 @@ export class ToolRegistry<S> {
   }
 
   list(principal: Principal): readonly Record<string, unknown>[] {
-    let listed = this.listCache.get(principal.scopeKey);
-    if (!listed) {
-      listed = [...this.tools.values()].filter((t) => covers(principal, t.def.scope)).map((t) => t.listed);
-      this.listCache.set(principal.scopeKey, listed);
-    }
-    return listed;
+    return this.listCache.get(principal, () => [...this.tools.values()].filter((t) => covers(principal, t.def.scope)).map((t) => t.listed));
   }
 
   async call(name: string, rawArgs: unknown, ctx: Omit<ToolContext<S>, 'toolName'>): Promise<ToolCallResult> {

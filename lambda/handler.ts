@@ -14,13 +14,16 @@ const config = loadConfig();
 const logger = createLogger();
 const db = createDocumentClient({ region: config.region });
 if (!config.secretArn) throw new Error('DOERS_SECRET_ARN is required in Lambda');
+const keys = secretsManagerKeySource(new SecretsManagerClient({ region: config.region }), config.secretArn);
+// Fetched during the init phase, not on the first request; a failure here is retried on first use.
+void keys().catch(() => undefined);
 
 export const handler = buildHandler(
   createApp({
     config,
     db,
     logger,
-    keys: secretsManagerKeySource(new SecretsManagerClient({ region: config.region }), config.secretArn),
+    keys,
     observer: createPowertoolsObserver(logger),
     extraVerifiers: config.jwt ? [createJwtVerifier(config.jwt, logger)] : [],
     guard: createLimitsGuard(db, config, logger),

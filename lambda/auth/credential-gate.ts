@@ -69,12 +69,11 @@ export const createCredentialGate = (verifiers: readonly TokenVerifier[], direct
 
     try {
       const identity = await verifier.verify(token, now);
-      const ref = identity.member;
-      // A personal token names its workspace, so member and workspace are read together.
-      const [member, workspace] =
-        'email' in ref
-          ? await directory.findMemberByEmail(ref.email).then(async (m) => [m, m && (await directory.getWorkspace(m.workspaceId))] as const)
-          : await Promise.all([directory.getMember(ref.workspaceId, ref.userId), directory.getWorkspace(ref.workspaceId)]);
+      // A personal token names its member; a JWT's e-mail is resolved to one first. Member and
+      // workspace are then read together: one round trip for both.
+      const ref = 'email' in identity.member ? await directory.findMemberRefByEmail(identity.member.email) : identity.member;
+      if (!ref) throw new UnauthenticatedError('The token names no user of this workspace', true);
+      const [member, workspace] = await Promise.all([directory.getMember(ref.workspaceId, ref.userId), directory.getWorkspace(ref.workspaceId)]);
       if (!member) throw new UnauthenticatedError('The token names no user of this workspace', true);
       if (!workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
       const scopes: Scope[] = normalizeScopes(identity.scopes);

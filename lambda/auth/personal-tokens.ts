@@ -42,13 +42,14 @@ export class DynamoTokenStore implements TokenStore {
 
   async find(secret: string): Promise<PersonalTokenRecord | undefined> {
     const ring = await this.keys();
-    for (const k of ring.all) {
-      const out = await this.db.send(
-        new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hashToken(k['token-hash'], secret)), sk: TOKEN_SK }, ConsistentRead: true }),
-      );
-      if (out.Item) return toRecord(out.Item);
-    }
-    return undefined;
+    // After a rotation a token may be hashed under the previous key: every key is tried at once.
+    const found = await Promise.all(
+      ring.all.map((k) =>
+        this.db.send(new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hashToken(k['token-hash'], secret)), sk: TOKEN_SK }, ConsistentRead: true })),
+      ),
+    );
+    const item = found.find((out) => out.Item)?.Item;
+    return item ? toRecord(item) : undefined;
   }
 
   async register(secret: string, record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string }): Promise<PersonalTokenRecord> {

@@ -33,24 +33,36 @@ export const keyRingFromSeeds = (current: string, previous?: string): KeyRing =>
 export type KeySource = () => Promise<KeyRing>;
 
 /**
- * Memoises a load for `maxAgeMs`. A failed first load is retried on the next call; a failed refresh
- * keeps serving the ring it had, so a passing Secrets Manager fault never breaks warm instances.
+ * Memoises a load. Only the first load is waited for (and retried on the next call if it fails);
+ * after `maxAgeMs` the ring is refreshed in the background while requests keep using the one they
+ * have, and a failed refresh keeps it, so a passing Secrets Manager fault never reaches a request.
  */
 export const cachedKeySource = (load: KeySource, maxAgeMs = Number.POSITIVE_INFINITY): KeySource => {
-  let cached: { ring: Promise<KeyRing>; at: number } | undefined;
+  let ring: Promise<KeyRing> | undefined;
+  let loadedAt = 0;
+  let refreshing = false;
   return () => {
     const now = Date.now();
-    if (cached && now - cached.at < maxAgeMs) return cached.ring;
-    const previous = cached;
-    const ring = load().catch((err: unknown) => {
-      if (previous) {
-        cached = { ring: previous.ring, at: now };
-        return previous.ring;
-      }
-      cached = undefined;
-      throw err;
-    });
-    cached = { ring, at: now };
+    if (!ring) {
+      loadedAt = now;
+      ring = load().catch((err: unknown) => {
+        ring = undefined;
+        throw err;
+      });
+      return ring;
+    }
+    if (now - loadedAt >= maxAgeMs && !refreshing) {
+      refreshing = true;
+      loadedAt = now;
+      load()
+        .then((fresh) => {
+          ring = Promise.resolve(fresh);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          refreshing = false;
+        });
+    }
     return ring;
   };
 };

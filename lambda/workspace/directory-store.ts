@@ -5,11 +5,18 @@ import { conditionally } from './item-support.js';
 import type { Member, Role, Status, Workspace } from './model.js';
 import { EMAIL_SK, MEMBER_PREFIX, WORKSPACE_SK, emailPk, memberSk, wsPk } from './keys.js';
 
+export interface MemberRef {
+  readonly workspaceId: string;
+  readonly userId: string;
+}
+
 /** Workspaces, their members and the e-mail index that maps an identity to a member. */
 export interface DirectoryStore {
   getWorkspace(workspaceId: string): Promise<Workspace | undefined>;
   getMember(workspaceId: string, userId: string): Promise<Member | undefined>;
   findMemberByEmail(email: string): Promise<Member | undefined>;
+  /** Which member an e-mail belongs to, without reading the member (the gate reads it with the workspace). */
+  findMemberRefByEmail(email: string): Promise<MemberRef | undefined>;
   listMembers(workspaceId: string): Promise<Member[]>;
   /** Creates the workspace unless it exists; returns false when it already did. */
   createWorkspace(ws: Workspace): Promise<boolean>;
@@ -50,9 +57,14 @@ export class DynamoDirectoryStore implements DirectoryStore {
     return strip<Member>(out.Item);
   }
 
-  async findMemberByEmail(email: string): Promise<Member | undefined> {
+  async findMemberRefByEmail(email: string): Promise<MemberRef | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(email), sk: EMAIL_SK }, ConsistentRead: true }));
-    const ref = out.Item as { workspaceId: string; userId: string } | undefined;
+    const item = out.Item as MemberRef | undefined;
+    return item ? { workspaceId: item.workspaceId, userId: item.userId } : undefined;
+  }
+
+  async findMemberByEmail(email: string): Promise<Member | undefined> {
+    const ref = await this.findMemberRefByEmail(email);
     return ref ? this.getMember(ref.workspaceId, ref.userId) : undefined;
   }
 

@@ -1,5 +1,3 @@
-import { metadataUrl } from './challenge.js';
-
 /**
  * RFC 9728 protected-resource metadata. `resource` is exactly `${DOERS_PUBLIC_URL}/mcp`, taken from
  * configuration and never from a forwarded header a caller could forge.
@@ -16,4 +14,3 @@ export const protectedResourceMetadata = (opts: {
   resource_name: 'doers',
 });
 
-export { metadataUrl };

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { fromItem } from '../platform/dynamodb.js';
 import type { KeyRing } from '../platform/keys.js';
 import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../workspace/keys.js';
 import type { Scope } from './scopes.js';
@@ -117,7 +118,4 @@ export class DynamoTokenStore implements TokenStore {
   }
 }
 
-const toRecord = (item: Record<string, unknown>): PersonalTokenRecord => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
-  return rest as unknown as PersonalTokenRecord;
-};
+const toRecord = (item: Record<string, unknown>): PersonalTokenRecord => fromItem<PersonalTokenRecord>(item);

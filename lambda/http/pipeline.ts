@@ -73,4 +73,3 @@ export const buildHandler = (app: App) =>
     .use(transportMiddleware())
     .use(authMiddleware(app.gate));
 
-export type DoersHandler = ReturnType<typeof buildHandler>;

@@ -9,7 +9,8 @@ export interface CallGuard {
   acquire(principal: Principal): Promise<() => Promise<void>>;
 }
 
-const noRelease = async (): Promise<void> => {};
+/** The release of a call that holds nothing. */
+export const noRelease = async (): Promise<void> => {};
 
 /** Both limits switched off (0). */
 export const unlimitedGuard: CallGuard = { acquire: async () => noRelease };

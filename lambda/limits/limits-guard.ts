@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { DependencyUnavailableError, LimitExceededError } from '../errors.js';
 import type { Config } from '../platform/config.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
-import { unlimitedGuard, type CallGuard } from './call-guard.js';
+import { noRelease, unlimitedGuard, type CallGuard } from './call-guard.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
 
@@ -13,7 +13,6 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 /** DESIGN.md §5: a call refused for concurrency retries after one second. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
 
-const noRelease = async (): Promise<void> => {};
 
 /** Limits are per member: a user id is only unique within its workspace. */
 const subjectOf = (principal: Principal): string => `${principal.workspaceId}#${principal.userId}`;

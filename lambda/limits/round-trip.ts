@@ -1,6 +1,6 @@
 /**
  * Longest a limit check may wait for DynamoDB, SDK retries included. The client's requestTimeout
- * only warns (smithy throws on it only when asked to), so each round trip carries its own deadline:
+ * bounds each attempt, not the retries after it, so each round trip carries its own deadline:
  * at worst 2 × 2.5 s on the way in and 2.5 s on the way out, inside the function timeout, and then
  * 503 with Retry-After rather than a wait.
  */

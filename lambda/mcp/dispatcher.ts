@@ -13,7 +13,7 @@ export interface DispatchOutcome {
 }
 
 export interface DispatchHooks {
-  /** Called once the id is known, so the one error mapper can echo it. */
+  /** Called once the id of a single message is known, so the one error mapper can echo it. */
   onRequestId(id: JsonRpcId | undefined): void;
   /** Called with the method name for the Requests meter. */
   onMethod(method: string): void;
@@ -33,7 +33,6 @@ export const meterMethodOf = (method: string): string =>
  */
 export const createDispatcher = <S>(app: McpApp<S>) => {
   const single = async (value: unknown, headers: TransportHeaders, principal: Principal, hooks: DispatchHooks, now: Date): Promise<DispatchOutcome> => {
-    hooks.onRequestId(idOf(value));
     const parsed = toMessage(value);
     if (parsed.kind === 'response') return { status: 202 };
     const req = parsed.message;
@@ -71,7 +70,7 @@ export const createDispatcher = <S>(app: McpApp<S>) => {
     const answers: unknown[] = [];
     for (const element of value) {
       try {
-        const out = await single(element, headers, principal, { ...hooks, onRequestId: () => {}, onMethod: () => {} }, now);
+        const out = await single(element, headers, principal, { ...hooks, onMethod: () => {} }, now);
         if (out.body !== undefined) answers.push(out.body);
       } catch (err) {
         answers.push({ jsonrpc: '2.0', id: idOf(element) ?? null, error: hooks.mapBatchError(err) });

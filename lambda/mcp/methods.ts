@@ -6,6 +6,7 @@ import type { PromptRegistry } from './prompt-registry.js';
 import {
   HANDSHAKE_DEFAULT_VERSION,
   INSTRUCTIONS,
+  MODERN_VERSION,
   PROTOCOL_VERSIONS,
   SERVER_CAPABILITIES,
   SERVER_INFO,
@@ -136,7 +137,7 @@ export const HANDSHAKE_METHODS: Readonly<Record<string, Method<unknown>>> = {
     const requested = c.req.params.protocolVersion;
     return {
       result: {
-        protocolVersion: isKnownVersion(requested) && requested !== '2026-07-28' ? requested : HANDSHAKE_DEFAULT_VERSION,
+        protocolVersion: isKnownVersion(requested) && requested !== MODERN_VERSION ? requested : HANDSHAKE_DEFAULT_VERSION,
         capabilities: SERVER_CAPABILITIES,
         serverInfo: SERVER_INFO,
         instructions: INSTRUCTIONS,

@@ -85,11 +85,6 @@ export class ResourceRegistry<S> {
     this.statics = new Map([...statics].sort((a, b) => a.uri.localeCompare(b.uri)).map((r) => [r.uri, r]));
   }
 
-  /** Every prefix a read can be audited under: the fixed set metric dimensions come from. */
-  get providers(): readonly string[] {
-    return [...this.templates.map((t) => t.prefix), ...this.statics.keys()];
-  }
-
   get requiredScopes(): Scope[] {
     return [...this.templates.map((t) => t.def.scope), ...[...this.statics.values()].map((r) => r.scope)].filter((s): s is Scope => !!s);
   }

@@ -104,14 +104,6 @@ export class ToolRegistry<S> {
     }
   }
 
-  get names(): readonly string[] {
-    return [...this.tools.keys()];
-  }
-
-  has(name: string): boolean {
-    return this.tools.has(name);
-  }
-
   scopeOf(name: string): Scope | null | undefined {
     return this.tools.get(name)?.def.scope;
   }

@@ -52,3 +52,9 @@ export const isTransientDynamoError = (err: unknown): boolean => {
   const status = e.$metadata?.httpStatusCode;
   return status === undefined ? e.name === 'AbortError' || e.name === 'TimeoutError' : status >= 500;
 };
+
+/** Drops the key attributes: what a store hands out is the domain object alone. */
+export const fromItem = <T>(item: Record<string, unknown>): T => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, search: _s, ...rest } = item;
+  return rest as T;
+};

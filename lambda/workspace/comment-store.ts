@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundRefusal } from '../errors.js';
-import { conditionally, deleteKeys, fromItem } from './item-support.js';
+import { conditionally, deleteKeys } from './item-support.js';
+import { fromItem } from '../platform/dynamodb.js';
 import { commentSk, commentsOfTaskPrefix, wsPk } from './keys.js';
 import type { Comment } from './model.js';
 

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery, ty
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally } from './item-support.js';
+import { fromItem } from '../platform/dynamodb.js';
 import type { Member, Role, Status, Workspace } from './model.js';
 import { EMAIL_SK, MEMBER_PREFIX, WORKSPACE_SK, emailPk, memberSk, wsPk } from './keys.js';
 
@@ -35,11 +36,6 @@ export interface DirectoryStore {
   removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void>;
 }
 
-const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
-  return rest as T;
-};
 
 export class DynamoDirectoryStore implements DirectoryStore {
   constructor(
@@ -49,12 +45,12 @@ export class DynamoDirectoryStore implements DirectoryStore {
 
   async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK }, ConsistentRead: true }));
-    return strip<Workspace>(out.Item);
+    return out.Item ? fromItem<Workspace>(out.Item) : undefined;
   }
 
   async getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: memberSk(userId) }, ConsistentRead: true }));
-    return strip<Member>(out.Item);
+    return out.Item ? fromItem<Member>(out.Item) : undefined;
   }
 
   async findMemberRefByEmail(email: string): Promise<MemberRef | undefined> {
@@ -80,7 +76,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
         ConsistentRead: true,
       },
     );
-    for await (const page of pages) for (const item of page.Items ?? []) items.push(strip<Member>(item)!);
+    for await (const page of pages) for (const item of page.Items ?? []) items.push(fromItem<Member>(item));
     return items;
   }
 
@@ -169,7 +165,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
         ),
       () => this.memberRefusal(workspaceId, userId, expectedRole),
     );
-    return strip<Member>(out.Attributes)!;
+    return fromItem<Member>(out.Attributes!);
   }
 
   async removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void> {

@@ -2,11 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
-/** Drops the item keys: what a store hands out is the domain object alone. */
-export const fromItem = <T>(item: Record<string, unknown>): T => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, search: _s, ...rest } = item;
-  return rest as T;
-};
 
 /**
  * Runs a conditional write; a failed ConditionExpression becomes what `onRefused` decides (a domain

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { conditionally, fromItem } from './item-support.js';
+import { conditionally } from './item-support.js';
+import { fromItem } from '../platform/dynamodb.js';
 import { PROJECT_PREFIX, projectSk, wsPk } from './keys.js';
 import type { Project } from './model.js';
 

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { conditionally, fromItem } from './item-support.js';
+import { conditionally } from './item-support.js';
+import { fromItem } from '../platform/dynamodb.js';
 import { DONE_ORDER_PREFIX, OPEN_ORDER_PREFIX, UNDATED, taskOrderKey, taskSk, tasksGsiPk, wsPk } from './keys.js';
 import type { Priority, Task } from './model.js';
 

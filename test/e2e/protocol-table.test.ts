@@ -256,6 +256,25 @@ describe('versions and eras', () => {
     }
   });
 
+  test('an unknown prompt is -32602 on every revision', async () => {
+    for (const version of ALL) {
+      const res =
+        version === MODERN
+          ? await modernCall(server, 'prompts/get', { name: 'no_such_prompt' })
+          : await legacyCall(server, 'prompts/get', { name: 'no_such_prompt' }, { version });
+      assert.equal(res.status, 200, version);
+      assert.equal(res.json.error.code, -32602, version);
+    }
+  });
+
+  test('2025-11-25: Mcp-Name is not required, but checked when sent', async () => {
+    const wrong = await legacyCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'task_get' } });
+    const right = await legacyCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'me_get' } });
+    assert.deepEqual([wrong.status, wrong.json.error.code], [400, -32020]);
+    assert.equal(right.status, 200);
+    assert.equal(right.json.result.isError, false);
+  });
+
   test('an unknown resource is -32602 with data.uri on 2026-07-28 and -32002 before', async () => {
     const uri = 'doers://nothing/here';
     const modern = await modernCall(server, 'resources/read', { uri });
@@ -292,6 +311,15 @@ describe('2026-07-28', () => {
       assert.ok(Number.isInteger(res.json.result.ttlMs));
     });
   }
+
+  test('resources/read carries resultType, ttlMs 0 and cacheScope private', async () => {
+    const res = await modernCall(server, 'resources/read', { uri: 'doers://tasks/0ebb429f-7c2d-4e8a-9b1f-3a6d2c5e8f01' });
+    assert.equal(res.status, 200);
+    assert.equal(res.json.result.resultType, 'complete');
+    assert.equal(res.json.result.ttlMs, 0);
+    assert.equal(res.json.result.cacheScope, 'private');
+    assert.match(res.json.result.contents[0].text, /Send the Acme renewal quote/);
+  });
 
   test('tools/call results carry resultType and serverInfo but no cache hints', async () => {
     const res = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} });

@@ -31,8 +31,12 @@ export const commentsList = defineTool<WorkspaceServices, typeof listInput, type
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     const after = await positionFrom(ctx, args, isString);
-    const [task, members] = await Promise.all([taskOrRefuse(services, principal, args.taskId), membersOf(services, principal.workspaceId)]);
-    const page = await services.comments.list(principal.workspaceId, task.taskId, args.limit, after);
+    // The page needs only the task id, so it is read alongside the task (whose absence still refuses).
+    const [task, members, page] = await Promise.all([
+      taskOrRefuse(services, principal, args.taskId),
+      membersOf(services, principal.workspaceId),
+      services.comments.list(principal.workspaceId, args.taskId, args.limit, after),
+    ]);
     return {
       taskId: task.taskId,
       taskTitle: task.title,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { Principal } from '../../auth/principal.js';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import { defineTool, type ToolContext } from '../../mcp/tool-registry.js';
 import type { Task } from '../model.js';
@@ -44,7 +45,11 @@ const currentTask = async (ctx: Pick<ToolContext<WorkspaceServices>, 'services' 
   return task;
 };
 
-const withNames = async (services: WorkspaceServices, task: Task) => toTaskOutput(task, await loadNames(services, task.workspaceId));
+/** The task (being read or written) and the names it shows are fetched together: one round trip, not two. */
+const withNames = async (services: WorkspaceServices, principal: Principal, task: Task | Promise<Task>) => {
+  const [t, names] = await Promise.all([task, loadNames(services, principal.workspaceId)]);
+  return toTaskOutput(t, names);
+};
 
 // ---- tasks_search -------------------------------------------------------------------------------
 
@@ -143,7 +148,7 @@ export const taskGet = defineTool<WorkspaceServices, typeof getInput, typeof tas
   output: taskOutput,
   annotations: READ,
   scope: 'tasks:read',
-  run: async (args, { services, principal }) => withNames(services, await taskOrRefuse(services, principal, args.taskId)),
+  run: async (args, { services, principal }) => withNames(services, principal, taskOrRefuse(services, principal, args.taskId)),
   render: taskBlock,
 });
 
@@ -195,8 +200,7 @@ export const taskCreate = defineTool<WorkspaceServices, typeof createInput, type
       updatedAt: at,
       version: 1,
     };
-    await services.tasks.create(task);
-    return withNames(services, task);
+    return withNames(services, principal, services.tasks.create(task).then(() => task));
   },
   render: (t) => `Created:\n${taskBlock(t)}`,
 });
@@ -257,7 +261,7 @@ export const taskUpdate = defineTool<WorkspaceServices, typeof updateInput, type
       updatedAt: now.toISOString(),
       version: task.version + 1,
     };
-    return withNames(services, await services.tasks.replace(next, task.version));
+    return withNames(services, principal, services.tasks.replace(next, task.version));
   },
   render: (t) => `Updated:\n${taskBlock(t)}`,
 });
@@ -282,10 +286,10 @@ export const taskComplete = defineTool<WorkspaceServices, typeof stateInput, typ
   run: async (args, ctx) => {
     requireRole(ctx.principal, 'member', 'completing a task');
     const task = await currentTask(ctx, args.taskId, args.version);
-    if (task.status === 'done') return withNames(ctx.services, task);
+    if (task.status === 'done') return withNames(ctx.services, ctx.principal, task);
     const at = ctx.now.toISOString();
     const next: Task = { ...task, status: 'done', completedAt: at, completedBy: ctx.principal.userId, updatedAt: at, version: task.version + 1 };
-    return withNames(ctx.services, await ctx.services.tasks.replace(next, task.version));
+    return withNames(ctx.services, ctx.principal, ctx.services.tasks.replace(next, task.version));
   },
   render: (t) => `Done:\n${taskBlock(t)}`,
 });
@@ -301,10 +305,10 @@ export const taskReopen = defineTool<WorkspaceServices, typeof stateInput, typeo
   run: async (args, ctx) => {
     requireRole(ctx.principal, 'member', 'reopening a task');
     const task = await currentTask(ctx, args.taskId, args.version);
-    if (task.status === 'open') return withNames(ctx.services, task);
+    if (task.status === 'open') return withNames(ctx.services, ctx.principal, task);
     const { completedAt: _c, completedBy: _b, ...rest } = task;
     const next: Task = { ...rest, status: 'open', updatedAt: ctx.now.toISOString(), version: task.version + 1 };
-    return withNames(ctx.services, await ctx.services.tasks.replace(next, task.version));
+    return withNames(ctx.services, ctx.principal, ctx.services.tasks.replace(next, task.version));
   },
   render: (t) => `Reopened:\n${taskBlock(t)}`,
 });

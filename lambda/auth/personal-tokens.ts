@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { fromItem } from '../platform/dynamodb.js';
+import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
 import type { KeyRing } from '../platform/keys.js';
 import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../workspace/keys.js';
 import type { Scope } from './scopes.js';
@@ -72,7 +71,7 @@ export class DynamoTokenStore implements TokenStore {
       );
       return full;
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      if (!isConditionFailure(err)) throw err;
       const existing = await this.find(secret);
       if (!existing) throw err;
       return existing;

@@ -1,6 +1,7 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LEASE_TABLE_KEYS } from '../platform/tables.js';
-import { isConditionFailure, roundTripOptions } from './round-trip.js';
+import { isConditionFailure } from '../platform/dynamodb.js';
+import { roundTripOptions } from './round-trip.js';
 
 /** Clock skew between instances the bucket length absorbs (Lambda clocks are NTP-synced to ms). */
 const SKEW_MARGIN_SECONDS = 1;

@@ -1,6 +1,7 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RATE_LIMIT_TABLE_KEYS } from '../platform/tables.js';
-import { isConditionFailure, roundTripOptions } from './round-trip.js';
+import { isConditionFailure } from '../platform/dynamodb.js';
+import { roundTripOptions } from './round-trip.js';
 
 export type RateDecision = { readonly granted: true } | { readonly granted: false; readonly retryAfterSeconds: number };
 

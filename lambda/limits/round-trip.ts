@@ -7,10 +7,3 @@
 export const ROUND_TRIP_DEADLINE_MS = 2_500;
 
 export const roundTripOptions = (): { abortSignal: AbortSignal } => ({ abortSignal: AbortSignal.timeout(ROUND_TRIP_DEADLINE_MS) });
-
-/**
- * A refused conditional write: the limit said no. Matched by name, not `instanceof`, so a second
- * copy of the SDK in node_modules cannot turn a refusal into a 500.
- */
-export const isConditionFailure = (err: unknown): boolean =>
-  typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ConditionalCheckFailedException';

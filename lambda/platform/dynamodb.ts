@@ -58,3 +58,10 @@ export const fromItem = <T>(item: Record<string, unknown>): T => {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, search: _s, ...rest } = item;
   return rest as T;
 };
+
+/**
+ * A refused conditional write (the condition said no). Matched by name, not `instanceof`, so a second
+ * copy of the SDK in node_modules cannot turn a refusal into a 500.
+ */
+export const isConditionFailure = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ConditionalCheckFailedException';

@@ -1,8 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally } from './item-support.js';
-import { fromItem } from '../platform/dynamodb.js';
+import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
 import type { Member, Role, Status, Workspace } from './model.js';
 import { EMAIL_SK, MEMBER_PREFIX, WORKSPACE_SK, emailPk, memberSk, wsPk } from './keys.js';
 
@@ -220,7 +219,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
       );
       return true;
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   }
@@ -230,7 +229,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
       await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
       return true;
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(err)) return false;
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../platform/dynamodb.js';
 
 
 /**
@@ -11,7 +11,7 @@ export const conditionally = async <T>(write: () => Promise<T>, onRefused: () =>
   try {
     return await write();
   } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return onRefused();
+    if (isConditionFailure(err)) return onRefused();
     throw err;
   }
 };

@@ -6,6 +6,7 @@ import { dateArg, listFields, pagingArgs, taskSummaryOutput } from '../schemas.j
 import type { WorkspaceServices } from '../services.js';
 import { addDays, dateInZone } from '../time.js';
 import { loadNames, resolveAssignee, toSummary } from '../views.js';
+import { READ } from './annotations.js';
 
 const input = z.strictObject({
   date: dateArg.optional().describe("The day to show, YYYY-MM-DD; default: today in the user's time zone"),
@@ -42,7 +43,7 @@ export const agendaGet = defineTool<WorkspaceServices, typeof input, typeof outp
     'text, labels, projects) and task_get for a task\'s notes. "Today" and "overdue" are the user\'s day in their time zone.',
   input,
   output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {
     const { principal, services, now } = ctx;

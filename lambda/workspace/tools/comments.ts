@@ -9,6 +9,7 @@ import { commentLine, moreLine } from '../render.js';
 import { commentOutput, idArg, listFields, pagingArgs } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
 import { taskOrRefuse, toCommentOutput } from '../views.js';
+import { CREATE, READ, REMOVE } from './annotations.js';
 
 const taskIdArg = idArg('task');
 
@@ -26,7 +27,7 @@ export const commentsList = defineTool<WorkspaceServices, typeof listInput, type
     'notes; comment_add adds to the discussion.',
   input: listInput,
   output: listOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {
     const { services, principal } = ctx;
@@ -61,7 +62,7 @@ export const commentAdd = defineTool<WorkspaceServices, typeof addInput, typeof 
     "Adds a comment to a task's discussion (members and up); each call adds one more comment. To change the task's own notes, use task_update.",
   input: addInput,
   output: commentOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'member', 'commenting');
@@ -89,7 +90,7 @@ export const commentDelete = defineTool<WorkspaceServices, typeof deleteInput, t
   description: 'Deletes one comment of a task for good. Members delete only their own comments; admins any.',
   input: deleteInput,
   output: deleteOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, { services, principal }) => {
     requireRole(principal, 'member', 'deleting a comment');

@@ -4,6 +4,7 @@ import { defineTool } from '../../mcp/tool-registry.js';
 import { ROLES } from '../model.js';
 import type { WorkspaceServices } from '../services.js';
 import { dateInZone } from '../time.js';
+import { READ } from './annotations.js';
 
 const meOutput = z.object({
   userId: z.string(),
@@ -26,7 +27,7 @@ export const meGet = defineTool<WorkspaceServices, z.ZodObject<{}>, typeof meOut
     'Needs no scope.',
   input: z.strictObject({}),
   output: meOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   scope: null,
   run: async (_args, { principal, now }) => ({
       userId: principal.userId,

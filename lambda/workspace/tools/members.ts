@@ -11,6 +11,7 @@ import { idArg, listFields, memberOutput, pagingArgs, roleArg } from '../schemas
 import type { WorkspaceServices } from '../services.js';
 import { isValidTimeZone } from '../time.js';
 import { toMemberOutput } from '../views.js';
+import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 const userIdArg = idArg('member user');
 const byName = (m: Member): string => `${m.name.toLowerCase()}\u0000${m.userId}`;
@@ -66,7 +67,7 @@ export const membersList = defineTool<WorkspaceServices, typeof listInput, typeo
     'task to (task_create, task_update) or to manage someone (member_role_set, member_remove); me_get covers the caller alone.',
   input: listInput,
   output: listOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   scope: 'team:read',
   run: async (args, ctx) => {
     const after = await positionFrom(ctx, args, isString);
@@ -100,7 +101,7 @@ export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, ty
     "member's role use member_role_set.",
   input: inviteInput,
   output: memberOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: CREATE,
   scope: 'team:admin',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'adding a member');
@@ -136,7 +137,7 @@ export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typ
     '(admins and owners; only owners make or unmake owners, and the last owner cannot be demoted). Setting the current role changes nothing.',
   input: roleInput,
   output: memberOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: UPDATE,
   scope: 'team:admin',
   run: async (args, { services, principal }) => {
     requireRole(principal, 'admin', "changing a member's role");
@@ -163,7 +164,7 @@ export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, ty
     'and never the last one). Their tasks and comments stay. To only reduce what they may do, use member_role_set with viewer.',
   input: removeInput,
   output: removeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: REMOVE,
   scope: 'team:admin',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'removing a member');

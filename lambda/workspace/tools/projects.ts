@@ -11,8 +11,8 @@ import { idArg, listFields, pagingArgs, projectOutput, versionArg } from '../sch
 import type { WorkspaceServices } from '../services.js';
 import { dateInZone } from '../time.js';
 import { projectOrRefuse, toProjectOutput } from '../views.js';
+import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const projectIdArg = idArg('project');
 const nameArg = z.string().trim().min(1).max(120);
 const descriptionArg = z.string().max(2000);
@@ -111,7 +111,7 @@ export const projectCreate = defineTool<WorkspaceServices, typeof createInput, t
     'Tasks join it through task_create or task_update with projectId.',
   input: createInput,
   output: projectOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'creating a project');
@@ -151,7 +151,7 @@ export const projectUpdate = defineTool<WorkspaceServices, typeof updateInput, t
     'you read: a stale one is refused as a conflict naming the current version.',
   input: updateInput,
   output: projectOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'changing a project');
@@ -190,7 +190,7 @@ export const projectArchive = defineTool<WorkspaceServices, typeof removeInput, 
     'Prefer it over project_delete for finished work; project_update with archived: false restores it.',
   input: removeInput,
   output: projectOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'archiving a project');
@@ -213,7 +213,7 @@ export const projectDelete = defineTool<WorkspaceServices, typeof removeInput, t
     'or use project_archive, which keeps everything.',
   input: removeInput,
   output: deleteOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, { services, principal }) => {
     requireRole(principal, 'admin', 'deleting a project');

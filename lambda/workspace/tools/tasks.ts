@@ -23,11 +23,8 @@ import type { WorkspaceServices } from '../services.js';
 import type { TaskPosition } from '../task-store.js';
 import { dateInZone } from '../time.js';
 import { activeProjectOrRefuse, loadNames, resolveAssignee, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
+import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const CREATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
-const UPDATE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const DELETE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 const taskIdArg = idArg('task');
 const titleArg = z.string().trim().min(1).max(300);
@@ -325,7 +322,7 @@ export const taskDelete = defineTool<WorkspaceServices, typeof stateInput, typeo
     'use task_complete instead, which keeps the record.',
   input: stateInput,
   output: deleteOutput,
-  annotations: DELETE,
+  annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
     requireRole(ctx.principal, 'member', 'deleting a task');

@@ -3,7 +3,7 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { SCOPES, type Scope } from '../../lambda/auth/scopes.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Role } from '../../lambda/workspace/model.js';
-import { startTestServer } from './local.js';
+import { callTool, startTestServer } from './local.js';
 
 /** A server for workspace tests: limits off (these tests make many calls), demo data as usual. */
 export const startWorkspaceServer = (env: Record<string, string> = {}) =>
@@ -68,3 +68,10 @@ export const addToken = async (server: LocalServer, workspaceId: string, userId:
   await server.app.services.tokens.register(secret, { workspaceId, userId, scopes: [...scopes], label: 'test', createdAt: new Date().toISOString() });
   return secret;
 };
+
+/** Calls tools as the holder of `token` (2026-07-28), returning the tool result. */
+export const caller = (server: LocalServer, token: string) => (name: string, args: Record<string, unknown> = {}) =>
+  callTool(server, name, args, token);
+
+/** The compact text of a tool result. */
+export const toolText = (r: { content: { text: string }[] }): string => r.content[0]!.text;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, mock, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { callTool } from '../helpers/local.js';
-import { addMember, createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import { addMember, createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
 
 /**
  * The clock is fixed at 2026-03-10 18:00 UTC: already Wednesday 11 March in Auckland (07:00,
@@ -23,8 +22,8 @@ after(async () => {
   mock.timers.reset();
 });
 
-const as = (token: string) => (name: string, args: Record<string, unknown> = {}) => callTool(server, name, args, token);
-const text = (r: { content: { text: string }[] }) => r.content[0]!.text;
+const as = (token: string) => caller(server, token);
+const text = toolText;
 
 describe('agenda_get', () => {
   test('counts open, overdue, due today and done today, and lists overdue and today by priority', async () => {

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { DEMO_PROJECTS } from '../../lambda/local/demo-seed.js';
 import { callTool, legacyCall, modernCall } from '../helpers/local.js';
-import { addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import { addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 const TOOLS = [
   'me_get', 'agenda_get', 'tasks_search', 'task_get', 'task_create', 'task_update', 'task_complete', 'task_reopen', 'task_delete',
@@ -25,7 +25,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const text = (r: { content: { text: string }[] }) => r.content[0]!.text;
+const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { callTool } from '../helpers/local.js';
-import { createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import { createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -16,8 +16,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const as = (token: string) => (name: string, args: Record<string, unknown> = {}) => callTool(server, name, args, token);
-const text = (r: { content: { text: string }[] }) => r.content[0]!.text;
+const as = (token: string) => caller(server, token);
+const text = toolText;
 
 describe('comments', () => {
   test('comment_add adds comments that comments_list returns oldest first, with authors', async () => {

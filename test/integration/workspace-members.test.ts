@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { callTool, modernCall } from '../helpers/local.js';
-import { addMember, addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import { modernCall } from '../helpers/local.js';
+import { addMember, addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let other: TestWorkspace;
@@ -13,8 +13,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const as = (token: string) => (name: string, args: Record<string, unknown> = {}) => callTool(server, name, args, token);
-const text = (r: { content: { text: string }[] }) => r.content[0]!.text;
+const as = (token: string) => caller(server, token);
+const text = toolText;
 
 describe('members_list', () => {
   test('lists every member by name with id, e-mail and role, and pages', async () => {

@@ -4,16 +4,16 @@ import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Task } from '../../lambda/workspace/model.js';
 import { addDays, dateInZone } from '../../lambda/workspace/time.js';
-import { callTool } from '../helpers/local.js';
-import { createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+
+import { createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
 let today: string;
 const ids: Record<string, string> = {};
 
-const as = (token: string) => (name: string, args: Record<string, unknown> = {}) => callTool(server, name, args, token);
-const text = (r: { content: { text: string }[] }) => r.content[0]!.text;
+const as = (token: string) => caller(server, token);
+const text = toolText;
 const titles = (r: { structuredContent?: any }) => r.structuredContent.tasks.map((t: { title: string }) => t.title);
 
 before(async () => {

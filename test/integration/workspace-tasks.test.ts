@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { callTool, legacyCall, modernCall } from '../helpers/local.js';
-import { addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import { legacyCall, modernCall } from '../helpers/local.js';
+import { addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -14,8 +14,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const as = (token: string) => (name: string, args: Record<string, unknown> = {}) => callTool(server, name, args, token);
-const text = (r: { content: { text: string }[] }) => r.content[0]!.text;
+const as = (token: string) => caller(server, token);
+const text = toolText;
 
 describe('task_create', () => {
   test('creates an open task at version 1 and shows its id in the text', async () => {

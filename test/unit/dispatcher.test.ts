@@ -10,6 +10,7 @@ import { ToolRegistry, defineTool, inputRequired } from '../../lambda/mcp/tool-r
 import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { principal } from '../helpers/events.js';
+import { rejection } from '../helpers/rejection.js';
 
 const keys = keyRingFromSeeds('a-seed-of-at-least-thirty-two-characters!');
 const observer = new RecordingObserver();
@@ -111,15 +112,6 @@ const call = (name: string, args: unknown, extra: Record<string, unknown> = {}, 
     principal(),
     hooks(),
   );
-const rejection = async (p: Promise<unknown>): Promise<DoersError> => {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof DoersError, String(err));
-    return err;
-  }
-  assert.fail('expected a rejection');
-};
 
 describe('tool results', () => {
   test('a result carries the compact text and the structured output', async () => {

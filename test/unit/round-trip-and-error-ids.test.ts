@@ -10,6 +10,7 @@ import { ToolRegistry, defineTool, inputRequired } from '../../lambda/mcp/tool-r
 import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
 import { principal } from '../helpers/events.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
+import { rejection } from '../helpers/rejection.js';
 
 // Behaviour the conformance suite (2026-07-28) found missing: the id on an early -32022, malformed
 // inputResponses, and the multi round-trip on prompts/get.
@@ -73,15 +74,6 @@ const send = (method: string, params: Record<string, unknown>, name?: string, h 
     status: number;
     body: { result: Record<string, any> };
   }>;
-const rejection = async (p: Promise<unknown>): Promise<DoersError> => {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof DoersError, String(err));
-    return err;
-  }
-  assert.fail('expected a rejection');
-};
 
 describe('error ids', () => {
   test('an unsupported MCP-Protocol-Version header is -32022 and the request id is still reported', async () => {

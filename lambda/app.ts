@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCredentialGate, personalTokenVerifier, type CredentialGate, type TokenVerifier } from './auth/credential-gate.js';
+import { DynamoAccessReader } from './auth/access-reader.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
 import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createErrorMapper, type ErrorMapper } from './http/error-mapper.js';
@@ -17,6 +18,7 @@ import { DynamoCommentStore } from './workspace/comment-store.js';
 import { DynamoDirectoryStore } from './workspace/directory-store.js';
 import { DynamoProjectStore } from './workspace/project-store.js';
 import { DynamoTaskStore } from './workspace/task-store.js';
+import { DirectoryNames } from './workspace/names.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
 import type { WorkspaceServices } from './workspace/services.js';
 
@@ -57,14 +59,22 @@ export interface App {
 /** The composition root, run once per cold start: stores, registries, gate, mapper. No I/O here. */
 export const createApp = (rt: Runtime): App => {
   const { config } = rt;
-  const directory = new DynamoDirectoryStore(rt.db, config.tables.workspace);
-  const tokens = new DynamoTokenStore(rt.db, config.tables.workspace, rt.keys);
+  const table = config.tables.workspace;
+  const names: DirectoryNames = new DirectoryNames(rt.db, table, async (ws) => {
+    const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
+    return { members: new Map(m.map((x) => [x.userId, x])), projects: new Map(p.map((x) => [x.projectId, x])) };
+  });
+  const changed = (ws: string) => names.changed(ws);
+  const directory = new DynamoDirectoryStore(rt.db, table, changed);
+  const projects = new DynamoProjectStore(rt.db, table, changed);
+  const tokens = new DynamoTokenStore(rt.db, table, rt.keys);
   const services: WorkspaceServices = {
     directory,
     tokens,
-    tasks: new DynamoTaskStore(rt.db, config.tables.workspace),
-    projects: new DynamoProjectStore(rt.db, config.tables.workspace),
-    comments: new DynamoCommentStore(rt.db, config.tables.workspace),
+    tasks: new DynamoTaskStore(rt.db, table),
+    projects,
+    comments: new DynamoCommentStore(rt.db, table),
+    names,
     keys: rt.keys,
   };
   const guard = rt.guard ?? unlimitedGuard;
@@ -80,7 +90,13 @@ export const createApp = (rt: Runtime): App => {
   // Advertised as the authorization server names them, so a client can ask for exactly these.
   const advertise = (scope: string): string => `${config.jwt?.scopePrefix ?? ''}${scope}`;
   const scopesSupported = [...new Set([...tools.requiredScopes, ...resources.requiredScopes])].map(advertise);
-  const gate = createCredentialGate([personalTokenVerifier(tokens), ...(rt.extraVerifiers ?? [])], directory);
+  const access = new DynamoAccessReader(rt.db, table);
+  const gate = createCredentialGate(
+    [personalTokenVerifier(rt.keys, access), ...(rt.extraVerifiers ?? [])],
+    directory,
+    access,
+    { cacheSeconds: config.authCacheSeconds },
+  );
 
   return {
     config,

@@ -21,6 +21,7 @@ export const CONTEXT_KEYS = {
   rateLimitCalls: 'doers:rateLimitCalls',
   rateLimitWindowSeconds: 'doers:rateLimitWindowSeconds',
   maxConcurrentCalls: 'doers:maxConcurrentCalls',
+  authCacheSeconds: 'doers:authCacheSeconds',
   cognito: 'doers:cognito',
   cognitoDomainPrefix: 'doers:cognitoDomainPrefix',
   cognitoCallbackUrls: 'doers:cognitoCallbackUrls',
@@ -139,6 +140,7 @@ const contextSchema = z.object({
   [K.rateLimitCalls]: wholeNumber(120, 0),
   [K.rateLimitWindowSeconds]: wholeNumber(60, 1, 86_400),
   [K.maxConcurrentCalls]: wholeNumber(4, 0),
+  [K.authCacheSeconds]: wholeNumber(5, 0, 300),
   [K.cognito]: flag(false),
   [K.cognitoDomainPrefix]: z.preprocess(
     blankToUndefined,
@@ -182,6 +184,8 @@ export interface DoersSettings {
   readonly jwtUserClaim: string | undefined;
   readonly rateLimit: { readonly calls: number; readonly windowSeconds: number };
   readonly maxConcurrentCalls: number;
+  /** How long an instance reuses a verified principal (DOERS_AUTH_CACHE_SECONDS). */
+  readonly authCacheSeconds: number;
   /** Cognito user pool as authorization server; undefined when off. */
   readonly cognito: { readonly domainPrefix: string | undefined; readonly callbackUrls: readonly string[] } | undefined;
   readonly alarmEmail: string | undefined;
@@ -262,6 +266,7 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     jwtUserClaim: c[K.jwtUserClaim],
     rateLimit: { calls: c[K.rateLimitCalls], windowSeconds: c[K.rateLimitWindowSeconds] },
     maxConcurrentCalls: c[K.maxConcurrentCalls],
+    authCacheSeconds: c[K.authCacheSeconds],
     cognito: c[K.cognito]
       ? { domainPrefix: c[K.cognitoDomainPrefix], callbackUrls: c[K.cognitoCallbackUrls] ?? [...CLAUDE_CALLBACK_URLS] }
       : undefined,

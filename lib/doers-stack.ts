@@ -19,8 +19,7 @@ export const STACK_OUTPUTS = {
   metadataUrl: 'MetadataUrl',
   dashboardUrl: 'DashboardUrl',
   workspaceTableName: 'WorkspaceTableName',
-  rateLimitTableName: 'RateLimitTableName',
-  leaseTableName: 'LeaseTableName',
+  limitsTableName: 'LimitsTableName',
   secretArn: 'SecretArn',
   region: 'Region',
   claudeMcpAddCommand: 'ClaudeMcpAddCommand',
@@ -106,6 +105,7 @@ export class DoersStack extends Stack {
       ...(jwtUserClaim ? { jwtUserClaim } : {}),
       rateLimit: settings.rateLimit,
       maxConcurrentCalls: settings.maxConcurrentCalls,
+      authCacheSeconds: settings.authCacheSeconds,
       logRetention,
       timeout: DEFAULT_TIMEOUT,
       ...(props.handlerEntry ? { entry: props.handlerEntry } : {}),
@@ -139,8 +139,7 @@ export class DoersStack extends Stack {
       description: 'CloudWatch dashboard',
     });
     new CfnOutput(this, O.workspaceTableName, { value: this.tables.workspace.tableName });
-    new CfnOutput(this, O.rateLimitTableName, { value: this.tables.rateLimits.tableName });
-    new CfnOutput(this, O.leaseTableName, { value: this.tables.leases.tableName });
+    new CfnOutput(this, O.limitsTableName, { value: this.tables.limits.tableName });
     new CfnOutput(this, O.secretArn, { value: this.secret.secret.secretArn, description: 'Key-derivation seed' });
     new CfnOutput(this, O.region, { value: Aws.REGION });
     new CfnOutput(this, O.claudeMcpAddCommand, {

@@ -82,6 +82,8 @@ export interface McpFunctionProps {
   readonly rateLimit: { readonly calls: number; readonly windowSeconds: number };
   /** Calls of one user in flight at once; 0 disables. */
   readonly maxConcurrentCalls: number;
+  /** How long an instance reuses a verified principal, bounding how long a revocation takes; 0 disables. */
+  readonly authCacheSeconds: number;
   /** Retention of the function's log group (audit lines, EMF records). */
   readonly logRetention: RetentionDays;
   /**
@@ -99,6 +101,13 @@ export interface McpFunctionProps {
    */
   readonly entry?: string;
 }
+
+/**
+ * CommonJS dependencies bundled into an ES module still call `require` for Node built-ins; ESM has
+ * no `require`, so the bundle defines one first. Shared with `npm run bench`, which bundles alike.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __doersCreateRequire } from 'node:module'; const require = __doersCreateRequire(import.meta.url);";
 
 /**
  * The MCP endpoint's one Lambda function: Node.js 22 on arm64, bundled by esbuild from `lambda/` as
@@ -129,9 +138,9 @@ export class McpFunction extends Construct {
       DOERS_RATE_LIMIT_CALLS: String(props.rateLimit.calls),
       DOERS_RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
       DOERS_MAX_CONCURRENT_CALLS: String(props.maxConcurrentCalls),
+      DOERS_AUTH_CACHE_SECONDS: String(props.authCacheSeconds),
       DOERS_WORKSPACE_TABLE: props.tables.workspace.tableName,
-      DOERS_RATE_LIMIT_TABLE: props.tables.rateLimits.tableName,
-      DOERS_LEASE_TABLE: props.tables.leases.tableName,
+      DOERS_LIMITS_TABLE: props.tables.limits.tableName,
       DOERS_SECRET_ARN: props.secret.secretArn,
       DOERS_FUNCTION_TIMEOUT_SECONDS: String(timeout.toSeconds()),
     };
@@ -180,11 +189,7 @@ export class McpFunction extends Construct {
         sourcesContent: false,
         // Prefer packages' ESM builds (smaller after tree-shaking).
         mainFields: ['module', 'main'],
-        // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins;
-        // ESM has no `require`, so the bundle defines one first.
-        banner:
-          "import { createRequire as __doersCreateRequire } from 'node:module'; " +
-          'const require = __doersCreateRequire(import.meta.url);',
+        banner: ESM_REQUIRE_BANNER,
         // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
         // instead of whatever SDK the runtime image happens to carry.
         bundleAwsSDK: true,
@@ -192,8 +197,7 @@ export class McpFunction extends Construct {
     });
 
     props.tables.workspace.grantReadWriteData(this.function);
-    props.tables.rateLimits.grantReadWriteData(this.function);
-    props.tables.leases.grantReadWriteData(this.function);
+    props.tables.limits.grantReadWriteData(this.function);
     props.secret.grantRead(this.function);
 
     // The finding IDs name the workspace table by its logical ID, which is only known to the stack.

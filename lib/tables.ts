@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { LEASE_TABLE_KEYS, RATE_LIMIT_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../lambda/platform/tables.js';
+import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../lambda/platform/tables.js';
 
 /** Properties of {@link DoersTables}. */
 export interface DoersTablesProps {
@@ -15,11 +15,11 @@ export interface DoersTablesProps {
 }
 
 /**
- * The three DynamoDB tables: the workspace (single-table design with one GSI), the rate-limit windows
- * and the concurrency leases. Key names come from `lambda/platform/tables.ts`, which the local server
+ * The two DynamoDB tables: the workspace (single-table design with two GSIs) and the per-user limits
+ * (rate-limit windows and concurrency leases in one item per user, taken with one write). Key names come from `lambda/platform/tables.ts`, which the local server
  * uses too, so what runs locally is shaped exactly like what is deployed.
  *
- * All three are on-demand (traffic is spiky and small; no capacity to plan), encrypted with the
+ * Both are on-demand (traffic is spiky and small; no capacity to plan), encrypted with the
  * AWS-managed KMS key (`aws/dynamodb`: encryption at rest, key usage visible in CloudTrail, no key to
  * administer or pay for), have point-in-time recovery and expire items through the TTL attribute
  * `expiresAt` (epoch seconds).
@@ -27,10 +27,8 @@ export interface DoersTablesProps {
 export class DoersTables extends Construct {
   /** Workspaces, members, projects, tasks, comments, token hashes. */
   readonly workspace: Table;
-  /** Per-user fixed windows of the rate limit (items expire after their window). */
-  readonly rateLimits: Table;
-  /** Per-user concurrency leases (items expire when a holder died without releasing). */
-  readonly leases: Table;
+  /** Per-user rate-limit windows and concurrency leases (items expire once nothing in them counts). */
+  readonly limits: Table;
 
   constructor(scope: Construct, id: string, props: DoersTablesProps = {}) {
     super(scope, id);
@@ -56,21 +54,20 @@ export class DoersTables extends Construct {
       sortKey: { name: WORKSPACE_TABLE_KEYS.gsi1.sortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
     });
-
-    // The two limit tables hold only counters and leases that expire within minutes; losing them
-    // on stack deletion loses nothing (the limits simply start fresh), so they go with the stack
-    // instead of leaving orphaned tables behind. PITR stays on: it costs next to nothing at this size.
-    this.rateLimits = new Table(this, 'RateLimits', {
-      ...common,
-      partitionKey: { name: RATE_LIMIT_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
-      timeToLiveAttribute: RATE_LIMIT_TABLE_KEYS.ttl,
-      removalPolicy: RemovalPolicy.DESTROY,
+    this.workspace.addGlobalSecondaryIndex({
+      indexName: WORKSPACE_TABLE_KEYS.gsi2.indexName,
+      partitionKey: { name: WORKSPACE_TABLE_KEYS.gsi2.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: WORKSPACE_TABLE_KEYS.gsi2.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
     });
 
-    this.leases = new Table(this, 'Leases', {
+    // The limits table holds only counters that expire within minutes; losing it on stack deletion
+    // loses nothing (the limits simply start fresh), so it goes with the stack instead of leaving an
+    // orphaned table behind. PITR stays on: it costs next to nothing at this size.
+    this.limits = new Table(this, 'Limits', {
       ...common,
-      partitionKey: { name: LEASE_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
-      timeToLiveAttribute: LEASE_TABLE_KEYS.ttl,
+      partitionKey: { name: LIMITS_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      timeToLiveAttribute: LIMITS_TABLE_KEYS.ttl,
       removalPolicy: RemovalPolicy.DESTROY,
     });
   }
@@ -79,8 +76,7 @@ export class DoersTables extends Construct {
   get all(): ReadonlyArray<{ readonly label: string; readonly table: Table }> {
     return [
       { label: 'workspace', table: this.workspace },
-      { label: 'rate limits', table: this.rateLimits },
-      { label: 'leases', table: this.leases },
+      { label: 'limits', table: this.limits },
     ];
   }
 }

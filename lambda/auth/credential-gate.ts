@@ -1,21 +1,36 @@
+import { createHash } from 'node:crypto';
 import {
   DependencyUnavailableError,
   DoersError,
   UnauthenticatedError,
   UserNotAllowedError,
 } from '../errors.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
-import type { DirectoryStore } from '../workspace/directory-store.js';
+import type { KeySource } from '../platform/keys.js';
+import type { DirectoryStore, MemberRef } from '../workspace/directory-store.js';
+import type { AccessItems, AccessReader } from './access-reader.js';
+import { hashToken } from './personal-tokens.js';
 import type { Principal } from './principal.js';
-import type { TokenStore } from './personal-tokens.js';
 import { normalizeScopes, type Scope } from './scopes.js';
+
+/**
+ * Who a verified token names. A personal token's record names its member, and the verifier reads
+ * record, member and workspace together (`resolved`); a JWT names an e-mail address (`email`) or,
+ * from an authorization server that knows our ids, the member itself (`member`).
+ */
+export type TokenSubject =
+  | { readonly kind: 'resolved'; readonly items: AccessItems }
+  | { readonly kind: 'email'; readonly email: string }
+  | { readonly kind: 'member'; readonly ref: MemberRef };
 
 /** What a verifier learns from a token before the user's status is checked. */
 export interface VerifiedIdentity {
   readonly credential: Principal['credential'];
   readonly scopes: readonly string[];
-  /** Either a member reference (personal tokens) or an e-mail-like claim (JWTs). */
-  readonly member: { readonly workspaceId: string; readonly userId: string } | { readonly email: string };
+  readonly subject: TokenSubject;
+  /** When the token itself stops being valid (epoch ms): a cached principal never outlives it. */
+  readonly validUntilMs?: number;
 }
 
 /**
@@ -31,22 +46,48 @@ export interface TokenVerifier {
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export const isJwtShaped = (token: string): boolean => JWT_SHAPE.test(token);
 
+/** Per-instance memories hold at most this many entries each (oldest forgotten first). */
+const MEMORY_ENTRIES = 10_000;
+
 /**
  * Every token that is not JWT-shaped: minted ones start with `doers_pat_`, but the local
  * DOERS_DEV_TOKEN may be any string, and an unknown one is refused by the lookup anyway.
+ *
+ * One round trip: the token's record (under every key of the ring), its member and the workspace
+ * in one BatchGetItem. That needs the owner before the record is read, so the instance remembers
+ * each token's owner, which never changes; only a token this instance has not seen yet costs a
+ * second round trip.
  */
-export const personalTokenVerifier = (tokens: TokenStore): TokenVerifier => ({
-  accepts: (token) => !isJwtShaped(token),
-  async verify(token, now) {
-    const record = await tokens.find(token);
-    if (!record) throw new UnauthenticatedError('The access token is not known', true);
-    if (record.revokedAt) throw new UnauthenticatedError('The access token was revoked', true);
-    if (record.expiresAt !== undefined && record.expiresAt * 1000 <= now.getTime()) {
-      throw new UnauthenticatedError('The access token has expired', true);
-    }
-    return { credential: 'personal_access_token', scopes: record.scopes, member: { workspaceId: record.workspaceId, userId: record.userId } };
-  },
-});
+export const personalTokenVerifier = (keys: KeySource, reader: AccessReader): TokenVerifier => {
+  const owners = new BoundedMap<string, MemberRef>(MEMORY_ENTRIES);
+  return {
+    accepts: (token) => !isJwtShaped(token),
+    async verify(token, now) {
+      const ring = await keys();
+      // After a rotation a token may be hashed under the previous key: every key is tried at once.
+      const hashes = ring.all.map((k) => hashToken(k['token-hash'], token));
+      const known = owners.get(hashes[0]!);
+      let items = await reader.read({ tokenHashes: hashes, ...(known ? { member: known } : {}) });
+      const record = items.token;
+      if (!record) throw new UnauthenticatedError('The access token is not known', true);
+      if (record.revokedAt) throw new UnauthenticatedError('The access token was revoked', true);
+      if (record.expiresAt !== undefined && record.expiresAt * 1000 <= now.getTime()) {
+        throw new UnauthenticatedError('The access token has expired', true);
+      }
+      const owner = { workspaceId: record.workspaceId, userId: record.userId };
+      if (known?.workspaceId !== owner.workspaceId || known.userId !== owner.userId) {
+        owners.set(hashes[0]!, owner);
+        items = { token: record, ...(await reader.read({ member: owner })) };
+      }
+      return {
+        credential: 'personal_access_token',
+        scopes: record.scopes,
+        subject: { kind: 'resolved', items },
+        ...(record.expiresAt !== undefined ? { validUntilMs: record.expiresAt * 1000 } : {}),
+      };
+    },
+  };
+};
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 
@@ -54,45 +95,87 @@ export interface CredentialGate {
   authenticate(authorization: string | undefined, now?: Date): Promise<Principal>;
 }
 
+export interface CredentialGateOptions {
+  /**
+   * How long this instance reuses a verified principal (DOERS_AUTH_CACHE_SECONDS). It bounds how
+   * long a disable, revocation, scope or role change takes to reach every instance; 0: never.
+   */
+  readonly cacheSeconds: number;
+}
+
 /**
  * The gate every MCP request passes: a bearer token from the Authorization header only, verified
- * by the one verifier that accepts its shape, then the user's and workspace's status, read fresh on
- * every request so a disabled user is refused from the next request on.
+ * by the one verifier that accepts its shape, then the user's and workspace's status, read
+ * strongly consistent in the same round trip as the token (personal tokens) or in one round trip
+ * after the signature check (JWTs). A verified principal is reused for at most `cacheSeconds`.
  */
-export const createCredentialGate = (verifiers: readonly TokenVerifier[], directory: DirectoryStore): CredentialGate => ({
-  async authenticate(authorization, now = new Date()) {
-    if (!authorization) throw new UnauthenticatedError('This endpoint needs a bearer token', false);
-    const token = BEARER.exec(authorization)?.[1];
-    if (!token) throw new UnauthenticatedError('The Authorization header is not a bearer token', true);
-    const verifier = verifiers.find((v) => v.accepts(token));
-    if (!verifier) throw new UnauthenticatedError('The access token is not valid', true);
+export const createCredentialGate = (
+  verifiers: readonly TokenVerifier[],
+  directory: DirectoryStore,
+  reader: AccessReader,
+  opts: CredentialGateOptions,
+): CredentialGate => {
+  const cacheMs = opts.cacheSeconds * 1000;
+  // Keyed by a digest: the memory holds no bearer token longer than its request.
+  const principals = new BoundedMap<string, { readonly principal: Principal; readonly untilMs: number }>(MEMORY_ENTRIES);
+  // What an e-mail address's member is never changes while the member exists (removal frees it).
+  const emailOwners = new BoundedMap<string, MemberRef>(MEMORY_ENTRIES);
 
-    try {
-      const identity = await verifier.verify(token, now);
-      // A personal token names its member; a JWT's e-mail is resolved to one first. Member and
-      // workspace are then read together: one round trip for both.
-      const ref = 'email' in identity.member ? await directory.findMemberRefByEmail(identity.member.email) : identity.member;
-      if (!ref) throw new UnauthenticatedError('The token names no user of this workspace', true);
-      const [member, workspace] = await Promise.all([directory.getMember(ref.workspaceId, ref.userId), directory.getWorkspace(ref.workspaceId)]);
-      if (!member) throw new UnauthenticatedError('The token names no user of this workspace', true);
-      if (!workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
-      const scopes: Scope[] = normalizeScopes(identity.scopes);
-      return {
-        userId: member.userId,
-        workspaceId: member.workspaceId,
-        workspaceName: workspace.name,
-        email: member.email,
-        name: member.name,
-        role: member.role,
-        timeZone: member.timeZone,
-        scopes,
-        credential: identity.credential,
-        scopeKey: scopes.join(' '),
-      };
-    } catch (err) {
-      if (err instanceof DoersError) throw err;
-      if (isTransientDynamoError(err)) throw new DependencyUnavailableError('dynamodb', 1, err);
-      throw err;
+  const itemsOfEmail = async (email: string): Promise<AccessItems> => {
+    const address = email.toLowerCase();
+    const known = emailOwners.get(address);
+    if (known) {
+      const items = await reader.read({ member: known });
+      if (items.member?.email.toLowerCase() === address) return items;
+      emailOwners.delete(address);
     }
-  },
-});
+    const ref = await directory.findMemberRefByEmail(address);
+    if (!ref) return {};
+    emailOwners.set(address, ref);
+    return reader.read({ member: ref });
+  };
+
+  const itemsOf = (subject: TokenSubject): Promise<AccessItems> | AccessItems =>
+    subject.kind === 'resolved' ? subject.items : subject.kind === 'email' ? itemsOfEmail(subject.email) : reader.read({ member: subject.ref });
+
+  return {
+    async authenticate(authorization, now = new Date()) {
+      if (!authorization) throw new UnauthenticatedError('This endpoint needs a bearer token', false);
+      const token = BEARER.exec(authorization)?.[1];
+      if (!token) throw new UnauthenticatedError('The Authorization header is not a bearer token', true);
+      const cacheKey = cacheMs > 0 ? createHash('sha256').update(token).digest('base64url') : '';
+      const cached = cacheMs > 0 ? principals.get(cacheKey) : undefined;
+      if (cached && cached.untilMs > now.getTime()) return cached.principal;
+      if (cached) principals.delete(cacheKey);
+      const verifier = verifiers.find((v) => v.accepts(token));
+      if (!verifier) throw new UnauthenticatedError('The access token is not valid', true);
+
+      try {
+        const identity = await verifier.verify(token, now);
+        const { member, workspace } = await itemsOf(identity.subject);
+        if (!member) throw new UnauthenticatedError('The token names no user of this workspace', true);
+        if (!workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
+        const scopes: Scope[] = normalizeScopes(identity.scopes);
+        const principal: Principal = {
+          userId: member.userId,
+          workspaceId: member.workspaceId,
+          workspaceName: workspace.name,
+          email: member.email,
+          name: member.name,
+          role: member.role,
+          timeZone: member.timeZone,
+          scopes,
+          credential: identity.credential,
+          directoryVersion: workspace.directoryVersion ?? 0,
+          scopeKey: scopes.join(' '),
+        };
+        if (cacheMs > 0) principals.set(cacheKey, { principal, untilMs: Math.min(now.getTime() + cacheMs, identity.validUntilMs ?? Infinity) });
+        return principal;
+      } catch (err) {
+        if (err instanceof DoersError) throw err;
+        if (isTransientDynamoError(err)) throw new DependencyUnavailableError('dynamodb', 1, err);
+        throw err;
+      }
+    },
+  };
+};

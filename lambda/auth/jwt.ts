@@ -131,7 +131,13 @@ export const createJwtVerifier = (jwt: JwtConfig, logger: Logger, opts: JwtVerif
       // An address the authorization server says it has not verified could be anyone's.
       if (jwt.userClaim === 'email' && payload.email_verified === false) throw invalid('The token\'s e-mail address is not verified');
 
-      return { credential: 'jwt', scopes: scopesOfClaims(payload, jwt.scopePrefix), member: { email: user.trim() } };
+      return {
+        credential: 'jwt',
+        scopes: scopesOfClaims(payload, jwt.scopePrefix),
+        subject: { kind: 'email', email: user.trim() },
+        // exp is required above; the clock tolerance is not extended to a cached principal.
+        validUntilMs: payload.exp! * 1000,
+      };
     },
   };
 };

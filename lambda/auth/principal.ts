@@ -13,6 +13,11 @@ export interface Principal {
   readonly timeZone: string;
   readonly scopes: readonly Scope[];
   readonly credential: 'personal_access_token' | 'jwt';
+  /**
+   * The workspace's directory version as read with this principal: a per-instance snapshot of
+   * members and projects at least this new needs no read (workspace/names.ts).
+   */
+  readonly directoryVersion: number;
   /** Stable per-scope-set key: tool lists are cached by it. */
   readonly scopeKey: string;
 }

@@ -12,6 +12,7 @@ import { loadConfig } from '../platform/config.js';
 import { createDocumentClient, isTransientDynamoError } from '../platform/dynamodb.js';
 import { dataDirKeySource, secretsManagerKeySource, type KeySource } from '../platform/keys.js';
 import { DynamoDirectoryStore, type DirectoryStore } from '../workspace/directory-store.js';
+import { announceDirectoryChange } from '../workspace/names.js';
 import { ROLES, type Member, type Role } from '../workspace/model.js';
 import { DEMO_WORKSPACE_ID } from './demo-seed.js';
 import { LOCAL_SERVER_FILE } from './server.js';
@@ -99,7 +100,7 @@ const connect = async (stack: string | undefined, region: string | undefined): P
 };
 
 const stores = (db: DynamoDBDocumentClient, table: string, keys: KeySource, defaultWorkspace: string, where: string): Target => ({
-  directory: new DynamoDirectoryStore(db, table),
+  directory: new DynamoDirectoryStore(db, table, (ws) => announceDirectoryChange(db, table, ws)),
   tokens: new DynamoTokenStore(db, table, keys),
   defaultWorkspace,
   where,

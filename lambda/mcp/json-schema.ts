@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * zod's own JSON Schema, made once per schema at registration. `$schema` is dropped: 2020-12 is

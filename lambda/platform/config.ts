@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The configuration contract (DESIGN.md §7), parsed and validated once per cold start.
@@ -61,10 +61,11 @@ const envSchema = z.object({
   DOERS_RATE_LIMIT_CALLS: intFromEnv(120),
   DOERS_RATE_LIMIT_WINDOW_SECONDS: intFromEnv(60).pipe(z.number().int().min(1)),
   DOERS_MAX_CONCURRENT_CALLS: intFromEnv(4),
+  // Bounds how long a disable, revocation, scope or role change takes to reach every instance.
+  DOERS_AUTH_CACHE_SECONDS: intFromEnv(5).pipe(z.number().int().max(300, 'must be at most 300 (it bounds how long a revocation takes)')),
   // Set by the CDK stack; the local server fills them with its own defaults.
   DOERS_WORKSPACE_TABLE: optionalString.transform((v) => v ?? 'doers-workspace'),
-  DOERS_RATE_LIMIT_TABLE: optionalString.transform((v) => v ?? 'doers-rate-limits'),
-  DOERS_LEASE_TABLE: optionalString.transform((v) => v ?? 'doers-leases'),
+  DOERS_LIMITS_TABLE: optionalString.transform((v) => v ?? 'doers-limits'),
   DOERS_SECRET_ARN: optionalString,
   // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
   DOERS_FUNCTION_TIMEOUT_SECONDS: intFromEnv(30).pipe(z.number().int().min(1)),
@@ -93,7 +94,9 @@ export interface Config {
   readonly jwt: JwtConfig | undefined;
   readonly rateLimit: { readonly calls: number; readonly windowSeconds: number };
   readonly maxConcurrentCalls: number;
-  readonly tables: { readonly workspace: string; readonly rateLimits: string; readonly leases: string };
+  /** How long one instance may reuse a verified principal; 0: never. */
+  readonly authCacheSeconds: number;
+  readonly tables: { readonly workspace: string; readonly limits: string };
   readonly secretArn: string | undefined;
   readonly functionTimeoutSeconds: number;
   readonly region: string | undefined;
@@ -156,7 +159,8 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
         : undefined,
     rateLimit: { calls: e.DOERS_RATE_LIMIT_CALLS, windowSeconds: e.DOERS_RATE_LIMIT_WINDOW_SECONDS },
     maxConcurrentCalls: e.DOERS_MAX_CONCURRENT_CALLS,
-    tables: { workspace: e.DOERS_WORKSPACE_TABLE, rateLimits: e.DOERS_RATE_LIMIT_TABLE, leases: e.DOERS_LEASE_TABLE },
+    authCacheSeconds: e.DOERS_AUTH_CACHE_SECONDS,
+    tables: { workspace: e.DOERS_WORKSPACE_TABLE, limits: e.DOERS_LIMITS_TABLE },
     secretArn: e.DOERS_SECRET_ARN,
     functionTimeoutSeconds: e.DOERS_FUNCTION_TIMEOUT_SECONDS,
     region: e.AWS_REGION,
@@ -175,9 +179,9 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_RATE_LIMIT_CALLS',
   'DOERS_RATE_LIMIT_WINDOW_SECONDS',
   'DOERS_MAX_CONCURRENT_CALLS',
+  'DOERS_AUTH_CACHE_SECONDS',
   'DOERS_WORKSPACE_TABLE',
-  'DOERS_RATE_LIMIT_TABLE',
-  'DOERS_LEASE_TABLE',
+  'DOERS_LIMITS_TABLE',
   'DOERS_SECRET_ARN',
   'DOERS_FUNCTION_TIMEOUT_SECONDS',
 ] as const;

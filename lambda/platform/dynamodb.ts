@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoClientOptions {
   readonly endpoint?: string | undefined;
@@ -55,7 +55,7 @@ export const isTransientDynamoError = (err: unknown): boolean => {
 
 /** Drops the key attributes: what a store hands out is the domain object alone. */
 export const fromItem = <T>(item: Record<string, unknown>): T => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, search: _s, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, search: _s, ...rest } = item;
   return rest as T;
 };
 
@@ -65,3 +65,29 @@ export const fromItem = <T>(item: Record<string, unknown>): T => {
  */
 export const isConditionFailure = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ConditionalCheckFailedException';
+
+export type ItemKey = Readonly<Record<string, string>>;
+
+/** Unprocessed keys are asked for again at most this often before the read counts as throttled. */
+const MAX_BATCH_GET_ATTEMPTS = 3;
+
+/**
+ * Strongly consistent reads of up to 100 keys of one table in one BatchGetItem: what would be one
+ * GetItem per key costs one request. Keys DynamoDB leaves unprocessed (throttling) are asked for
+ * again; if some are still left, it throws a ThrottlingException-named error (answered 503).
+ */
+export const batchGetConsistent = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly ItemKey[],
+): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  let pending: ItemKey[] = [...keys];
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === MAX_BATCH_GET_ATTEMPTS) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
+    const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    items.push(...(out.Responses?.[table] ?? []));
+    pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+  }
+  return items;
+};

@@ -1,20 +1,22 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 /**
- * Key schema of the three tables. The CDK stack and the local server both build their tables from
+ * Key schema of the two tables. The CDK stack and the local server both build their tables from
  * these names, so what runs locally is shaped exactly like what is deployed.
  */
 export const WORKSPACE_TABLE_KEYS = {
   partitionKey: 'pk',
   sortKey: 'sk',
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /** Tasks by assignee: a person's agenda reads only their own tasks. */
+  gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   ttl: 'expiresAt',
 } as const;
 
-export const RATE_LIMIT_TABLE_KEYS = { partitionKey: 'pk', ttl: 'expiresAt' } as const;
-export const LEASE_TABLE_KEYS = { partitionKey: 'pk', ttl: 'expiresAt' } as const;
+/** One item per user holding both limits: rate counters per window and concurrency lease counters. */
+export const LIMITS_TABLE_KEYS = { partitionKey: 'pk', ttl: 'expiresAt' } as const;
 
-export type TableRole = 'workspace' | 'rateLimits' | 'leases';
+export type TableRole = 'workspace' | 'limits';
 
 /** CreateTable input for the local server (dynalite, DynamoDB Local); on-demand like the stack. */
 export const createTableInput = (role: TableRole, tableName: string): CreateTableCommandInput => {
@@ -28,6 +30,8 @@ export const createTableInput = (role: TableRole, tableName: string): CreateTabl
         { AttributeName: k.sortKey, AttributeType: 'S' },
         { AttributeName: k.gsi1.partitionKey, AttributeType: 'S' },
         { AttributeName: k.gsi1.sortKey, AttributeType: 'S' },
+        { AttributeName: k.gsi2.partitionKey, AttributeType: 'S' },
+        { AttributeName: k.gsi2.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [
         { AttributeName: k.partitionKey, KeyType: 'HASH' },
@@ -39,6 +43,14 @@ export const createTableInput = (role: TableRole, tableName: string): CreateTabl
           KeySchema: [
             { AttributeName: k.gsi1.partitionKey, KeyType: 'HASH' },
             { AttributeName: k.gsi1.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: k.gsi2.indexName,
+          KeySchema: [
+            { AttributeName: k.gsi2.partitionKey, KeyType: 'HASH' },
+            { AttributeName: k.gsi2.sortKey, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
         },

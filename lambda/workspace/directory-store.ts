@@ -40,6 +40,8 @@ export class DynamoDirectoryStore implements DirectoryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Announces a member or project write, so cached directory snapshots are read again. */
+    private readonly changed: (workspaceId: string) => Promise<void> = async () => {},
   ) {}
 
   async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
@@ -117,6 +119,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
       }
       throw err;
     }
+    await this.changed(member.workspaceId);
     return claimed;
   }
 
@@ -125,7 +128,9 @@ export class DynamoDirectoryStore implements DirectoryStore {
   }
 
   async setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean> {
-    return this.setStatus({ pk: wsPk(workspaceId), sk: memberSk(userId) }, status);
+    const done = await this.setStatus({ pk: wsPk(workspaceId), sk: memberSk(userId) }, status);
+    if (done) await this.changed(workspaceId);
+    return done;
   }
 
   async inviteMember(member: Member): Promise<'created' | 'email_taken'> {
@@ -164,6 +169,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
         ),
       () => this.memberRefusal(workspaceId, userId, expectedRole),
     );
+    await this.changed(workspaceId);
     return fromItem<Member>(out.Attributes!);
   }
 
@@ -182,6 +188,7 @@ export class DynamoDirectoryStore implements DirectoryStore {
         ),
       () => this.memberRefusal(workspaceId, userId, expectedRole),
     );
+    await this.changed(workspaceId);
     const email = (out.Attributes as Member | undefined)?.email;
     if (!email) return;
     // Only this member's claim is released; if this step fails, inviteMember releases it later.

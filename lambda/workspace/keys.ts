@@ -41,3 +41,14 @@ export const taskOrderKey = (t: {
   t.status === 'open'
     ? `${OPEN_ORDER_PREFIX}${t.dueDate ?? UNDATED}#${t.priority}#${t.taskId}`
     : `${DONE_ORDER_PREFIX}${t.completedAt ?? ''}#${t.taskId}`;
+
+/** gsi2 partition holding the tasks assigned to one member (unassigned tasks are not in gsi2). */
+export const tasksOfAssigneeGsiPk = (workspaceId: string, assigneeId: string): string => `WS#${workspaceId}#A#${assigneeId}`;
+/** Sorts before `O#`, so one key range from `D#<instant>` holds the done-since and every open task. */
+export const AGENDA_DONE_PREFIX = 'D#';
+/**
+ * gsi2sk of an assigned task: open tasks as in gsi1; done tasks by completion under `D#`. A
+ * person's agenda (open tasks, done on a day) is then one range of one partition: one request.
+ */
+export const agendaOrderKey = (t: Parameters<typeof taskOrderKey>[0]): string =>
+  t.status === 'open' ? taskOrderKey(t) : `${AGENDA_DONE_PREFIX}${t.completedAt ?? ''}#${t.taskId}`;

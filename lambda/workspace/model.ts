@@ -12,6 +12,8 @@ export interface Workspace {
   readonly name: string;
   readonly status: Status;
   readonly createdAt: string;
+  /** Raised by every member or project write (workspace/names.ts); absent until the first. */
+  readonly directoryVersion?: number;
 }
 
 export interface Member {

@@ -30,6 +30,8 @@ export class DynamoProjectStore implements ProjectStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Announces a member or project write, so cached directory snapshots are read again. */
+    private readonly changed: (workspaceId: string) => Promise<void> = async () => {},
   ) {}
 
   async get(workspaceId: string, projectId: string): Promise<Project | undefined> {
@@ -43,6 +45,7 @@ export class DynamoProjectStore implements ProjectStore {
     return conditionally(
       async () => {
         await this.db.send(new PutCommand({ TableName: this.table, Item: toItem(project), ConditionExpression: 'attribute_not_exists(pk)' }));
+        await this.changed(project.workspaceId);
         return true;
       },
       async () => false,
@@ -63,6 +66,7 @@ export class DynamoProjectStore implements ProjectStore {
         ),
       () => this.refusal(project.workspaceId, project.projectId, expectedVersion),
     );
+    await this.changed(project.workspaceId);
     return project;
   }
 
@@ -80,6 +84,7 @@ export class DynamoProjectStore implements ProjectStore {
         ),
       () => this.refusal(workspaceId, projectId, expectedVersion),
     );
+    await this.changed(workspaceId);
   }
 
   async list(workspaceId: string, opts: { includeArchived: boolean }, limit: number, afterId?: string): Promise<ProjectPage> {

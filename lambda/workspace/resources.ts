@@ -25,7 +25,7 @@ export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
     const ws = principal.workspaceId;
     const [task, names, comments] = await Promise.all([
       services.tasks.get(ws, taskId!),
-      loadNames(services, ws),
+      loadNames(services, principal),
       services.comments.list(ws, taskId!, MAX_COMMENTS),
     ]);
     if (!task) return undefined;
@@ -64,7 +64,7 @@ export const projectResource: ResourceTemplateDefinition<WorkspaceServices> = {
     const ws = principal.workspaceId;
     const [project, names, open, done] = await Promise.all([
       services.projects.get(ws, projectId!),
-      loadNames(services, ws),
+      loadNames(services, principal),
       services.tasks.search(ws, { status: 'open', projectId: projectId! }, MAX_TASKS),
       services.tasks.search(ws, { status: 'done', projectId: projectId! }, 10),
     ]);

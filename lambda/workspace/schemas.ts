@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PRIORITIES, ROLES } from './model.js';
 
 /** The zod pieces the workspace tools share: identifiers, dates, list paging and the output shapes. */

@@ -2,6 +2,7 @@ import type { TokenStore } from '../auth/personal-tokens.js';
 import type { KeySource } from '../platform/keys.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
+import type { NamesSource } from './names.js';
 import type { ProjectStore } from './project-store.js';
 import type { TaskStore } from './task-store.js';
 
@@ -12,6 +13,8 @@ export interface WorkspaceServices {
   readonly tasks: TaskStore;
   readonly projects: ProjectStore;
   readonly comments: CommentStore;
+  /** Members and projects by id, from a per-instance snapshot kept current by `directoryVersion`. */
+  readonly names: NamesSource;
   /** The key ring: list cursors are signed with its 'cursor' key. */
   readonly keys: KeySource;
 }

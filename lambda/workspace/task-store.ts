@@ -2,7 +2,18 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, typ
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally } from './item-support.js';
 import { fromItem } from '../platform/dynamodb.js';
-import { DONE_ORDER_PREFIX, OPEN_ORDER_PREFIX, UNDATED, taskOrderKey, taskSk, tasksGsiPk, wsPk } from './keys.js';
+import {
+  AGENDA_DONE_PREFIX,
+  DONE_ORDER_PREFIX,
+  OPEN_ORDER_PREFIX,
+  UNDATED,
+  agendaOrderKey,
+  taskOrderKey,
+  taskSk,
+  tasksGsiPk,
+  tasksOfAssigneeGsiPk,
+  wsPk,
+} from './keys.js';
 import type { Priority, Task } from './model.js';
 
 /** Which tasks a search wants. Every condition must hold; an absent one does not filter. */
@@ -46,6 +57,8 @@ export interface TaskStore {
   search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
   /** Every match, for views that count (agenda, project summary). */
   all(workspaceId: string, filter: TaskFilter): Promise<Task[]>;
+  /** One member's open tasks and the tasks they completed in [fromIso, toIso): one query of gsi2. */
+  agendaOf(workspaceId: string, assigneeId: string, fromIso: string, toIso: string): Promise<{ open: Task[]; done: Task[] }>;
   /** Done tasks completed in [fromIso, toIso). */
   completedBetween(workspaceId: string, fromIso: string, toIso: string, filter?: Omit<TaskFilter, 'status'>): Promise<Task[]>;
 }
@@ -63,6 +76,7 @@ const toItem = (t: Task): Record<string, unknown> => ({
   sk: taskSk(t.taskId),
   gsi1pk: tasksGsiPk(t.workspaceId),
   gsi1sk: taskOrderKey(t),
+  ...(t.assigneeId ? { gsi2pk: tasksOfAssigneeGsiPk(t.workspaceId, t.assigneeId), gsi2sk: agendaOrderKey(t) } : {}),
   search: searchText(t),
   ...t,
 });
@@ -178,6 +192,33 @@ export class DynamoTaskStore implements TaskStore {
       after = page.next;
     } while (after);
     return tasks;
+  }
+
+  async agendaOf(workspaceId: string, assigneeId: string, fromIso: string, toIso: string): Promise<{ open: Task[]; done: Task[] }> {
+    const open: Task[] = [];
+    const done: Task[] = [];
+    const pages = paginateQuery(
+      { client: this.db },
+      {
+        TableName: this.table,
+        IndexName: 'gsi2',
+        // `D#<from>` up to the last open key: done since `from` (none can be later than now), then open.
+        KeyConditionExpression: 'gsi2pk = :gpk AND gsi2sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: {
+          ':gpk': tasksOfAssigneeGsiPk(workspaceId, assigneeId),
+          ':lo': `${AGENDA_DONE_PREFIX}${fromIso}`,
+          ':hi': `${OPEN_ORDER_PREFIX}\uffff`,
+        },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const task = fromItem<Task>(item);
+        if (task.status === 'open') open.push(task);
+        else if (task.completedAt! < toIso) done.push(task);
+      }
+    }
+    return { open, done };
   }
 
   async completedBetween(workspaceId: string, fromIso: string, toIso: string, filter: Omit<TaskFilter, 'status'> = {}): Promise<Task[]> {

@@ -1,19 +1,18 @@
 import type { Principal } from '../auth/principal.js';
 import { InvalidArgumentRefusal, NotFoundRefusal } from '../errors.js';
 import type { Comment, Member, Project, Task } from './model.js';
+import type { Names } from './names.js';
 import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 import type { WorkspaceServices } from './services.js';
 
-/** Names of the people and projects a task refers to: what turns ids into something readable. */
-export interface Names {
-  readonly members: ReadonlyMap<string, Member>;
-  readonly projects: ReadonlyMap<string, Project>;
-}
+export type { Names };
 
-export const loadNames = async (services: WorkspaceServices, workspaceId: string): Promise<Names> => {
-  const [members, projects] = await Promise.all([services.directory.listMembers(workspaceId), services.projects.all(workspaceId)]);
-  return { members: new Map(members.map((m) => [m.userId, m])), projects: new Map(projects.map((p) => [p.projectId, p])) };
-};
+/**
+ * The names a view shows, from the instance's directory snapshot (usually no request at all). A
+ * name made elsewhere a moment ago may be missing for up to DOERS_AUTH_CACHE_SECONDS; the view then
+ * shows the id alone, which is always right.
+ */
+export const loadNames = (services: WorkspaceServices, principal: Principal): Promise<Names> => services.names.get(principal);
 
 export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   taskId: t.taskId,
@@ -86,14 +85,15 @@ export const resolveAssignee = async (
 ): Promise<string | null> => {
   if (value === 'me') return principal.userId;
   if (value === 'none') return null;
-  const member = await services.directory.getMember(principal.workspaceId, value);
+  // Checked against the snapshot; one that lacks the id is read again before the id is refused.
+  const member = (await services.names.get(principal, { members: [value] })).members.get(value);
   if (!member) throw new InvalidArgumentRefusal(`${param}: no member ${value} in this workspace; use "me", "none" or a userId from members_list.`);
   return member.userId;
 };
 
 /** A project that takes tasks: it exists in this workspace and is not archived. */
 export const activeProjectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
-  const project = await services.projects.get(principal.workspaceId, projectId);
+  const project = (await services.names.get(principal, { projects: [projectId] })).projects.get(projectId);
   if (!project) throw new InvalidArgumentRefusal(`${param}: no project ${projectId} in this workspace; projects_list lists them.`);
   if (project.status === 'archived') {
     throw new InvalidArgumentRefusal(`${param}: project ${project.name} [${projectId}] is archived; restore it with project_update (archived: false) first.`);

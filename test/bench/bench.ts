@@ -1,42 +1,283 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { callTool, modernCall, startTestServer } from '../helpers/local.js';
+import autocannon from 'autocannon';
+import { build } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from '../../lib/mcp-function.js';
+import { loadConfig } from '../../lambda/platform/config.js';
+import { startLocalServer } from '../../lambda/local/server.js';
+import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import { startDynamoProxy } from '../helpers/dynamo-proxy.js';
+import { startTestServer, modernCall } from '../helpers/local.js';
+import { RecordingObserver } from '../helpers/recording-observer.js';
 
 /**
- * `npm run bench`: latency of the whole handler (middlewares, credential gate on DynamoDB, dispatcher,
- * registry) through the local server on the embedded DynamoDB. Figures are for comparing changes on
- * one machine, not a prediction of Lambda latency (which adds API Gateway and real DynamoDB).
+ * `npm run bench`: doers side by side with Vercel's mcp-handler 2.4.0 (an equivalent stateless tool
+ * on node:http) and a bare node:http JSON echo (the ceiling), each server in its own process:
+ * sequential latency (p50/p95/p99) and throughput at 32 connections (autocannon) for a small read
+ * tool and tools/list, three rounds after a warm-up, medians; the Lambda bundle's size, import time
+ * and cold start against mcp-handler's; DynamoDB requests per call. Writes bench/results.md.
  */
-const N = Number(process.argv[2] ?? 400);
+const ROOT = resolve(import.meta.dirname, '../..');
+const NODE22 = join(ROOT, 'node_modules/node/bin/node');
+const ROUNDS = 3;
+const SEQUENTIAL = 300;
+const SECONDS = 4;
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-const measure = async (label: string, fn: () => Promise<unknown>, concurrency = 1): Promise<void> => {
-  for (let i = 0; i < 20; i++) await fn(); // warm-up
-  const times: number[] = [];
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < N) {
-        const t = performance.now();
-        await fn();
-        times.push(performance.now() - t);
-      }
+interface Target {
+  readonly url: string;
+  readonly token: string;
+}
+
+const startServer = (kind: string): Promise<{ target: Target; child: ChildProcess }> =>
+  new Promise((ok, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bench-server.ts', kind], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const line = buf.split('\n').find((l) => l.startsWith('{"url"'));
+      if (line) ok({ target: JSON.parse(line) as Target, child });
+    });
+    child.once('exit', (code) => fail(new Error(`${kind} exited with ${code}`)));
+  });
+
+const requestOf = (t: Target, method: 'tools/call' | 'tools/list') => {
+  const params = method === 'tools/call' ? { name: 'me_get', arguments: {} } : {};
+  return {
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${t.token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(method === 'tools/call' ? { 'mcp-name': 'me_get' } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
     }),
-  );
-  const wall = performance.now() - started;
-  times.sort((a, b) => a - b);
-  const f = (v: number) => v.toFixed(2).padStart(7);
-  console.log(`${label.padEnd(34)} n=${times.length} c=${concurrency}  p50 ${f(percentile(times, 50))} ms  p95 ${f(percentile(times, 95))} ms  p99 ${f(percentile(times, 99))} ms  ${(times.length / (wall / 1000)).toFixed(0)} req/s`);
+  };
 };
 
-const coldStart = performance.now();
-const server = await startTestServer({ DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' });
-console.log(`local server start (tables, seed, composition): ${(performance.now() - coldStart).toFixed(0)} ms`);
+const once = (t: Target, req: ReturnType<typeof requestOf>, agent: Agent): Promise<number> =>
+  new Promise((ok, fail) => {
+    const r = request(t.url, { method: 'POST', headers: req.headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => ok(res.statusCode ?? 0));
+    });
+    r.on('error', fail);
+    r.end(req.body);
+  });
+
+const sequential = async (t: Target, req: ReturnType<typeof requestOf>) => {
+  const times: number[] = [];
+  // A fresh keep-alive connection per run: an idle one may be closed by the server in between.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const s = performance.now();
+      const status = await once(t, req, agent);
+      times.push(performance.now() - s);
+      if (status !== 200) throw new Error(`status ${status} from ${t.url}`);
+    }
+  } finally {
+    agent.destroy();
+  }
+  times.sort((a, b) => a - b);
+  return { p50: pct(times, 50), p95: pct(times, 95), p99: pct(times, 99) };
+};
+
+const loaded = async (t: Target, req: ReturnType<typeof requestOf>, seconds = SECONDS) => {
+  const out = await autocannon({ url: t.url, method: 'POST', headers: req.headers, body: req.body, connections: 32, duration: seconds });
+  if (out.non2xx || out.errors) throw new Error(`${out.non2xx} non-2xx, ${out.errors} errors from ${t.url}`);
+  return out.requests.average;
+};
+
+interface Row {
+  readonly server: string;
+  readonly method: string;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly rps: number;
+}
+
+const measureServer = async (kind: string, label: string): Promise<Row[]> => {
+  const { target, child } = await startServer(kind);
+  try {
+    const rows: Row[] = [];
+    for (const method of ['tools/call', 'tools/list'] as const) {
+      const req = requestOf(target, method);
+      await loaded(target, req, 2); // warm-up
+      const seq: { p50: number; p95: number; p99: number }[] = [];
+      const rps: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        seq.push(await sequential(target, req));
+        rps.push(await loaded(target, req));
+      }
+      rows.push({
+        server: label,
+        method: method === 'tools/call' ? 'tools/call (small read)' : 'tools/list',
+        p50: median(seq.map((s) => s.p50)),
+        p95: median(seq.map((s) => s.p95)),
+        p99: median(seq.map((s) => s.p99)),
+        rps: median(rps),
+      });
+      console.log(`${label.padEnd(26)} ${method.padEnd(11)} p50 ${rows.at(-1)!.p50.toFixed(2)} ms  p95 ${rows.at(-1)!.p95.toFixed(2)} ms  ${rows.at(-1)!.rps.toFixed(0)} req/s`);
+    }
+    return rows;
+  } finally {
+    child.kill();
+  }
+};
+
+const bundle = async (entry: string, outdir: string): Promise<{ file: string; bytes: number }> => {
+  await build({
+    entryPoints: [join(ROOT, entry)],
+    outdir,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'silent',
+  });
+  const file = join(outdir, entry.split('/').pop()!.replace(/\.ts$/, '.mjs'));
+  return { file, bytes: (await stat(file)).size };
+};
+
+/** Async on purpose: the embedded DynamoDB the doers cold start talks to lives in this process. */
+const fresh = (args: string[], env: Record<string, string>): Promise<{ ms: number; ok: boolean }> =>
+  new Promise((ok, fail) => {
+    const child = spawn(NODE22, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill(), 30_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      const line = out.split('\n').find((l) => l.startsWith('{"ms"'));
+      if (line) ok(JSON.parse(line) as { ms: number; ok: boolean });
+      else fail(new Error(`no result from ${args.join(' ')}: ${err}`));
+    });
+  });
+
+const runs = async (n: number, args: string[], env: Record<string, string>) => {
+  const out: { ms: number; ok: boolean }[] = [];
+  for (let i = 0; i < n; i++) out.push(await fresh(args, env));
+  return out;
+};
+
+const started = performance.now();
+const work = await mkdtemp(join(tmpdir(), 'doers-bench-'));
 try {
-  await measure('tools/list (2026-07-28)', () => modernCall(server, 'tools/list'));
-  await measure('tools/call me_get (2026-07-28)', () => callTool(server, 'me_get'));
-  await measure('tools/call me_get (2026-07-28)', () => callTool(server, 'me_get'), 8);
+  // ---- throughput and latency ----
+  const rows = [
+    ...(await measureServer('doers-off', 'doers, limits off')),
+    ...(await measureServer('doers-on', 'doers, limits on')),
+    ...(await measureServer('mcp-handler', 'mcp-handler 2.4.0')),
+    ...(await measureServer('echo', 'node:http JSON echo')),
+  ];
+
+  // ---- the Lambda bundle: size, import, cold start ----
+  const lambdaBundle = await bundle('lambda/handler.ts', join(work, 'lambda'));
+  const awsEnv = { DOERS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' };
+  const importScript = join(work, 'import-time.mjs');
+  await writeFile(importScript, `const t = performance.now(); await import(${JSON.stringify(lambdaBundle.file)}); console.log(JSON.stringify({ ms: performance.now() - t, ok: true })); process.exit(0);`);
+  const importMs = median((await runs(7, [importScript], awsEnv)).map((r) => r.ms));
+
+  const dataDir = join(work, 'data');
+  await mkdir(dataDir);
+  const seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), { timeZone: 'UTC', observer: new RecordingObserver() });
+  const coldDoers = await bundle('test/bench/cold-start-doers.ts', join(work, 'cold-doers'));
+  const coldHandler = await bundle('test/bench/cold-start-mcp-handler.ts', join(work, 'cold-handler'));
+  const coldEnv = { DOERS_DATA_DIR: dataDir, DOERS_DYNAMODB_ENDPOINT: seeded.dynamodbEndpoint, DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0', BENCH_TOKEN: seeded.token };
+  const doersCold = await runs(7, [coldDoers.file], coldEnv);
+  const handlerCold = await runs(7, [coldHandler.file], {});
+  await seeded.close();
+  if (![...doersCold, ...handlerCold].every((r) => r.ok)) throw new Error('a cold start did not answer its tools/call');
+  const coldMs = median(doersCold.map((r) => r.ms));
+  const handlerColdMs = median(handlerCold.map((r) => r.ms));
+
+  // ---- DynamoDB requests per call (cold credential cache, limits on) ----
+  const dynamo = await startEmbeddedDynamo(':memory:');
+  const proxy = await startDynamoProxy(dynamo.endpoint);
+  const counting = await startTestServer({ DOERS_DYNAMODB_ENDPOINT: proxy.endpoint, DOERS_AUTH_CACHE_SECONDS: '0' }, { observer: new RecordingObserver() });
+  const counts: [string, number][] = [];
+  for (const [label, send] of [
+    ['tools/list', () => modernCall(counting, 'tools/list')],
+    ['tools/call me_get', () => modernCall(counting, 'tools/call', { name: 'me_get', arguments: {} })],
+    ['tools/call agenda_get', () => modernCall(counting, 'tools/call', { name: 'agenda_get', arguments: {} })],
+    ['tools/call tasks_search', () => modernCall(counting, 'tools/call', { name: 'tasks_search', arguments: {} })],
+  ] as const) {
+    await send(); // the instance has seen the token and holds the directory snapshot
+    await new Promise((r) => setTimeout(r, 30));
+    proxy.operations.length = 0;
+    await send();
+    await new Promise((r) => setTimeout(r, 30));
+    counts.push([label, proxy.operations.length]);
+  }
+  await counting.close();
+  await proxy.stop();
+  await dynamo.close();
+
+  // ---- report ----
+  const of = (server: string, method: string) => rows.find((r) => r.server === server && r.method.startsWith(method))!;
+  const call = of('doers, limits off', 'tools/call');
+  const handlerCall = of('mcp-handler 2.4.0', 'tools/call');
+  const echo = of('node:http JSON echo', 'tools/call');
+  const ratios = [
+    `tools/call req/s vs mcp-handler: ×${(call.rps / handlerCall.rps).toFixed(2)} (target ≥ 2)`,
+    `tools/call req/s vs the echo: ×${(call.rps / echo.rps).toFixed(2)} (target ≥ 0.6)`,
+    `sequential p50 vs mcp-handler: ×${(call.p50 / handlerCall.p50).toFixed(2)} (target ≤ 0.5)`,
+    `cold start vs mcp-handler: ×${(coldMs / handlerColdMs).toFixed(2)} (target ≤ 0.5)`,
+  ];
+  const f = (v: number) => v.toFixed(2);
+  const cpu = (await import('node:os')).cpus();
+  const md = [
+    '# Benchmark results',
+    '',
+    `${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model.trim()}, Node ${process.version} (servers), Node 22 (bundle, cold start); \`npm run bench\`.`,
+    `Each server in its own process on loopback; sequential: ${SEQUENTIAL} requests on one keep-alive connection; load: autocannon, 32 connections, ${SECONDS} s; medians of ${ROUNDS} rounds after a warm-up.`,
+    '',
+    '| server | request | p50 ms | p95 ms | p99 ms | req/s at 32 connections |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.server} | ${r.method} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${r.rps.toFixed(0)} |`),
+    '',
+    '| Lambda bundle | figure |',
+    '|---|---|',
+    `| main file, minified ESM | ${(lambdaBundle.bytes / 1024).toFixed(0)} KB |`,
+    `| import in a fresh Node 22 process (median of 7) | ${importMs.toFixed(0)} ms |`,
+    `| fresh process to first successful tools/call, doers (median of 7) | ${coldMs.toFixed(0)} ms |`,
+    `| fresh process to first successful tools/call, mcp-handler (median of 7) | ${handlerColdMs.toFixed(0)} ms |`,
+    '',
+    '| DynamoDB requests per call (warm instance, credential cache cold, limits on) | requests |',
+    '|---|---|',
+    ...counts.map(([label, n]) => `| ${label} | ${n} |`),
+    '',
+    'Ratios:',
+    '',
+    ...ratios.map((r) => `- ${r}`),
+    '',
+  ].join('\n');
+  await mkdir(join(ROOT, 'bench'), { recursive: true });
+  await writeFile(join(ROOT, 'bench/results.md'), md);
+  console.log(`\n${md}`);
+  console.log(`bench took ${((performance.now() - started) / 1000).toFixed(0)} s; written to bench/results.md`);
 } finally {
-  await server.close();
+  await rm(work, { recursive: true, force: true });
 }

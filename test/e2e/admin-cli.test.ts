@@ -37,7 +37,8 @@ const meGet = (token: string) => modernCall(server, 'tools/call', { name: 'me_ge
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'doers-admin-'));
-  server = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), { timeZone: 'UTC', observer: new RecordingObserver() });
+  // No principal cache, so a revocation shows on the very next request (the bound has its own test).
+  server = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir, DOERS_AUTH_CACHE_SECONDS: '0' }), { timeZone: 'UTC', observer: new RecordingObserver() });
 });
 after(async () => {
   await server.close();

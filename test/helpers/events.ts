@@ -53,6 +53,7 @@ export const principal = (overrides: Partial<Principal> = {}): Principal => {
     role: 'owner',
     timeZone: 'UTC',
     credential: 'personal_access_token',
+    directoryVersion: 0,
     ...overrides,
     scopes,
     scopeKey: scopes.join(' '),

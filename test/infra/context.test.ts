@@ -34,6 +34,7 @@ describe('deployment settings (doers:* context)', () => {
       jwtUserClaim: undefined,
       rateLimit: { calls: 120, windowSeconds: 60 },
       maxConcurrentCalls: 4,
+      authCacheSeconds: 5,
       cognito: undefined,
       alarmEmail: undefined,
       throttle: { rateLimit: 50, burstLimit: 100 },

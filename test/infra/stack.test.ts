@@ -5,7 +5,7 @@ import { before, describe, test } from 'node:test';
 import { HttpMethod, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { FUNCTION_ENV_NAMES } from '../../lambda/platform/config.js';
-import { LEASE_TABLE_KEYS, RATE_LIMIT_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/tables.js';
+import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/tables.js';
 import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
 import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
 import { STACK_OUTPUTS } from '../../lib/doers-stack.js';
@@ -239,6 +239,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.equal(env['DOERS_RATE_LIMIT_CALLS'], '120');
       assert.equal(env['DOERS_RATE_LIMIT_WINDOW_SECONDS'], '60');
       assert.equal(env['DOERS_MAX_CONCURRENT_CALLS'], '4');
+      assert.equal(env['DOERS_AUTH_CACHE_SECONDS'], '5');
       assert.equal(env['DOERS_FUNCTION_TIMEOUT_SECONDS'], '15');
     });
 
@@ -250,8 +251,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.deepEqual(env['DOERS_PUBLIC_URL'], { 'Fn::GetAtt': [api.logicalId, 'ApiEndpoint'] });
       assert.deepEqual(env['DOERS_SECRET_ARN'], { Ref: secret.logicalId });
       assert.match(render(env['DOERS_WORKSPACE_TABLE']), /^\$\{Ref:TablesWorkspace/);
-      assert.match(render(env['DOERS_RATE_LIMIT_TABLE']), /^\$\{Ref:TablesRateLimits/);
-      assert.match(render(env['DOERS_LEASE_TABLE']), /^\$\{Ref:TablesLeases/);
+      assert.match(render(env['DOERS_LIMITS_TABLE']), /^\$\{Ref:TablesLimits/);
     });
 
     test('logs to a retained log group with the configured retention', () => {
@@ -273,7 +273,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       }
     });
 
-    test('give the function data-plane read/write on each of the three tables (and the GSI), no control plane', () => {
+    test('give the function data-plane read/write on both tables (and their GSIs), no control plane', () => {
       const dynamo = policyStatements(s.template).filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
       const actions = new Set(dynamo.flatMap(actionsOf));
       const resources = dynamo.map((st) => render(st.Resource)).join(' ');
@@ -284,7 +284,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       for (const forbidden of ['CreateTable', 'DeleteTable', 'UpdateTable', 'UpdateTimeToLive', 'RestoreTableToPointInTime']) {
         assert.ok(!actions.has(`dynamodb:${forbidden}`), forbidden);
       }
-      for (const table of ['TablesWorkspace', 'TablesRateLimits', 'TablesLeases']) assert.match(resources, new RegExp(`\\$\\{${table}[0-9A-F]+\\.Arn\\}`));
+      for (const table of ['TablesWorkspace', 'TablesLimits']) assert.match(resources, new RegExp(`\\$\\{${table}[0-9A-F]+\\.Arn\\}`));
       assert.match(resources, /\$\{TablesWorkspace[0-9A-F]+\.Arn\}\/index\/\*/);
     });
 
@@ -320,8 +320,8 @@ describe('default deployment (cdk.json as shipped)', () => {
       return found;
     };
 
-    test('are three, on demand, with TTL on expiresAt, point-in-time recovery and KMS encryption at rest', () => {
-      s.template.resourceCountIs('AWS::DynamoDB::Table', 3);
+    test('are two, on demand, with TTL on expiresAt, point-in-time recovery and KMS encryption at rest', () => {
+      s.template.resourceCountIs('AWS::DynamoDB::Table', 2);
       for (const { id, resource } of tables()) {
         assert.equal(resource.Properties['BillingMode'], 'PAY_PER_REQUEST', id);
         assert.deepEqual(resource.Properties['TimeToLiveSpecification'], { AttributeName: 'expiresAt', Enabled: true }, id);
@@ -346,23 +346,27 @@ describe('default deployment (cdk.json as shipped)', () => {
           ],
           Projection: { ProjectionType: 'ALL' },
         },
+        {
+          IndexName: k.gsi2.indexName,
+          KeySchema: [
+            { AttributeName: k.gsi2.partitionKey, KeyType: 'HASH' },
+            { AttributeName: k.gsi2.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
       ]);
-      assert.deepEqual(table('TablesRateLimits').resource.Properties['KeySchema'], [
-        { AttributeName: RATE_LIMIT_TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+      assert.deepEqual(table('TablesLimits').resource.Properties['KeySchema'], [
+        { AttributeName: LIMITS_TABLE_KEYS.partitionKey, KeyType: 'HASH' },
       ]);
-      assert.deepEqual(table('TablesLeases').resource.Properties['KeySchema'], [
-        { AttributeName: LEASE_TABLE_KEYS.partitionKey, KeyType: 'HASH' },
-      ]);
-      for (const ttl of [k.ttl, RATE_LIMIT_TABLE_KEYS.ttl, LEASE_TABLE_KEYS.ttl]) assert.equal(ttl, 'expiresAt');
+      for (const ttl of [k.ttl, LIMITS_TABLE_KEYS.ttl]) assert.equal(ttl, 'expiresAt');
     });
 
-    test('retain the workspace table and protect it from deletion; the limit tables go with the stack', () => {
+    test('retain the workspace table and protect it from deletion; the limits table goes with the stack', () => {
       const workspace = table('TablesWorkspace').resource;
 
       assert.equal(workspace.DeletionPolicy, 'Retain');
       assert.equal(workspace.Properties['DeletionProtectionEnabled'], true);
-      assert.equal(table('TablesRateLimits').resource.DeletionPolicy, 'Delete');
-      assert.equal(table('TablesLeases').resource.DeletionPolicy, 'Delete');
+      assert.equal(table('TablesLimits').resource.DeletionPolicy, 'Delete');
     });
   });
 
@@ -422,7 +426,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         assert.ok(body.includes(`"AWS/ApiGateway","${metric}"`), metric);
       }
       for (const metric of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
-        assert.equal(body.split(`"AWS/DynamoDB","${metric}"`).length - 1, 3, `${metric} for each table`);
+        assert.equal(body.split(`"AWS/DynamoDB","${metric}"`).length - 1, 2, `${metric} for each table`);
       }
     });
 
@@ -438,7 +442,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       });
       s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Threshold: 1 });
       s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Metrics: Match.arrayWith([Match.objectLike({ Expression: 'r0 + w0 + r1 + w1 + r2 + w2' })]),
+        Metrics: Match.arrayWith([Match.objectLike({ Expression: 'r0 + w0 + r1 + w1' })]),
       });
       s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
@@ -467,8 +471,7 @@ describe('default deployment (cdk.json as shipped)', () => {
           STACK_OUTPUTS.metadataUrl,
           STACK_OUTPUTS.dashboardUrl,
           STACK_OUTPUTS.workspaceTableName,
-          STACK_OUTPUTS.rateLimitTableName,
-          STACK_OUTPUTS.leaseTableName,
+          STACK_OUTPUTS.limitsTableName,
           STACK_OUTPUTS.secretArn,
           STACK_OUTPUTS.region,
           STACK_OUTPUTS.claudeMcpAddCommand,
@@ -476,7 +479,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       );
       assert.deepEqual(
         sorted(Object.keys(outputs.Outputs)),
-        sorted(['McpUrl', 'MetadataUrl', 'DashboardUrl', 'WorkspaceTableName', 'RateLimitTableName', 'LeaseTableName', 'SecretArn', 'Region', 'ClaudeMcpAddCommand']),
+        sorted(['McpUrl', 'MetadataUrl', 'DashboardUrl', 'WorkspaceTableName', 'LimitsTableName', 'SecretArn', 'Region', 'ClaudeMcpAddCommand']),
       );
     });
 

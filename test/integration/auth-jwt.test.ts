@@ -46,8 +46,15 @@ before(async () => {
     signingKey('ed-1', 'EdDSA'),
   ]);
   jwks = await startJwksServer([rsa, ec, ps, ed]);
+  // No principal cache: these tests check each request's own verdict (the cache's bound has its own test).
   server = await startTestServer(
-    { DOERS_JWT_ISSUER: ISSUER, DOERS_JWKS_URI: jwks.url, DOERS_JWT_AUDIENCE: AUDIENCE, DOERS_JWT_SCOPE_PREFIX: 'https://doers.example.test/mcp/' },
+    {
+      DOERS_JWT_ISSUER: ISSUER,
+      DOERS_JWKS_URI: jwks.url,
+      DOERS_JWT_AUDIENCE: AUDIENCE,
+      DOERS_JWT_SCOPE_PREFIX: 'https://doers.example.test/mcp/',
+      DOERS_AUTH_CACHE_SECONDS: '0',
+    },
     { observer },
   );
   const { directory } = server.app.services;
@@ -243,7 +250,7 @@ describe('personal access tokens', () => {
       .then((record) => ({ secret, record }));
   };
 
-  test('a revoked token is refused from the next request on', async () => {
+  test('with the principal cache off, a revoked token is refused from the next request on', async () => {
     const { secret, record } = await register();
     assert.equal((await meGet(secret)).status, 200);
 
@@ -266,8 +273,8 @@ describe('personal access tokens', () => {
   });
 });
 
-describe('user and workspace status, read on every request', () => {
-  test('a disabled user is refused with 403 for JWTs and for tokens minted before, and admitted again once enabled', async () => {
+describe('user and workspace status, read on every request the cache does not answer', () => {
+  test('with the principal cache off, a disabled user is refused with 403 for JWTs and for tokens minted before, and admitted again once enabled', async () => {
     const { directory, tokens } = server.app.services;
     const secret = generateTokenSecret();
     await tokens.register(secret, { workspaceId: DEMO_WORKSPACE_ID, userId: 'usr_t_dora', scopes: ['tasks:read'], label: 't', createdAt: new Date().toISOString() });
@@ -320,7 +327,7 @@ describe('the key set', () => {
       const identity = await verifier.verify(rotatedToken, new Date());
 
       assert.equal(keys.fetches, 3);
-      assert.deepEqual(identity.member, { email: 'grace@jwt.test' });
+      assert.deepEqual(identity.subject, { kind: 'email', email: 'grace@jwt.test' });
     } finally {
       await keys.close();
     }

@@ -37,7 +37,7 @@ const PROCESSES = 4;
 const CALLS_PER_PROCESS = 100;
 /** The kill scenario's function timeout: small, so the dead lease expires quickly. */
 const FUNCTION_TIMEOUT_SECONDS = 2;
-/** ConcurrencyLimiter: buckets of timeout + 1 s; a dead lease stops counting within two buckets. */
+/** AdmissionLimiter: buckets of timeout + 1 s; a dead lease stops counting within two buckets. */
 const BUCKET_SECONDS = FUNCTION_TIMEOUT_SECONDS + 1;
 const LEASE_BOUND_SECONDS = 2 * BUCKET_SECONDS;
 
@@ -78,7 +78,7 @@ for (const backend of backends) {
           DOERS_RATE_LIMIT_CALLS: '0',
           DOERS_MAX_CONCURRENT_CALLS: '4',
           DOERS_FUNCTION_TIMEOUT_SECONDS: String(FUNCTION_TIMEOUT_SECONDS),
-          DOERS_LEASE_TABLE: 'doers-leases-kill-test',
+          DOERS_LIMITS_TABLE: 'doers-limits-kill-test',
         },
       ]);
       rateServers = processes.map((p) => p.servers[0]!);

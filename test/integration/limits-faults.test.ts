@@ -11,23 +11,21 @@ import { kindOf, startFaultProxy, windowAwayFromBoundary } from './limits-harnes
 // DESIGN.md §5 faults: when DynamoDB throttles or cannot be reached while the limits are checked,
 // the caller gets 503 with Retry-After, quickly, never 500 and never a wait without end.
 
-const RATE_TABLE = 'doers-rate-limits';
-const LEASE_TABLE = 'doers-leases';
+const LIMITS_TABLE = 'doers-limits';
 
 let dynamo: EmbeddedDynamo;
 let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
 let server: LocalServer;
 before(async () => {
   dynamo = await startEmbeddedDynamo(':memory:');
-  proxy = await startFaultProxy(dynamo.endpoint, [RATE_TABLE, LEASE_TABLE]);
+  proxy = await startFaultProxy(dynamo.endpoint, [LIMITS_TABLE]);
   server = await startTestServer(
     {
       DOERS_DYNAMODB_ENDPOINT: proxy.endpoint,
       DOERS_RATE_LIMIT_CALLS: '100',
       DOERS_RATE_LIMIT_WINDOW_SECONDS: String(windowAwayFromBoundary(60)),
       DOERS_MAX_CONCURRENT_CALLS: '1',
-      DOERS_RATE_LIMIT_TABLE: RATE_TABLE,
-      DOERS_LEASE_TABLE: LEASE_TABLE,
+      DOERS_LIMITS_TABLE: LIMITS_TABLE,
     },
     { fixtures: LIMITS_FIXTURES, observer: new RecordingObserver() },
   );

@@ -86,7 +86,7 @@ export const warmStore = async (endpoint: string): Promise<void> => {
           Promise.all([
             db.send(
               new UpdateCommand({
-                TableName: config.tables.rateLimits,
+                TableName: config.tables.limits,
                 Key: { pk: 'warm-up' },
                 UpdateExpression: 'ADD #count :one',
                 ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
@@ -100,7 +100,7 @@ export const warmStore = async (endpoint: string): Promise<void> => {
           ]),
         ),
       );
-      await db.send(new DeleteCommand({ TableName: config.tables.rateLimits, Key: { pk: 'warm-up' } }));
+      await db.send(new DeleteCommand({ TableName: config.tables.limits, Key: { pk: 'warm-up' } }));
     }
   } finally {
     db.destroy();

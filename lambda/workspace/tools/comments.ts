@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundRefusal } from '../../errors.js';
 import { defineTool } from '../../mcp/tool-registry.js';
 import { uuidV7 } from '../item-support.js';
@@ -8,16 +8,13 @@ import { requireOwnOrAdmin, requireRole } from '../policy.js';
 import { commentLine, moreLine } from '../render.js';
 import { commentOutput, idArg, listFields, pagingArgs } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
-import { taskOrRefuse, toCommentOutput } from '../views.js';
+import { loadNames, taskOrRefuse, toCommentOutput } from '../views.js';
 import { CREATE, READ, REMOVE } from './annotations.js';
 
 const taskIdArg = idArg('task');
 
 const listInput = z.strictObject({ taskId: taskIdArg, ...pagingArgs });
 const listOutput = z.object({ taskId: z.string(), taskTitle: z.string(), ...listFields, comments: z.array(commentOutput) });
-
-const membersOf = async (services: WorkspaceServices, workspaceId: string) =>
-  new Map((await services.directory.listMembers(workspaceId)).map((m) => [m.userId, m]));
 
 export const commentsList = defineTool<WorkspaceServices, typeof listInput, typeof listOutput>({
   name: 'comments_list',
@@ -33,9 +30,9 @@ export const commentsList = defineTool<WorkspaceServices, typeof listInput, type
     const { services, principal } = ctx;
     const after = await positionFrom(ctx, args, isString);
     // The page needs only the task id, so it is read alongside the task (whose absence still refuses).
-    const [task, members, page] = await Promise.all([
+    const [task, { members }, page] = await Promise.all([
       taskOrRefuse(services, principal, args.taskId),
-      membersOf(services, principal.workspaceId),
+      loadNames(services, principal),
       services.comments.list(principal.workspaceId, args.taskId, args.limit, after),
     ]);
     return {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPES } from '../../auth/scopes.js';
 import { defineTool } from '../../mcp/tool-registry.js';
 import { ROLES } from '../model.js';

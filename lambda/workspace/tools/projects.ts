@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import type { Principal } from '../../auth/principal.js';
 import { defineTool } from '../../mcp/tool-registry.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Principal } from '../../auth/principal.js';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import { defineTool, type ToolContext } from '../../mcp/tool-registry.js';
@@ -44,7 +44,7 @@ const currentTask = async (ctx: Pick<ToolContext<WorkspaceServices>, 'services' 
 
 /** The task (being read or written) and the names it shows are fetched together: one round trip, not two. */
 const withNames = async (services: WorkspaceServices, principal: Principal, task: Task | Promise<Task>) => {
-  const [t, names] = await Promise.all([task, loadNames(services, principal.workspaceId)]);
+  const [t, names] = await Promise.all([task, loadNames(services, principal)]);
   return toTaskOutput(t, names);
 };
 
@@ -98,7 +98,7 @@ export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typ
     const after = await positionFrom(ctx, args, isTaskPosition);
     const [assigneeId, names] = await Promise.all([
       args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
-      loadNames(services, principal.workspaceId),
+      loadNames(services, principal),
     ]);
     const words = args.text?.toLowerCase().split(/\s+/).filter(Boolean);
     const page = await services.tasks.search(

@@ -1,0 +1,90 @@
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../auth/principal.js';
+import { BoundedMap } from '../platform/bounded-map.js';
+import { WORKSPACE_SK, wsPk } from './keys.js';
+import type { Member, Project } from './model.js';
+
+/** The people and projects of a workspace: what turns ids into names, and what an id is checked against. */
+export interface Names {
+  readonly members: ReadonlyMap<string, Member>;
+  readonly projects: ReadonlyMap<string, Project>;
+}
+
+/** Ids a caller needs in the directory; a snapshot without one of them is read again. */
+export interface NeededIds {
+  readonly members?: readonly (string | undefined)[];
+  readonly projects?: readonly (string | undefined)[];
+}
+
+export interface NamesSource {
+  /** The workspace's directory as of the principal's `directoryVersion` (or later). */
+  get(principal: Principal, needs?: NeededIds): Promise<Names>;
+  /** After a member or project write: every instance reloads from its next request on. */
+  changed(workspaceId: string): Promise<void>;
+}
+
+/** A snapshot is read again after this long even when no change was announced (a lost bump). */
+const MAX_AGE_MS = 60_000;
+const MAX_WORKSPACES = 1_000;
+
+const covers = (names: Names, needs: NeededIds | undefined): boolean =>
+  (needs?.members ?? []).every((id) => id === undefined || names.members.has(id)) &&
+  (needs?.projects ?? []).every((id) => id === undefined || names.projects.has(id));
+
+/**
+ * Every task view shows names and every task write checks its assignee and project, so reading
+ * all members and projects on each call would cost two queries a call. Instead each instance keeps
+ * a snapshot per workspace, stamped with the workspace's `directoryVersion`, which every member or
+ * project write raises. The credential check reads the workspace item anyway (strongly consistent),
+ * so a snapshot is known to be current without a request; a change made elsewhere is seen from the
+ * next request whose principal is read fresh (within DOERS_AUTH_CACHE_SECONDS). An id the snapshot
+ * lacks (made elsewhere a moment ago) makes it read again before anything is refused.
+ */
+export class DirectoryNames implements NamesSource {
+  private readonly snapshots = new BoundedMap<string, { readonly version: number; readonly atMs: number; readonly names: Promise<Names> }>(MAX_WORKSPACES);
+
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly load: (workspaceId: string) => Promise<Names>,
+  ) {}
+
+  async get(principal: Principal, needs?: NeededIds): Promise<Names> {
+    const ws = principal.workspaceId;
+    const snap = this.snapshots.get(ws);
+    if (snap && snap.version >= principal.directoryVersion && Date.now() - snap.atMs < MAX_AGE_MS) {
+      const names = await snap.names.catch(() => undefined);
+      if (names && covers(names, needs)) return names;
+    }
+    const names = this.load(ws);
+    this.snapshots.set(ws, { version: principal.directoryVersion, atMs: Date.now(), names });
+    names.catch(() => this.snapshots.delete(ws));
+    return names;
+  }
+
+  async changed(workspaceId: string): Promise<void> {
+    this.snapshots.delete(workspaceId);
+    await announceDirectoryChange(this.db, this.table, workspaceId);
+  }
+}
+
+/**
+ * Raises the workspace's `directoryVersion` after a member or project write, so every instance's
+ * snapshot of it is read again. Also for writers without a snapshot (the admin CLI).
+ */
+export const announceDirectoryChange = async (db: DynamoDBDocumentClient, table: string, workspaceId: string): Promise<void> => {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
+        UpdateExpression: 'ADD directoryVersion :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+  } catch {
+    // No workspace item: nothing can have cached it. Any other failure must not turn a write that
+    // landed into an error answer; snapshots elsewhere are read again within MAX_AGE_MS anyway.
+  }
+};

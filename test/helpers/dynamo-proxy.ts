@@ -1,0 +1,53 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** pass: forward; throttle: answer ThrottlingException; reset: drop the connection. */
+export type ProxyMode = 'pass' | 'throttle' | 'reset';
+
+/**
+ * A loopback proxy in front of a real DynamoDB API (dynalite, DynamoDB Local). Every request the
+ * server under test sends is seen here, so tests count them and inject faults without touching
+ * the code under test.
+ */
+export interface DynamoProxy {
+  readonly endpoint: string;
+  mode: ProxyMode;
+  /** Operations seen (X-Amz-Target without the API prefix), in order. */
+  readonly operations: string[];
+  stop(): Promise<void>;
+  resume(): Promise<void>;
+}
+
+export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => {
+  const proxy = { mode: 'pass' as ProxyMode, operations: [] as string[] };
+  let port = 0;
+  let server: Server;
+  const listen = async () => {
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      proxy.operations.push(String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, ''));
+      if (proxy.mode === 'reset') return void req.socket.destroy();
+      if (proxy.mode === 'throttle') {
+        return void res
+          .writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'throttled' })
+          .end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' }));
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const upstream = await fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' }).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+  };
+  await listen();
+  return Object.assign(proxy, {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    resume: listen,
+  });
+};

@@ -1,0 +1,163 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { startDynamoProxy, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { legacyCall, modernCall, startTestServer, type RawResponse } from '../helpers/local.js';
+import { addMember, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+
+// The regression guard of per-call cost: how many DynamoDB requests one MCP request sends, counted
+// on the wire by a proxy in front of the embedded DynamoDB. Limits are on as the stack sets them.
+// The credential cache is off (DOERS_AUTH_CACHE_SECONDS=0), so every figure is the cold-cache cost:
+// credential (1) + limits (1 in, 1 out) + the tool's own requests. The instance's directory snapshot
+// (names of members and projects) is warm, as it is on any instance after its first call and until
+// the next member or project change; what a change costs once is counted on its own. A change that
+// adds a request fails here; one that removes a request should lower its budget.
+
+let dynamo: EmbeddedDynamo;
+let proxy: DynamoProxy;
+let server: LocalServer;
+let ws: TestWorkspace;
+const ids: Record<string, string> = {};
+
+before(async () => {
+  dynamo = await startEmbeddedDynamo(':memory:');
+  proxy = await startDynamoProxy(dynamo.endpoint);
+  server = await startTestServer({ DOERS_DYNAMODB_ENDPOINT: proxy.endpoint, DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '10000' });
+  ws = await createTestWorkspace(server);
+});
+after(async () => {
+  await server.close();
+  await proxy.stop();
+  await dynamo.close();
+});
+
+/** Sends one request and returns it with the DynamoDB operations it caused. */
+const counted = async (send: () => Promise<RawResponse>): Promise<{ res: RawResponse; ops: string[] }> => {
+  // Let the previous request's release (sent after its answer) land first.
+  await new Promise((r) => setTimeout(r, 20));
+  proxy.operations.length = 0;
+  const res = await send();
+  await new Promise((r) => setTimeout(r, 20));
+  return { res, ops: [...proxy.operations] };
+};
+
+const call = (name: string, args: Record<string, unknown> = {}) =>
+  counted(() => modernCall(server, 'tools/call', { name, arguments: args }, { token: ws.owner.token }));
+
+/** An uncounted call that reads the directory snapshot, as any earlier call on the instance would have. */
+const warmNames = () => modernCall(server, 'tools/call', { name: 'tasks_search', arguments: { limit: 1 } }, { token: ws.owner.token });
+
+const structured = (res: RawResponse) => {
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.result?.isError, false, res.text);
+  return res.json.result.structuredContent;
+};
+
+const assertBudget = (what: string, ops: string[], budget: number) => {
+  assert.ok(ops.length <= budget, `${what}: ${ops.length} DynamoDB requests (${ops.join(', ')}), budget ${budget}`);
+};
+
+describe('the credential', () => {
+  test('a token this instance has not seen: two requests (token, then member and workspace); after that one', async () => {
+    const member = await addMember(server, ws.workspaceId, 'member', 'UTC');
+
+    const first = await counted(() => modernCall(server, 'tools/list', {}, { token: member.token }));
+    const second = await counted(() => modernCall(server, 'tools/list', {}, { token: member.token }));
+
+    assert.deepEqual(first.ops, ['BatchGetItem', 'BatchGetItem']);
+    assert.deepEqual(second.ops, ['BatchGetItem']);
+  });
+});
+
+describe('listing and discovery cost at most the credential', () => {
+  // The instance has seen the token before, as a warm Lambda instance has.
+  before(() => modernCall(server, 'tools/list', {}, { token: ws.owner.token }));
+
+  const cases: [string, () => Promise<RawResponse>][] = [
+    ['tools/list', () => modernCall(server, 'tools/list', {}, { token: ws.owner.token })],
+    ['prompts/list', () => modernCall(server, 'prompts/list', {}, { token: ws.owner.token })],
+    ['resources/templates/list', () => modernCall(server, 'resources/templates/list', {}, { token: ws.owner.token })],
+    ['resources/list', () => modernCall(server, 'resources/list', {}, { token: ws.owner.token })],
+    ['server/discover', () => modernCall(server, 'server/discover', {}, { token: ws.owner.token })],
+    ['prompts/get', () => modernCall(server, 'prompts/get', { name: 'daily_briefing', arguments: {} }, { token: ws.owner.token })],
+    [
+      'initialize',
+      () =>
+        legacyCall(server, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }, { token: ws.owner.token }),
+    ],
+    ['ping', () => legacyCall(server, 'ping', {}, { token: ws.owner.token })],
+  ];
+  for (const [method, send] of cases) {
+    test(`${method}: one request (the credential)`, async () => {
+      const { res, ops } = await counted(send);
+
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.error, undefined, res.text);
+      assertBudget(method, ops, 1);
+    });
+  }
+});
+
+describe('tool calls: credential, limits and the tool itself', () => {
+  // In order: later calls use what earlier ones created.
+  const steps: [tool: string, args: () => Record<string, unknown>, budget: number, keep?: (out: any) => void][] = [
+    ['me_get', () => ({}), 3],
+    ['project_create', () => ({ name: 'Counted project' }), 5, (o) => (ids.project = o.projectId)],
+    ['task_create', () => ({ title: 'Counted task', projectId: ids.project, assignee: 'me', dueDate: '2026-01-02', labels: ['x'] }), 4, (o) => (ids.task = o.taskId)],
+    ['agenda_get', () => ({}), 4],
+    ['agenda_get', () => ({ assignee: 'anyone' }), 5],
+    ['tasks_search', () => ({}), 4],
+    ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 4],
+    ['task_get', () => ({ taskId: ids.task }), 4],
+    ['task_update', () => ({ taskId: ids.task, version: 1, title: 'Counted task, renamed' }), 5],
+    ['task_complete', () => ({ taskId: ids.task }), 5],
+    ['task_reopen', () => ({ taskId: ids.task }), 5],
+    ['comment_add', () => ({ taskId: ids.task, body: 'A comment' }), 5, (o) => (ids.comment = o.commentId)],
+    ['comments_list', () => ({ taskId: ids.task }), 5],
+    ['comment_delete', () => ({ taskId: ids.task, commentId: ids.comment }), 5],
+    ['projects_list', () => ({}), 5],
+    ['project_get', () => ({ projectId: ids.project }), 6],
+    ['project_update', () => ({ projectId: ids.project, version: 1, description: 'Counted' }), 6],
+    ['members_list', () => ({}), 4],
+    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 6, (o) => (ids.user = o.userId)],
+    ['member_role_set', () => ({ userId: ids.user, role: 'viewer' }), 6],
+    ['member_remove', () => ({ userId: ids.user }), 8],
+    ['task_delete', () => ({ taskId: ids.task }), 6],
+    ['project_archive', () => ({ projectId: ids.project }), 6],
+    ['project_delete', () => ({ projectId: ids.project }), 8],
+  ];
+  const seen: string[] = [];
+  for (const [tool, args, budget, keep] of steps) {
+    test(`${tool}: at most ${budget} requests`, async () => {
+      await warmNames();
+      const { res, ops } = await call(tool, args());
+
+      const out = structured(res);
+      keep?.(out);
+      seen.push(`${tool}: ${ops.length} (${ops.join(' ')})`);
+      assertBudget(tool, ops, budget);
+    });
+  }
+  after(() => console.log(`DynamoDB requests per tool call:\n  ${seen.join('\n  ')}`));
+
+  test('a member or project change costs every instance one reading of the directory, then none', async () => {
+    await call('project_create', { name: 'Changes the directory' });
+
+    const first = await call('tasks_search', { limit: 1 });
+    const second = await call('tasks_search', { limit: 1 });
+
+    assert.deepEqual(first.ops.filter((o) => o === 'Query').length, 3, `members, projects and the search: ${first.ops.join(' ')}`);
+    assert.deepEqual(second.ops.filter((o) => o === 'Query').length, 1, `the search alone: ${second.ops.join(' ')}`);
+  });
+
+  test('a resource read: credential, limits, the task and its comments', async () => {
+    const task = await call('task_create', { title: 'Readable' });
+    const { res, ops } = await counted(() =>
+      modernCall(server, 'resources/read', { uri: `doers://tasks/${structured(task.res).taskId}` }, { token: ws.owner.token }),
+    );
+
+    assert.equal(res.status, 200, res.text);
+    assertBudget('resources/read', ops, 5);
+  });
+});

@@ -10,19 +10,15 @@ import { isTransientDynamoError } from '../platform/dynamodb.js';
 import type { KeySource } from '../platform/keys.js';
 import type { DirectoryStore, MemberRef } from '../workspace/directory-store.js';
 import type { AccessItems, AccessReader } from './access-reader.js';
-import { hashToken } from './personal-tokens.js';
+import { tokenHashes } from './personal-tokens.js';
 import type { Principal } from './principal.js';
 import { normalizeScopes, type Scope } from './scopes.js';
 
 /**
  * Who a verified token names. A personal token's record names its member, and the verifier reads
- * record, member and workspace together (`resolved`); a JWT names an e-mail address (`email`) or,
- * from an authorization server that knows our ids, the member itself (`member`).
+ * record, member and workspace together (`resolved`); a JWT names an e-mail address (`email`).
  */
-export type TokenSubject =
-  | { readonly kind: 'resolved'; readonly items: AccessItems }
-  | { readonly kind: 'email'; readonly email: string }
-  | { readonly kind: 'member'; readonly ref: MemberRef };
+export type TokenSubject = { readonly kind: 'resolved'; readonly items: AccessItems } | { readonly kind: 'email'; readonly email: string };
 
 /** What a verifier learns from a token before the user's status is checked. */
 export interface VerifiedIdentity {
@@ -63,9 +59,7 @@ export const personalTokenVerifier = (keys: KeySource, reader: AccessReader): To
   return {
     accepts: (token) => !isJwtShaped(token),
     async verify(token, now) {
-      const ring = await keys();
-      // After a rotation a token may be hashed under the previous key: every key is tried at once.
-      const hashes = ring.all.map((k) => hashToken(k['token-hash'], token));
+      const hashes = tokenHashes(await keys(), token);
       const known = owners.get(hashes[0]!);
       let items = await reader.read({ tokenHashes: hashes, ...(known ? { member: known } : {}) });
       const record = items.token;
@@ -136,7 +130,7 @@ export const createCredentialGate = (
   };
 
   const itemsOf = (subject: TokenSubject): Promise<AccessItems> | AccessItems =>
-    subject.kind === 'resolved' ? subject.items : subject.kind === 'email' ? itemsOfEmail(subject.email) : reader.read({ member: subject.ref });
+    subject.kind === 'resolved' ? subject.items : itemsOfEmail(subject.email);
 
   return {
     async authenticate(authorization, now = new Date()) {

@@ -24,6 +24,12 @@ export const generateTokenSecret = (): string => `${PAT_PREFIX}${randomBytes(32)
 
 export const hashToken = (key: Uint8Array, secret: string): string => createHmac('sha256', key).update(secret).digest('base64url');
 
+/**
+ * A secret's hash under every key of the ring, current first: after a rotation a token may be
+ * hashed under the previous key, so every key is tried at once.
+ */
+export const tokenHashes = (ring: KeyRing, secret: string): string[] => ring.all.map((k) => hashToken(k['token-hash'], secret));
+
 export interface TokenStore {
   /** Looks a presented secret up under every key of the ring (current first). */
   find(secret: string): Promise<PersonalTokenRecord | undefined>;
@@ -41,11 +47,9 @@ export class DynamoTokenStore implements TokenStore {
   ) {}
 
   async find(secret: string): Promise<PersonalTokenRecord | undefined> {
-    const ring = await this.keys();
-    // After a rotation a token may be hashed under the previous key: every key is tried at once.
     const found = await Promise.all(
-      ring.all.map((k) =>
-        this.db.send(new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hashToken(k['token-hash'], secret)), sk: TOKEN_SK }, ConsistentRead: true })),
+      tokenHashes(await this.keys(), secret).map((hash) =>
+        this.db.send(new GetCommand({ TableName: this.table, Key: { pk: tokenPk(hash), sk: TOKEN_SK }, ConsistentRead: true })),
       ),
     );
     const item = found.find((out) => out.Item)?.Item;

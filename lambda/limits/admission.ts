@@ -1,4 +1,6 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LIMITS_TABLE_KEYS } from '../platform/tables.js';
 import { isConditionFailure } from '../platform/dynamodb.js';
 import { noRelease } from './call-guard.js';
@@ -114,8 +116,9 @@ export class AdmissionLimiter {
       item = out.Attributes;
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
-      const old = (err as { Item?: Record<string, { N?: string }> }).Item;
-      const current = old ? Object.fromEntries(Object.entries(old).map(([k, v]) => [k, v.N === undefined ? v : Number(v.N)])) : await this.read(key);
+      // The item as the refused write found it (ReturnValuesOnConditionCheckFailure), in wire form.
+      const old = (err as { Item?: Record<string, AttributeValue> }).Item;
+      const current = old ? unmarshall(old) : await this.read(key);
       const busy =
         maxConcurrent > 0 && (numberOf(current, leaseCounter(bucket)) >= maxConcurrent || numberOf(current, leaseCounter(bucket + 2)) > 0);
       return busy

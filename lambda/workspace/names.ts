@@ -56,10 +56,11 @@ export class DirectoryNames implements NamesSource {
       const names = await snap.names.catch(() => undefined);
       if (names && covers(names, needs)) return names;
     }
-    const names = this.load(ws);
-    this.snapshots.set(ws, { version: principal.directoryVersion, atMs: Date.now(), names });
-    names.catch(() => this.snapshots.delete(ws));
-    return names;
+    const entry = { version: principal.directoryVersion, atMs: Date.now(), names: this.load(ws) };
+    this.snapshots.set(ws, entry);
+    // A failed read is not kept (the next call reads again), unless a newer one replaced it already.
+    entry.names.catch(() => this.snapshots.get(ws) === entry && this.snapshots.delete(ws));
+    return entry.names;
   }
 
   async changed(workspaceId: string): Promise<void> {

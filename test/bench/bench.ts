@@ -9,9 +9,8 @@ import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../../lib/mcp-function.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { startLocalServer } from '../../lambda/local/server.js';
-import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
-import { startDynamoProxy } from '../helpers/dynamo-proxy.js';
-import { startTestServer, modernCall } from '../helpers/local.js';
+import { startProxiedServer } from '../helpers/dynamo-proxy.js';
+import { modernCall } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 
 /**
@@ -214,9 +213,8 @@ try {
   const handlerColdMs = median(handlerCold.map((r) => r.ms));
 
   // ---- DynamoDB requests per call (cold credential cache, limits on) ----
-  const dynamo = await startEmbeddedDynamo(':memory:');
-  const proxy = await startDynamoProxy(dynamo.endpoint);
-  const counting = await startTestServer({ DOERS_DYNAMODB_ENDPOINT: proxy.endpoint, DOERS_AUTH_CACHE_SECONDS: '0' }, { observer: new RecordingObserver() });
+  const proxied = await startProxiedServer({ DOERS_AUTH_CACHE_SECONDS: '0' }, { observer: new RecordingObserver() });
+  const { server: counting, proxy } = proxied;
   const counts: [string, number][] = [];
   for (const [label, send] of [
     ['tools/list', () => modernCall(counting, 'tools/list')],
@@ -231,9 +229,7 @@ try {
     await new Promise((r) => setTimeout(r, 30));
     counts.push([label, proxy.operations.length]);
   }
-  await counting.close();
-  await proxy.stop();
-  await dynamo.close();
+  await proxied.close();
 
   // ---- report ----
   const of = (server: string, method: string) => rows.find((r) => r.server === server && r.method.startsWith(method))!;

@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import type { LocalServer, LocalServerOptions } from '../../lambda/local/server.js';
+import { startTestServer } from './local.js';
 
 /** pass: forward; throttle: answer ThrottlingException; reset: drop the connection. */
 export type ProxyMode = 'pass' | 'throttle' | 'reset';
@@ -50,4 +53,26 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
       }),
     resume: listen,
   });
+};
+
+/**
+ * A test server whose every DynamoDB request passes the proxy: an embedded DynamoDB, the proxy in
+ * front of it, and the local server pointed at the proxy. `close` stops all three.
+ */
+export const startProxiedServer = async (
+  env: Record<string, string> = {},
+  opts: LocalServerOptions = {},
+): Promise<{ server: LocalServer; proxy: DynamoProxy; close(): Promise<void> }> => {
+  const dynamo = await startEmbeddedDynamo(':memory:');
+  const proxy = await startDynamoProxy(dynamo.endpoint);
+  const server = await startTestServer({ DOERS_DYNAMODB_ENDPOINT: proxy.endpoint, ...env }, opts);
+  return {
+    server,
+    proxy,
+    close: async () => {
+      await server.close();
+      await proxy.stop();
+      await dynamo.close();
+    },
+  };
 };

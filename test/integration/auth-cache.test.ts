@@ -1,9 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { startDynamoProxy, type DynamoProxy } from '../helpers/dynamo-proxy.js';
-import { modernCall, startTestServer, type RawResponse } from '../helpers/local.js';
+import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { modernCall, type RawResponse } from '../helpers/local.js';
 import { createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 // DOERS_AUTH_CACHE_SECONDS: an instance reuses a verified principal for at most that long, so a
@@ -11,27 +10,17 @@ import { createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fi
 // answered from the cache costs no DynamoDB request for its credential.
 
 const CACHE_SECONDS = 1;
-let dynamo: EmbeddedDynamo;
+let proxied: Awaited<ReturnType<typeof startProxiedServer>>;
 let proxy: DynamoProxy;
 let server: LocalServer;
 let ws: TestWorkspace;
 
 before(async () => {
-  dynamo = await startEmbeddedDynamo(':memory:');
-  proxy = await startDynamoProxy(dynamo.endpoint);
-  server = await startTestServer({
-    DOERS_DYNAMODB_ENDPOINT: proxy.endpoint,
-    DOERS_AUTH_CACHE_SECONDS: String(CACHE_SECONDS),
-    DOERS_RATE_LIMIT_CALLS: '0',
-    DOERS_MAX_CONCURRENT_CALLS: '0',
-  });
+  proxied = await startProxiedServer({ DOERS_AUTH_CACHE_SECONDS: String(CACHE_SECONDS), DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' });
+  ({ server, proxy } = proxied);
   ws = await createTestWorkspace(server);
 });
-after(async () => {
-  await server.close();
-  await proxy.stop();
-  await dynamo.close();
-});
+after(() => proxied.close());
 
 const meGet = (token: string): Promise<RawResponse> => modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
 const pastTheBound = () => new Promise((r) => setTimeout(r, CACHE_SECONDS * 1000 + 150));

@@ -1,37 +1,33 @@
 import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
+import { modernCall, type RawResponse } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { startDynamoProxy, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
 import { signToken, signingKey, startJwksServer, type JwksServer } from '../helpers/jwks.js';
 
 // When a credential cannot be checked right now, the answer is 503 with Retry-After and a warning:
 // never 500, never the request let through. The server talks to a real DynamoDB API (dynalite)
 // through a proxy the test controls, which can pass, throttle, drop connections or be gone.
 const ISSUER = 'https://login.example.test';
-let dynamo: EmbeddedDynamo;
+let proxied: Awaited<ReturnType<typeof startProxiedServer>>;
 let proxy: DynamoProxy;
 let jwks: JwksServer;
 let jwt: string;
 let server: LocalServer;
 
 before(async () => {
-  dynamo = await startEmbeddedDynamo(':memory:');
-  proxy = await startDynamoProxy(dynamo.endpoint);
   const key = await signingKey('k1', 'ES256');
   jwks = await startJwksServer([key]);
-  server = await startTestServer(
-    { DOERS_DYNAMODB_ENDPOINT: proxy.endpoint, DOERS_JWT_ISSUER: ISSUER, DOERS_JWKS_URI: jwks.url, DOERS_JWT_AUDIENCE: 'doers', DOERS_AUTH_CACHE_SECONDS: '0' },
+  proxied = await startProxiedServer(
+    { DOERS_JWT_ISSUER: ISSUER, DOERS_JWKS_URI: jwks.url, DOERS_JWT_AUDIENCE: 'doers', DOERS_AUTH_CACHE_SECONDS: '0' },
     { observer: new RecordingObserver() },
   );
+  ({ server, proxy } = proxied);
   jwt = await signToken(key, { email: 'ada@example.com' }, { issuer: ISSUER, audience: 'doers' });
 });
 after(async () => {
-  await server.close();
-  await proxy.stop();
-  await dynamo.close();
+  await proxied.close();
   await jwks.close();
 });
 beforeEach(() => {

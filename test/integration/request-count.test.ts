@@ -1,9 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { startDynamoProxy, type DynamoProxy } from '../helpers/dynamo-proxy.js';
-import { legacyCall, modernCall, startTestServer, type RawResponse } from '../helpers/local.js';
+import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { legacyCall, modernCall, type RawResponse } from '../helpers/local.js';
 import { addMember, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 // The regression guard of per-call cost: how many DynamoDB requests one MCP request sends, counted
@@ -14,23 +13,18 @@ import { addMember, createTestWorkspace, type TestWorkspace } from '../helpers/w
 // the next member or project change; what a change costs once is counted on its own. A change that
 // adds a request fails here; one that removes a request should lower its budget.
 
-let dynamo: EmbeddedDynamo;
+let proxied: Awaited<ReturnType<typeof startProxiedServer>>;
 let proxy: DynamoProxy;
 let server: LocalServer;
 let ws: TestWorkspace;
 const ids: Record<string, string> = {};
 
 before(async () => {
-  dynamo = await startEmbeddedDynamo(':memory:');
-  proxy = await startDynamoProxy(dynamo.endpoint);
-  server = await startTestServer({ DOERS_DYNAMODB_ENDPOINT: proxy.endpoint, DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '10000' });
+  proxied = await startProxiedServer({ DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '10000' });
+  ({ server, proxy } = proxied);
   ws = await createTestWorkspace(server);
 });
-after(async () => {
-  await server.close();
-  await proxy.stop();
-  await dynamo.close();
-});
+after(() => proxied.close());
 
 /** Sends one request and returns it with the DynamoDB operations it caused. */
 const counted = async (send: () => Promise<RawResponse>): Promise<{ res: RawResponse; ops: string[] }> => {

@@ -8,15 +8,20 @@ import { createPowertoolsObserver } from './observability/powertools-observer.js
 import { loadConfig } from './platform/config.js';
 import { createDocumentClient } from './platform/dynamodb.js';
 import { secretsManagerKeySource } from './platform/keys.js';
+import { loadTimeZoneData } from './workspace/time.js';
 
 // Cold start: configuration, clients and registries are built once and reused by every request.
 const config = loadConfig();
-const logger = createLogger();
-const db = createDocumentClient({ region: config.region });
 if (!config.secretArn) throw new Error('DOERS_SECRET_ARN is required in Lambda');
 const keys = secretsManagerKeySource(new SecretsManagerClient({ region: config.region }), config.secretArn);
-// Fetched during the init phase, not on the first request; a failure here is retried on first use.
-void keys().catch(() => undefined);
+// The secret read starts first and the rest of init runs while it is out. One turn of the event loop
+// lets the SDK resolve credentials and sign, so the request is on its way before the CPU-bound work.
+const secretRead = keys().catch(() => undefined); // a failure is retried on first use
+await new Promise((resolve) => setImmediate(resolve));
+
+const logger = createLogger();
+const db = createDocumentClient({ region: config.region });
+loadTimeZoneData();
 
 export const handler = buildHandler(
   createApp({
@@ -29,3 +34,7 @@ export const handler = buildHandler(
     guard: createLimitsGuard(db, config, logger),
   }),
 );
+
+// Init ends with the key ring in hand: the first request does not wait for it, and no read is left in
+// flight when Lambda freezes the environment between init and the first invoke.
+await secretRead;

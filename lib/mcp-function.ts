@@ -9,6 +9,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
+import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER } from './bundling.js';
 import type { DoersTables } from './tables.js';
 
 /** One name of the configuration contract the stack sets on the function. */
@@ -103,13 +104,6 @@ export interface McpFunctionProps {
 }
 
 /**
- * CommonJS dependencies bundled into an ES module still call `require` for Node built-ins; ESM has
- * no `require`, so the bundle defines one first. Shared with `npm run bench`, which bundles alike.
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __doersCreateRequire } from 'node:module'; const require = __doersCreateRequire(import.meta.url);";
-
-/**
  * The MCP endpoint's one Lambda function: Node.js 22 on arm64, bundled by esbuild from `lambda/` as
  * minified ESM with source maps. The construct owns the function's environment (exactly the names of
  * the configuration contract, `FUNCTION_ENV_NAMES` in `lambda/platform/config.ts`, plus the Powertools
@@ -190,6 +184,7 @@ export class McpFunction extends Construct {
         // Prefer packages' ESM builds (smaller after tree-shaking).
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
+        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
         // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
         // instead of whatever SDK the runtime image happens to carry.
         bundleAwsSDK: true,

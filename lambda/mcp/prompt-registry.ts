@@ -6,6 +6,7 @@ import { describeIssues } from './json-schema.js';
 import { ScopeCache } from './scope-cache.js';
 import { covers, isInputRequired, type InputRequired } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
+import { byKey } from './ordering.js';
 
 export interface PromptMessage {
   readonly role: 'user' | 'assistant';
@@ -56,7 +57,7 @@ export class PromptRegistry {
 
   /** `scopeOfTool` answers undefined for a tool that is not registered: such a prompt is dropped. */
   constructor(defs: readonly PromptDefinition[], scopeOfTool: (tool: string) => Scope | null | undefined) {
-    for (const def of [...defs].sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const def of [...defs].sort(byKey((d) => d.name))) {
       const toolScopes = def.tools.map(scopeOfTool);
       if (toolScopes.some((s) => s === undefined)) continue;
       this.prompts.set(def.name, {

@@ -6,6 +6,7 @@ import type { Observer, ReadOutcome } from '../observability/observer.js';
 import { ScopeCache } from './scope-cache.js';
 import { covers } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
+import { byKey } from './ordering.js';
 
 export interface ResourceContents {
   readonly uri: string;
@@ -81,8 +82,8 @@ export class ResourceRegistry<S> {
     private readonly guard: CallGuard,
     private readonly observer: Observer,
   ) {
-    this.templates = [...templates].sort((a, b) => a.uriTemplate.localeCompare(b.uriTemplate)).map(compile);
-    this.statics = new Map([...statics].sort((a, b) => a.uri.localeCompare(b.uri)).map((r) => [r.uri, r]));
+    this.templates = [...templates].sort(byKey((t) => t.uriTemplate)).map(compile);
+    this.statics = new Map([...statics].sort(byKey((r) => r.uri)).map((r) => [r.uri, r]));
   }
 
   get requiredScopes(): Scope[] {

@@ -1,6 +1,26 @@
+import { BoundedMap } from '../platform/bounded-map.js';
+
+// A formatter per zone, made once: making one costs about 0.3 ms, using one a few microseconds.
+const dayFormats = new BoundedMap<string, Intl.DateTimeFormat>(1_000);
+
 /** The calendar date (YYYY-MM-DD) of an instant in a time zone: "today" is the user's day, not UTC's. */
-export const dateInZone = (instant: Date, timeZone: string): string =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+export const dateInZone = (instant: Date, timeZone: string): string => {
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timeZone, format);
+  }
+  return format.format(instant);
+};
+
+/**
+ * The first time-zone-aware formatter of a process loads ICU's zone and locale data: about 30 ms on
+ * this machine. Lambda's init calls this while the secret read is in flight, so the first tools/call
+ * (nearly every tool knows the user's today) does not pay it.
+ */
+export const loadTimeZoneData = (): void => {
+  dateInZone(new Date(), 'UTC');
+};
 
 export const isValidTimeZone = (timeZone: string): boolean => {
   try {

@@ -33,7 +33,7 @@ export const createTestWorkspace = async (
   server: LocalServer,
   opts: { timeZone?: string; scopes?: readonly Scope[] } = {},
 ): Promise<TestWorkspace> => {
-  const { directory, tokens } = server.app.services;
+  const { directory } = server.app.services;
   const workspaceId = `ws_${randomUUID().slice(0, 8)}`;
   const createdAt = new Date().toISOString();
   await directory.createWorkspace({ workspaceId, name: `Test ${workspaceId}`, status: 'active', createdAt });

@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { DoersError } from '../../lambda/errors.js';
 import { unlimitedGuard } from '../../lambda/limits/call-guard.js';
 import { createDispatcher, type DispatchHooks } from '../../lambda/mcp/dispatcher.js';
 import { PromptRegistry, definePrompt, userText } from '../../lambda/mcp/prompt-registry.js';

@@ -145,9 +145,12 @@ export class UnauthenticatedError extends DoersError {
 export class InsufficientScopeError extends DoersError {
   readonly code = 'ERR_INSUFFICIENT_SCOPE';
   readonly requiredScope: string;
-  constructor(requiredScope: string, what: string) {
+  /** What the token already holds: the challenge asks for these plus the required one. */
+  readonly grantedScopes: readonly string[];
+  constructor(requiredScope: string, what: string, grantedScopes: readonly string[]) {
     super(`${what} needs the scope ${requiredScope}, which this token does not carry`, -32003, 403);
     this.requiredScope = requiredScope;
+    this.grantedScopes = grantedScopes;
   }
 }
 

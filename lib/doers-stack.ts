@@ -47,7 +47,7 @@ export interface DoersStackProps extends StackProps {
 }
 
 /**
- * The whole deployment: HTTP API → one Lambda function → three DynamoDB tables and one secret, an
+ * The whole deployment: HTTP API → one Lambda function → two DynamoDB tables and one secret, an
  * optional Cognito user pool as authorization server, and the operator's dashboard and alarms.
  */
 export class DoersStack extends Stack {

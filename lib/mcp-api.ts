@@ -22,6 +22,8 @@ import { Construct } from 'constructs';
 export const MCP_PATH = '/mcp';
 /** Path of the RFC 9728 protected-resource metadata of the endpoint. */
 export const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+/** The same document at the bare well-known path, where some clients look first. */
+export const ROOT_METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** Methods routed explicitly on {@link MCP_PATH}; GET and DELETE are answered 405 by the function. */
 export const MCP_METHODS = [HttpMethod.POST, HttpMethod.OPTIONS, HttpMethod.GET, HttpMethod.DELETE] as const;
 
@@ -140,6 +142,7 @@ export class McpApi extends Construct {
     });
     this.api.addRoutes({ path: MCP_PATH, methods: [...MCP_METHODS], integration });
     this.api.addRoutes({ path: METADATA_PATH, methods: [HttpMethod.GET], integration });
+    this.api.addRoutes({ path: ROOT_METADATA_PATH, methods: [HttpMethod.GET], integration });
     new HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration });
 
     // Acknowledged on this construct, so it covers every route (addRoutes' and the $default one).

@@ -43,7 +43,7 @@ export const DEFAULT_TIMEOUT = Duration.seconds(15);
 
 /** Properties of {@link McpFunction}. */
 export interface McpFunctionProps {
-  /** The three tables; the function gets read/write data access to each, nothing more. */
+  /** The two tables; the function gets read/write data access to each, nothing more. */
   readonly tables: DoersTables;
   /** The generated secret; the function gets read access to it. */
   readonly secret: ISecret;
@@ -107,7 +107,7 @@ export interface McpFunctionProps {
  * The MCP endpoint's one Lambda function: Node.js 22 on arm64, bundled by esbuild from `lambda/` as
  * minified ESM with source maps. The construct owns the function's environment (exactly the names of
  * the configuration contract, `FUNCTION_ENV_NAMES` in `lambda/platform/config.ts`, plus the Powertools
- * settings) and its grants (writing its own log group, data-plane access to the three tables, read
+ * settings) and its grants (writing its own log group, data-plane access to the two tables, read
  * access to the secret).
  */
 export class McpFunction extends Construct {
@@ -158,7 +158,7 @@ export class McpFunction extends Construct {
     // log group in the account): this function may write to its own log group and nothing else.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'doers MCP function: its log group, its three tables, its secret',
+      description: 'doers MCP function: its log group, its two tables, its secret',
     });
     this.logGroup.grantWrite(role);
 

@@ -4,6 +4,12 @@
  */
 export const metadataPath = '/.well-known/oauth-protected-resource/mcp';
 
+/**
+ * Where the same document is also served: RFC 9728 puts it at the path-suffixed URL, but some clients
+ * try the bare well-known URL first and give up on a 404.
+ */
+export const rootMetadataPath = '/.well-known/oauth-protected-resource';
+
 export const metadataUrl = (publicUrl: string): string => `${publicUrl}${metadataPath}`;
 
 const quote = (value: string): string => `"${value.replace(/["\\]/g, '\\$&')}"`;

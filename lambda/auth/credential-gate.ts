@@ -42,6 +42,8 @@ export interface TokenVerifier {
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export const isJwtShaped = (token: string): boolean => JWT_SHAPE.test(token);
 
+const MAX_EMAIL_LENGTH = 254;
+
 /** Per-instance memories hold at most this many entries each (oldest forgotten first). */
 const MEMORY_ENTRIES = 10_000;
 
@@ -117,6 +119,8 @@ export const createCredentialGate = (
 
   const itemsOfEmail = async (email: string): Promise<AccessItems> => {
     const address = email.toLowerCase();
+    // Longer than any address (RFC 5321: 254), so nobody's; and as a key DynamoDB would refuse it (a 500).
+    if (address.length > MAX_EMAIL_LENGTH) return {};
     const known = emailOwners.get(address);
     if (known) {
       const items = await reader.read({ member: known });
@@ -147,7 +151,9 @@ export const createCredentialGate = (
       try {
         const identity = await verifier.verify(token, now);
         const { member, workspace } = await itemsOf(identity.subject);
-        if (!member) throw new UnauthenticatedError('The token names no user of this workspace', true);
+        // The token is good; its user is not one of ours. 403 without a challenge: with a 401 an OAuth
+        // client would drop the token, refresh, be refused again and loop back to sign-in.
+        if (!member) throw new UserNotAllowedError();
         if (!workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
         const scopes: Scope[] = normalizeScopes(identity.scopes);
         const principal: Principal = {

@@ -2,7 +2,9 @@ import type middy from '@middy/core';
 import type { Request } from '@middy/core';
 import type { Observer } from '../observability/observer.js';
 import { errorBody, type ErrorMapper, type MappedError } from './error-mapper.js';
+import { ParseError } from '../errors.js';
 import { jsonResponse, stateOf, type DoersMiddleware } from './request-context.js';
+import { readableRequestId } from './transport.js';
 
 export interface ErrorHandlerOptions {
   readonly mapError: ErrorMapper;
@@ -29,7 +31,9 @@ export const errorHandlerMiddleware = (opts: ErrorHandlerOptions): DoersMiddlewa
       const mapped = opts.mapError(request.error);
       opts.log(mapped, request.error);
       if (mapped.refusal) opts.observer.refusal(mapped.refusal);
-      request.response = jsonResponse(mapped.status, errorBody(state.rpcId, mapped.error), { ...mapped.headers, ...state.corsHeaders });
+      // Refused before the dispatcher read the body: its id, where the body has a readable one.
+      const id = state.rpcId ?? (request.error instanceof ParseError ? undefined : readableRequestId(request.event));
+      request.response = jsonResponse(mapped.status, errorBody(id, mapped.error), { ...mapped.headers, ...state.corsHeaders });
     },
   };
 };

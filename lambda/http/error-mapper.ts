@@ -33,7 +33,9 @@ export const createErrorMapper = (opts: { publicUrl: string; scopesSupported: re
         resourceMetadata,
       });
     } else if (err instanceof InsufficientScopeError) {
-      headers['www-authenticate'] = bearerChallenge({ error: 'insufficient_scope', scope: advertise(err.requiredScope), resourceMetadata });
+      // Granted ∪ required: a client that re-authorizes with exactly this keeps what it had (step-up).
+      const scope = [...new Set([...err.grantedScopes, err.requiredScope])].map(advertise).join(' ');
+      headers['www-authenticate'] = bearerChallenge({ error: 'insufficient_scope', scope, resourceMetadata });
     }
     const message = err.expose ? err.message : 'Internal error';
     return {

@@ -14,10 +14,7 @@ import {
   type HttpEvent,
   type HttpResult,
 } from './request-context.js';
-import { transportMiddleware } from './transport.js';
-
-const decodeBody = (event: HttpEvent): string =>
-  !event.body ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+import { decodeBody, transportMiddleware } from './transport.js';
 
 /** An unexpected failure at ERROR with its stack (the caller sees only "Internal error"); a 503 at WARN. */
 const logMapped = (app: App, mapped: MappedError, err: unknown): void => {

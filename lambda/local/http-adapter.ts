@@ -77,15 +77,34 @@ const write = (res: ServerResponse, result: HttpResult): void => {
 /** node:http in front of the very handler Lambda runs: one request, one invocation. */
 export type Invoke = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
-export const createHttpAdapter = (handler: Invoke, timeoutMs: number): Server =>
-  createServer((req, res) => {
+/**
+ * How long a client may take to deliver one whole request, headers and body. On Lambda, API Gateway
+ * receives and buffers the request before the function runs, so only this adapter ever faces a
+ * client that trickles its bytes; Node's own bound (five minutes, looked at every 30 s) would let one
+ * hold a connection and its buffered body that long. A 1 MiB body takes milliseconds on loopback.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface HttpAdapterOptions {
+  /** Overrides REQUEST_TIMEOUT_MS (tests). */
+  readonly requestTimeoutMs?: number;
+}
+
+export const createHttpAdapter = (handler: Invoke, timeoutMs: number, opts: HttpAdapterOptions = {}): Server => {
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // Past the bound Node answers 408 and closes the connection; the handler never sees the request.
+  // It only notices at each connections check, so that runs often enough for the bound to hold.
+  return createServer({ requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) }, (req, res) => {
     readBody(req)
       .then((body) => handler(toApiGatewayEvent(req, body), lambdaContext(timeoutMs)))
       .then((result) => write(res, result))
       .catch(() => {
+        // A request cut short (timed out, client gone) has no one left to answer.
+        if (req.socket.destroyed) return;
         // The handler maps every error itself; reaching here means the adapter failed.
         res.statusCode = 500;
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
       });
   });
+};

@@ -61,6 +61,32 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   const embedded = baseConfig.dynamodbEndpoint ? undefined : await startEmbeddedDynamo(baseConfig.dataDir);
   const dynamodbEndpoint = baseConfig.dynamodbEndpoint ?? embedded!.endpoint;
 
+  const db = createDocumentClient({ endpoint: dynamodbEndpoint });
+  const logger = createLogger();
+  const keys = dataDirKeySource(baseConfig.dataDir);
+  const observer = opts.observer ?? createPowertoolsObserver(logger);
+  const guard = createLimitsGuard(db, baseConfig, logger);
+  const compose = (config: Config): App =>
+    createApp({
+      config,
+      db,
+      logger,
+      keys,
+      observer,
+      extraVerifiers: config.jwt ? [createJwtVerifier(config.jwt, logger)] : [],
+      guard,
+      loopbackHostOnly: true,
+      ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
+    });
+
+  // Everything a first request needs exists before the port opens (tables, demo data, the dev
+  // token): a client that connects the moment it can is refused a connection, never a credential.
+  await ensureTables(db, baseConfig);
+  const seeding = compose(baseConfig);
+  await seedDemoWorkspace(seeding.services, opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const token = await devTokenFor(baseConfig);
+  await registerDevToken(seeding.services, token);
+
   let handler: ReturnType<typeof buildHandler> | undefined;
   const server = createHttpAdapter(
     (event, context) => handler!(event, context as DoersContext),
@@ -70,30 +96,14 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
     server.once('error', reject);
     server.listen(baseConfig.port, '127.0.0.1', () => resolve());
   });
+  // The advertised URL needs the port the system gave; the handler is in place before this
+  // continuation yields, so no request reaches the adapter without one.
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   const config: Config = { ...baseConfig, port, publicUrl: baseConfig.publicUrl.endsWith(':0') ? url : baseConfig.publicUrl };
-
-  const db = createDocumentClient({ endpoint: dynamodbEndpoint });
-  const logger = createLogger();
-  const app = createApp({
-    config,
-    db,
-    logger,
-    keys: dataDirKeySource(config.dataDir),
-    observer: opts.observer ?? createPowertoolsObserver(logger),
-    extraVerifiers: config.jwt ? [createJwtVerifier(config.jwt, logger)] : [],
-    guard: createLimitsGuard(db, config, logger),
-    loopbackHostOnly: true,
-    ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
-  });
+  const app = compose(config);
   handler = buildHandler(app);
 
-  await ensureTables(db, config);
-  const timeZone = opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  await seedDemoWorkspace(app.services, timeZone);
-  const token = await devTokenFor(config);
-  await registerDevToken(app.services, token);
   if (config.dataDir !== ':memory:') {
     await writeFile(join(config.dataDir, LOCAL_SERVER_FILE), JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables }, null, 2));
   }

@@ -23,6 +23,12 @@ export interface DispatchHooks {
 
 const KNOWN_METHODS = new Set([...Object.keys(COMMON_METHODS), ...Object.keys(HANDSHAKE_METHODS), ...Object.keys(MODERN_METHODS)]);
 
+/**
+ * A table's own entry only: the method name comes from the client, and `constructor`, `toString`
+ * or `__proto__` would otherwise find Object.prototype's members and call them as methods.
+ */
+const ownEntry = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 /** A fixed set for the Requests meter: nothing a client makes up becomes a dimension value. */
 export const meterMethodOf = (method: string): string =>
   KNOWN_METHODS.has(method) ? method : method.startsWith('notifications/') ? 'notification' : 'other';
@@ -40,7 +46,7 @@ export const createDispatcher = <S>(app: McpApp<S>) => {
 
     const meta = resolveRequestMeta(req, headers);
     const { modern } = meta.era;
-    const method = COMMON_METHODS[req.method] ?? (modern ? MODERN_METHODS[req.method] : HANDSHAKE_METHODS[req.method]);
+    const method = ownEntry(COMMON_METHODS, req.method) ?? ownEntry(modern ? MODERN_METHODS : HANDSHAKE_METHODS, req.method);
     const isNotification = req.id === undefined;
     if (!method && !isNotification) {
       // 2026-07-28 answers an unknown (or removed) method with 404, before the header checks (the

@@ -69,7 +69,8 @@ export const checkStandardHeaders = (req: JsonRpcRequest, headers: TransportHead
   } else if (headers.method !== req.method) {
     throw new HeaderMismatchError(`Mcp-Method header ${headers.method} does not match the body's method ${req.method}`);
   }
-  const param = NAME_PARAM[req.method];
+  // Own keys only: a method named `constructor` has no name parameter (see ownEntry in dispatcher.ts).
+  const param = Object.hasOwn(NAME_PARAM, req.method) ? NAME_PARAM[req.method] : undefined;
   if (!param) return;
   const value = req.params[param];
   if (headers.name === undefined) {

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../platform/zod-locale.js';
 import { InvalidRequestError, ParseError, type JsonRpcId } from '../errors.js';
 
 /**
@@ -14,21 +15,22 @@ export const parseStrictJson = (body: string): unknown => {
   }
 };
 
-const id = z.union([z.string(), z.number().finite()]);
+// z.number() refuses NaN and the infinities, so an id is always a finite number.
+const id = z.union([z.string(), z.number()]);
 const params = z.record(z.string(), z.unknown());
 
 const requestSchema = z.object({
   jsonrpc: z.literal('2.0'),
-  id: id.optional(),
-  method: z.string().min(1),
-  params: params.optional(),
+  id: z.optional(id),
+  method: z.string().check(z.minLength(1)),
+  params: z.optional(params),
 });
 
 const responseSchema = z.object({
   jsonrpc: z.literal('2.0'),
   id: z.union([id, z.null()]),
-  result: z.unknown().optional(),
-  error: z.unknown().optional(),
+  result: z.optional(z.unknown()),
+  error: z.optional(z.unknown()),
 });
 
 export interface JsonRpcRequest {
@@ -41,12 +43,12 @@ export type JsonRpcMessage = { readonly kind: 'request'; readonly message: JsonR
 
 /** Classifies one message; anything that is not JSON-RPC 2.0 is -32600 (with its id when it had one). */
 export const toMessage = (value: unknown): JsonRpcMessage => {
-  const req = requestSchema.safeParse(value);
+  const req = z.safeParse(requestSchema, value);
   if (req.success) {
     const { id: reqId, method, params: p } = req.data;
     return { kind: 'request', message: { ...(reqId === undefined ? {} : { id: reqId }), method, params: p ?? {} } };
   }
-  const res = responseSchema.safeParse(value);
+  const res = z.safeParse(responseSchema, value);
   if (res.success && ('result' in (value as object) || 'error' in (value as object))) return { kind: 'response' };
   throw new InvalidRequestError(`Invalid request: not a JSON-RPC 2.0 message (${req.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ')})`);
 };

@@ -57,8 +57,13 @@ const CAPABILITY_OF: Readonly<Record<string, string>> = {
 /** What a retried multi round-trip request carries back, checked before any handler sees it. */
 type RoundTripInput = { responses: Record<string, unknown>; state: unknown };
 
-/** The state is bound to the user, the tool or prompt (`prompt:<name>`) and its arguments. */
-const bindingOf = (call: MethodCall, target: string, args: unknown) => ({ userId: call.principal.userId, target, args });
+/** The state is bound to the workspace, the user, the tool or prompt (`prompt:<name>`) and its arguments. */
+const bindingOf = (call: MethodCall, target: string, args: unknown) => ({
+  workspaceId: call.principal.workspaceId,
+  userId: call.principal.userId,
+  target,
+  args,
+});
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

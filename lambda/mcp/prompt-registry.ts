@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InsufficientScopeError, InvalidParamsError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
@@ -24,21 +24,24 @@ export interface PromptDefinition {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  /** String arguments only (MCP prompt arguments are strings); `.describe()` becomes the listing's text. */
-  readonly args: z.ZodObject<Record<string, z.ZodType<string | undefined>>>;
+  /**
+   * String arguments only (MCP prompt arguments are strings); a description becomes the listing's
+   * text. zod's core type, so classic schemas (the test fixtures') serve as well.
+   */
+  readonly args: z.core.$ZodObject<Record<string, z.core.$ZodType<string | undefined>>>;
   /** The tools the prompt drives: it is listed only where every one is registered and covered. */
   readonly tools: readonly string[];
   /** Product prompts answer with messages; a prompt may instead ask for input (2026-07-28, SEP-2322). */
   readonly messages: (args: Record<string, string | undefined>, ctx: PromptContext) => PromptMessage[] | InputRequired;
 }
 
-export const definePrompt = <A extends Record<string, z.ZodType<string | undefined>>>(def: {
+export const definePrompt = <A extends Record<string, z.core.$ZodType<string | undefined>>>(def: {
   name: string;
   title: string;
   description: string;
-  args: z.ZodObject<A>;
+  args: z.core.$ZodObject<A>;
   tools: readonly string[];
-  messages: (args: z.output<z.ZodObject<A>>, ctx: PromptContext) => PromptMessage[] | InputRequired;
+  messages: (args: z.output<z.core.$ZodObject<A>>, ctx: PromptContext) => PromptMessage[] | InputRequired;
 }): PromptDefinition => def as unknown as PromptDefinition;
 
 /** One user message: what every product prompt answers with. */
@@ -48,7 +51,7 @@ interface RegisteredPrompt {
   readonly def: PromptDefinition;
   readonly scopes: readonly Scope[];
   readonly listed: Record<string, unknown>;
-  readonly strictArgs: z.ZodType;
+  readonly strictArgs: z.core.$ZodType;
 }
 
 export class PromptRegistry {
@@ -58,21 +61,21 @@ export class PromptRegistry {
   /** `scopeOfTool` answers undefined for a tool that is not registered: such a prompt is dropped. */
   constructor(defs: readonly PromptDefinition[], scopeOfTool: (tool: string) => Scope | null | undefined) {
     for (const def of [...defs].sort(byKey((d) => d.name))) {
+      const shape = def.args._zod.def.shape;
       const toolScopes = def.tools.map(scopeOfTool);
       if (toolScopes.some((s) => s === undefined)) continue;
       this.prompts.set(def.name, {
         def,
         scopes: [...new Set(toolScopes.filter((s): s is Scope => !!s))],
-        strictArgs: def.args.strict(),
+        strictArgs: z.strictObject(shape),
         listed: {
           name: def.name,
           title: def.title,
           description: def.description,
-          arguments: Object.entries(def.args.shape).map(([name, schema]) => ({
-            name,
-            ...(schema.description ? { description: schema.description } : {}),
-            required: !schema.safeParse(undefined).success,
-          })),
+          arguments: Object.entries(shape).map(([name, schema]) => {
+            const description = z.globalRegistry.get(schema)?.description;
+            return { name, ...(description ? { description } : {}), required: !z.safeParse(schema, undefined).success };
+          }),
         },
       });
     }
@@ -89,11 +92,12 @@ export class PromptRegistry {
     const prompt = this.prompts.get(name);
     if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${name}`);
     const missing = prompt.scopes.find((s) => !covers(principal, s));
-    if (missing) throw new InsufficientScopeError(missing, `The prompt ${name}`);
+    // Every scope the prompt needs, so one re-authorization is enough.
+    if (missing) throw new InsufficientScopeError(missing, `The prompt ${name}`, [...principal.scopes, ...prompt.scopes]);
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
       throw new InvalidParamsError('arguments must be an object of strings');
     }
-    const parsed = prompt.strictArgs.safeParse(rawArgs ?? {});
+    const parsed = z.safeParse(prompt.strictArgs, rawArgs ?? {});
     if (!parsed.success) throw new InvalidParamsError(`Invalid arguments for prompt ${name}: ${describeIssues(parsed.error)}`);
     const messages = prompt.def.messages(parsed.data as Record<string, string | undefined>, ctx);
     return isInputRequired(messages) ? messages : { description: prompt.def.description, messages };

@@ -5,13 +5,15 @@ import type { KeyRing } from '../platform/keys.js';
 
 /**
  * `requestState` of a multi round-trip request (SEP-2322) travels through the client, so it is
- * signed (HS256 JWS via jose) and bound to the user, the tool or prompt and the arguments: a state that was
- * tampered with, expired, or replayed on another call is refused with -32602.
+ * signed (HS256 JWS via jose) and bound to the workspace, the user, the tool or prompt and the arguments: a
+ * state that was tampered with, expired, or replayed on another call is refused with -32602.
  */
 const TTL_SECONDS = 15 * 60;
 const AUDIENCE = 'doers:request-state';
 
 export interface StateBinding {
+  /** A user id names a member within one workspace only; the same id elsewhere is someone else. */
+  readonly workspaceId: string;
   readonly userId: string;
   /** The tool's name, or `prompt:<name>` (tool names cannot hold a colon). */
   readonly target: string;
@@ -19,7 +21,7 @@ export interface StateBinding {
 }
 
 const fingerprint = (b: StateBinding): string =>
-  createHash('sha256').update(JSON.stringify([b.userId, b.target, b.args ?? {}])).digest('base64url');
+  createHash('sha256').update(JSON.stringify([b.workspaceId, b.userId, b.target, b.args ?? {}])).digest('base64url');
 
 export const signRequestState = async (keys: KeyRing, binding: StateBinding, state: unknown, now: Date): Promise<string> =>
   new SignJWT({ s: state ?? null, b: fingerprint(binding) })

@@ -119,7 +119,7 @@ export class ResourceRegistry<S> {
       }
       if (!covers(ctx.principal, target.scope)) {
         outcome = 'denied';
-        throw new InsufficientScopeError(target.scope!, `Reading ${provider}`);
+        throw new InsufficientScopeError(target.scope!, `Reading ${provider}`, ctx.principal.scopes);
       }
       let release: () => Promise<void>;
       try {

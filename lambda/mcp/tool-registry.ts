@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
@@ -41,7 +41,8 @@ export interface ToolContext<S> {
   readonly input?: { readonly responses: Readonly<Record<string, unknown>>; readonly state: unknown };
 }
 
-export interface ToolDefinition<S, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+/** On zod's core type, so a tool may declare classic schemas too (the test fixtures do). */
+export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, O extends z.core.$ZodType = z.core.$ZodType> {
   readonly name: string;
   readonly title: string;
   /** Written for the model: what the tool does and when to prefer it over its neighbours. */
@@ -60,7 +61,7 @@ export interface ToolDefinition<S, I extends z.ZodType = z.ZodType, O extends z.
 }
 
 /** Keeps the input/output types of one tool together while the registry holds many. */
-export const defineTool = <S, I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<S, I, O>): ToolDefinition<S> =>
+export const defineTool = <S, I extends z.core.$ZodType, O extends z.core.$ZodType>(def: ToolDefinition<S, I, O>): ToolDefinition<S> =>
   def as unknown as ToolDefinition<S>;
 
 export interface ToolCallResult {
@@ -119,13 +120,13 @@ export class ToolRegistry<S> {
 
     if (!covers(ctx.principal, def.scope)) {
       audit('denied');
-      throw new InsufficientScopeError(def.scope!, `The tool ${name}`);
+      throw new InsufficientScopeError(def.scope!, `The tool ${name}`, ctx.principal.scopes);
     }
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
       audit('invalid');
       throw new InvalidParamsError('arguments must be an object');
     }
-    const parsed = def.input.safeParse(rawArgs ?? {});
+    const parsed = z.safeParse(def.input, rawArgs ?? {});
     if (!parsed.success) {
       audit('invalid');
       const message = `Invalid arguments for ${name}: ${describeIssues(parsed.error)}`;
@@ -151,7 +152,7 @@ export class ToolRegistry<S> {
         outcome = 'input_required';
         return { result: {}, inputRequired: out };
       }
-      const checked = def.output ? def.output.safeParse(out) : { success: true as const, data: out };
+      const checked = def.output ? z.safeParse(def.output, out) : { success: true as const, data: out };
       if (!checked.success) throw new Error(`tool ${name} produced output outside its schema: ${describeIssues(checked.error)}`);
       const content = def.content ? def.content(checked.data) : [{ type: 'text', text: def.render ? def.render(checked.data) : String(checked.data) }];
       outcome = 'ok';

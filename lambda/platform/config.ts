@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-locale.js';
 
 /**
  * The configuration contract (DESIGN.md §7), parsed and validated once per cold start.
@@ -18,57 +19,50 @@ export const DEFAULT_ALLOWED_ORIGINS = [
 ] as const;
 
 const intFromEnv = (fallback: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .optional()
-    .transform((v) => v ?? fallback);
+  z.pipe(
+    z.optional(z.pipe(z.string().check(z.trim(), z.regex(/^\d+$/, 'must be a whole number')), z.transform(Number))),
+    z.transform((v) => v ?? fallback),
+  );
 
-const optionalString = z
-  .string()
-  .trim()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
+const optionalString = z.pipe(z.optional(z.string().check(z.trim())), z.transform((v) => (v === '' ? undefined : v)));
 
-const urlWithoutTrailingSlash = z
-  .url()
-  .transform((v) => v.replace(/\/+$/, ''));
+const urlWithoutTrailingSlash = z.pipe(z.url(), z.transform((v) => v.replace(/\/+$/, '')));
 
 const envSchema = z.object({
   // 0 picks a free port (tests, several local servers side by side).
-  PORT: intFromEnv(8787).pipe(z.number().int().min(0).max(65535)),
-  DOERS_DATA_DIR: optionalString.transform((v) => v ?? '.data'),
-  DOERS_DYNAMODB_ENDPOINT: optionalString.pipe(z.url().optional()),
+  PORT: z.pipe(intFromEnv(8787), z.number().check(z.int(), z.minimum(0), z.maximum(65535))),
+  DOERS_DATA_DIR: z.pipe(optionalString, z.transform((v) => v ?? '.data')),
+  DOERS_DYNAMODB_ENDPOINT: z.pipe(optionalString, z.optional(z.url())),
   // Sent as a bearer token, so it must fit RFC 6750's token syntax, be hard to guess, and not look
   // like a JWT (those go to the JWT verifier).
-  DOERS_DEV_TOKEN: optionalString.pipe(
-    z
-      .string()
-      .min(16, 'must be at least 16 characters')
-      .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'may only contain letters, digits and - . _ ~ + / (then = padding)')
-      .refine((v) => !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(v), 'must not look like a JWT (three dot-separated parts)')
-      .optional(),
+  DOERS_DEV_TOKEN: z.pipe(
+    optionalString,
+    z.optional(
+      z.string().check(
+        z.minLength(16, 'must be at least 16 characters'),
+        z.regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'may only contain letters, digits and - . _ ~ + / (then = padding)'),
+        z.refine((v) => !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(v), 'must not look like a JWT (three dot-separated parts)'),
+      ),
+    ),
   ),
-  DOERS_PUBLIC_URL: optionalString.pipe(urlWithoutTrailingSlash.optional()),
+  DOERS_PUBLIC_URL: z.pipe(optionalString, z.optional(urlWithoutTrailingSlash)),
   DOERS_ALLOWED_ORIGINS: optionalString,
   DOERS_JWT_ISSUER: optionalString,
-  DOERS_JWKS_URI: optionalString.pipe(z.url().optional()),
+  DOERS_JWKS_URI: z.pipe(optionalString, z.optional(z.url())),
   DOERS_JWT_AUDIENCE: optionalString,
-  DOERS_JWT_USER_CLAIM: optionalString.transform((v) => v ?? 'email'),
+  DOERS_JWT_USER_CLAIM: z.pipe(optionalString, z.transform((v) => v ?? 'email')),
   DOERS_JWT_SCOPE_PREFIX: optionalString,
   DOERS_RATE_LIMIT_CALLS: intFromEnv(120),
-  DOERS_RATE_LIMIT_WINDOW_SECONDS: intFromEnv(60).pipe(z.number().int().min(1)),
+  DOERS_RATE_LIMIT_WINDOW_SECONDS: z.pipe(intFromEnv(60), z.number().check(z.int(), z.minimum(1))),
   DOERS_MAX_CONCURRENT_CALLS: intFromEnv(4),
   // Bounds how long a disable, revocation, scope or role change takes to reach every instance.
-  DOERS_AUTH_CACHE_SECONDS: intFromEnv(5).pipe(z.number().int().max(300, 'must be at most 300 (it bounds how long a revocation takes)')),
+  DOERS_AUTH_CACHE_SECONDS: z.pipe(intFromEnv(5), z.number().check(z.int(), z.maximum(300, 'must be at most 300 (it bounds how long a revocation takes)'))),
   // Set by the CDK stack; the local server fills them with its own defaults.
-  DOERS_WORKSPACE_TABLE: optionalString.transform((v) => v ?? 'doers-workspace'),
-  DOERS_LIMITS_TABLE: optionalString.transform((v) => v ?? 'doers-limits'),
+  DOERS_WORKSPACE_TABLE: z.pipe(optionalString, z.transform((v) => v ?? 'doers-workspace')),
+  DOERS_LIMITS_TABLE: z.pipe(optionalString, z.transform((v) => v ?? 'doers-limits')),
   DOERS_SECRET_ARN: optionalString,
   // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
-  DOERS_FUNCTION_TIMEOUT_SECONDS: intFromEnv(30).pipe(z.number().int().min(1)),
+  DOERS_FUNCTION_TIMEOUT_SECONDS: z.pipe(intFromEnv(30), z.number().check(z.int(), z.minimum(1))),
   AWS_REGION: optionalString,
 });
 
@@ -118,7 +112,7 @@ export { isLoopbackOrigin };
 
 /** Parses the contract's names; a bad value fails start-up naming the variable. */
 export const loadConfig = (env: Record<string, string | undefined> = process.env): Config => {
-  const parsed = envSchema.safeParse(env);
+  const parsed = z.safeParse(envSchema, env);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`Invalid configuration: ${detail}`);

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NotFoundRefusal } from '../errors.js';
+import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally, deleteKeys } from './item-support.js';
 import { fromItem } from '../platform/dynamodb.js';
 import { commentSk, commentsOfTaskPrefix, wsPk } from './keys.js';
@@ -32,14 +32,20 @@ export class DynamoCommentStore implements CommentStore {
   ) {}
 
   async add(comment: Comment): Promise<Comment> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: wsPk(comment.workspaceId), sk: commentSk(comment.taskId, comment.commentId), ...comment },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+    return conditionally(
+      async () => {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { pk: wsPk(comment.workspaceId), sk: commentSk(comment.taskId, comment.commentId), ...comment },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return comment;
+      },
+      // The id is a fresh UUIDv7, so this is a collision no retry repeats; the comment was not stored.
+      () => Promise.reject(new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again')),
     );
-    return comment;
   }
 
   async get(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined> {

@@ -1,5 +1,5 @@
 /**
- * Item keys of the single workspace table (layout in README "Data model"). Every item of a
+ * Item keys of the single workspace table (layout in docs/workspace.md, "Data model"). Every item of a
  * workspace lives under its `WS#` partition, so a query can never leave the caller's workspace.
  */
 export const wsPk = (workspaceId: string): string => `WS#${workspaceId}`;
@@ -12,7 +12,7 @@ export const tokenPk = (hash: string): string => `TOKEN#${hash}`;
 export const TOKEN_SK = 'TOKEN';
 export const tokensOfWorkspaceGsiPk = (workspaceId: string): string => `WS#${workspaceId}#TOKENS`;
 
-// ---- the task workspace (layout and access patterns in README "Data model") ----------------------
+// ---- the task workspace (layout and access patterns in docs/workspace.md, "Data model") ----------------------
 export const PROJECT_PREFIX = 'PROJECT#';
 export const projectSk = (projectId: string): string => `${PROJECT_PREFIX}${projectId}`;
 export const TASK_PREFIX = 'TASK#';

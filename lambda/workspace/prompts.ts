@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { definePrompt, userText } from '../mcp/prompt-registry.js';
 
 /**
@@ -70,7 +70,7 @@ export const catchUpOn = definePrompt({
   name: 'catch_up_on',
   title: 'Catch up on a project',
   description: 'Catches the user up on one project: its state, open and overdue tasks, recent completions and the latest discussion.',
-  args: z.object({ project: z.string().min(1).describe('The project name or projectId') }),
+  args: z.object({ project: z.string().check(z.minLength(1), z.describe('The project name or projectId')) }),
   tools: ['projects_list', 'project_get', 'tasks_search', 'comments_list'],
   messages: ({ project }) =>
     userText(

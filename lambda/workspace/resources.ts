@@ -2,6 +2,7 @@ import type { ResourceTemplateDefinition } from '../mcp/resource-registry.js';
 import type { WorkspaceServices } from './services.js';
 import { dateInZone } from './time.js';
 import { duePhrase } from './render.js';
+import { MAX_ID_LENGTH } from './schemas.js';
 import { loadNames, toSummary, toTaskOutput } from './views.js';
 
 /**
@@ -14,6 +15,8 @@ const MAX_TASKS = 50;
 
 const esc = (s: string): string => s.replace(/\r?\n/g, ' ');
 
+// A longer id than the tools accept names nothing, and DynamoDB would refuse it as a key (a 500).
+
 export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
   uriTemplate: 'doers://tasks/{taskId}',
   name: 'task',
@@ -22,6 +25,7 @@ export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
   mimeType: 'text/markdown',
   scope: 'tasks:read',
   read: async ({ taskId }, uri, { services, principal, now }) => {
+    if (taskId!.length > MAX_ID_LENGTH) return undefined;
     const ws = principal.workspaceId;
     const [task, names, comments] = await Promise.all([
       services.tasks.get(ws, taskId!),
@@ -61,6 +65,7 @@ export const projectResource: ResourceTemplateDefinition<WorkspaceServices> = {
   mimeType: 'text/markdown',
   scope: 'tasks:read',
   read: async ({ projectId }, uri, { services, principal, now }) => {
+    if (projectId!.length > MAX_ID_LENGTH) return undefined;
     const ws = principal.workspaceId;
     const [project, names, open, done] = await Promise.all([
       services.projects.get(ws, projectId!),

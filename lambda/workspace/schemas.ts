@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PRIORITIES, ROLES } from './model.js';
 
 /** The zod pieces the workspace tools share: identifiers, dates, list paging and the output shapes. */
@@ -6,29 +6,34 @@ import { PRIORITIES, ROLES } from './model.js';
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
-export const idArg = (what: string) => z.string().min(1).max(100).describe(`The ${what} id, as a list or search returned it`);
+/** No id of ours is longer; DynamoDB refuses a key over 1 KiB, so a longer one must not reach it. */
+export const MAX_ID_LENGTH = 100;
+
+export const idArg = (what: string) =>
+  z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe(`The ${what} id, as a list or search returned it`));
 export const dateArg = z.iso.date();
-export const timeArg = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)');
+export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));
 export const priorityArg = z.enum(PRIORITIES);
 export const roleArg = z.enum(ROLES as ['owner', 'admin', 'member', 'viewer']);
-export const labelArg = z
-  .string()
-  .trim()
-  .min(1)
-  .max(40)
-  .regex(/^[^\s,]+$/, 'a label is one word without spaces or commas')
-  .transform((s) => s.toLowerCase());
-export const versionArg = z.number().int().min(1);
+export const labelArg = z.pipe(
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(40), z.regex(/^[^\s,]+$/, 'a label is one word without spaces or commas')),
+  z.transform((s) => s.toLowerCase()),
+);
+export const versionArg = z.number().check(z.int(), z.minimum(1));
 
 export const pagingArgs = {
-  limit: z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe(`Entries per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
-  cursor: z.string().min(1).max(2000).optional().describe('The nextCursor of the previous page of this same call, to continue it'),
+  limit: z
+    ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
+    .check(z.describe(`Entries per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`)),
+  cursor: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(2000)))
+    .check(z.describe('The nextCursor of the previous page of this same call, to continue it')),
 };
 
 export const listFields = {
-  returned: z.number().int().min(0).describe('Entries in this page'),
-  truncated: z.boolean().describe('True when more entries follow; pass nextCursor as cursor to get them'),
-  nextCursor: z.string().optional(),
+  returned: z.number().check(z.int(), z.minimum(0), z.describe('Entries in this page')),
+  truncated: z.boolean().check(z.describe('True when more entries follow; pass nextCursor as cursor to get them')),
+  nextCursor: z.optional(z.string()),
 };
 
 const taskCore = {
@@ -36,15 +41,15 @@ const taskCore = {
   title: z.string(),
   status: z.enum(['open', 'done']),
   priority: z.enum(PRIORITIES),
-  dueDate: z.iso.date().optional(),
-  dueTime: z.string().optional(),
-  assigneeId: z.string().optional(),
-  assigneeName: z.string().optional(),
-  projectId: z.string().optional(),
-  projectName: z.string().optional(),
+  dueDate: z.optional(z.iso.date()),
+  dueTime: z.optional(z.string()),
+  assigneeId: z.optional(z.string()),
+  assigneeName: z.optional(z.string()),
+  projectId: z.optional(z.string()),
+  projectName: z.optional(z.string()),
   labels: z.array(z.string()),
-  completedAt: z.string().optional(),
-  version: z.number().int(),
+  completedAt: z.optional(z.string()),
+  version: z.number().check(z.int()),
 };
 
 /** A search hit: everything but the notes (read those with task_get). */
@@ -53,24 +58,24 @@ export type TaskSummaryOutput = z.output<typeof taskSummaryOutput>;
 
 export const taskOutput = z.object({
   ...taskCore,
-  notes: z.string().optional(),
+  notes: z.optional(z.string()),
   createdBy: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  completedBy: z.string().optional(),
+  completedBy: z.optional(z.string()),
 });
 export type TaskOutput = z.output<typeof taskOutput>;
 
 export const projectOutput = z.object({
   projectId: z.string(),
   name: z.string(),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   status: z.enum(['active', 'archived']),
   createdBy: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  archivedAt: z.string().optional(),
-  version: z.number().int(),
+  archivedAt: z.optional(z.string()),
+  version: z.number().check(z.int()),
 });
 export type ProjectOutput = z.output<typeof projectOutput>;
 
@@ -78,7 +83,7 @@ export const commentOutput = z.object({
   commentId: z.string(),
   taskId: z.string(),
   authorId: z.string(),
-  authorName: z.string().optional(),
+  authorName: z.optional(z.string()),
   body: z.string(),
   createdAt: z.string(),
 });

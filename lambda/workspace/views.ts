@@ -91,10 +91,16 @@ export const resolveAssignee = async (
   return member.userId;
 };
 
-/** A project that takes tasks: it exists in this workspace and is not archived. */
-export const activeProjectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
+/** A project id given as an argument, archived or not, checked against the directory snapshot. */
+export const projectArgOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
   const project = (await services.names.get(principal, { projects: [projectId] })).projects.get(projectId);
   if (!project) throw new InvalidArgumentRefusal(`${param}: no project ${projectId} in this workspace; projects_list lists them.`);
+  return project;
+};
+
+/** A project that takes tasks: it exists in this workspace and is not archived. */
+export const activeProjectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
+  const project = await projectArgOrRefuse(services, principal, projectId, param);
   if (project.status === 'archived') {
     throw new InvalidArgumentRefusal(`${param}: project ${project.name} [${projectId}] is archived; restore it with project_update (archived: false) first.`);
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { startLocalServer, type LocalServer } from '../../lambda/local/server.js';
-import { BUNDLE_ACCESS_KEY, bundleLambda, invokeFresh, lambdaEnv, toolCallEvent, type LambdaBundle } from '../helpers/lambda-bundle.js';
+import { BUNDLE_ACCESS_KEY, bundleLambda, invokeFresh, lambdaEnv, startInstance, toolCallEvent, type LambdaBundle } from '../helpers/lambda-bundle.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { startSecretsManager, type SecretsManagerStandIn } from '../helpers/secrets-manager.js';
 
@@ -15,8 +15,11 @@ import { startSecretsManager, type SecretsManagerStandIn } from '../helpers/secr
 // DOERS_* names). DynamoDB is the embedded one and Secrets Manager a loopback stand-in that speaks
 // its JSON protocol, both reached through the SDK's own AWS_ENDPOINT_URL_* settings.
 
-/** Guards lib/bundling.ts: 617 KB before its aliases, 480 KB with them (zod and the SDK are most of it). */
-const MAX_BUNDLE_BYTES = 490 * 1024;
+/**
+ * Guards lib/bundling.ts and the Lambda code's zod/mini: 617 KB before the aliases, 480 KB with them,
+ * 429 KB with zod/mini instead of classic zod (the SDK is most of it); a little room for new code.
+ */
+const MAX_BUNDLE_BYTES = 440 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;
@@ -64,5 +67,31 @@ describe('the Lambda bundle', () => {
       assert.match(read.authorization, new RegExp(`^AWS4-HMAC-SHA256 Credential=${BUNDLE_ACCESS_KEY}/\\d{8}/us-east-1/secretsmanager/aws4_request`));
     }
     assert.equal(undici, false, 'importing the bundle loaded undici');
+  });
+
+  test('Secrets Manager down at cold start: 503 + Retry-After without internals, and the first request after it recovers succeeds', async () => {
+    // Arrange: the secret cannot be read during init nor on the first request
+    secrets.failing = true;
+    const instance = await startInstance(bundle, lambdaEnv({ dynamodbEndpoint: seeded.dynamodbEndpoint, secretsManagerUrl: secrets.url }));
+    try {
+      // Act
+      const down = await instance.invoke(toolCallEvent(seeded.token, 'me_get'));
+      secrets.failing = false;
+      const back = await instance.invoke(toolCallEvent(seeded.token, 'me_get'));
+
+      // Assert
+      assert.equal(down.res.statusCode, 503, down.res.body);
+      assert.equal(down.res.headers['retry-after'], '2');
+      assert.deepEqual(JSON.parse(down.res.body), {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32000, message: 'The service cannot check this request right now; retry shortly' },
+      });
+      assert.equal(back.res.statusCode, 200, back.res.body);
+      assert.equal(JSON.parse(back.res.body).result.isError, false);
+    } finally {
+      secrets.failing = false;
+      instance.close();
+    }
   });
 });

@@ -4,8 +4,21 @@ import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer, LocalServerOptions } from '../../lambda/local/server.js';
 import { startTestServer } from './local.js';
 
-/** pass: forward; throttle: answer ThrottlingException; reset: drop the connection. */
-export type ProxyMode = 'pass' | 'throttle' | 'reset';
+/**
+ * pass: forward; throttle: ThrottlingException; internal: 500 InternalServerError; reset: drop the
+ * connection; conditional: ConditionalCheckFailedException (what a lost race looks like).
+ */
+export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional';
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+/** Writes that can carry a condition (BatchWriteItem cannot; a transaction fails otherwise). */
+const CONDITIONAL = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+
+const ERRORS: Record<'throttle' | 'internal' | 'conditional', { status: number; type: string; message: string }> = {
+  throttle: { status: 400, type: 'ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' },
+  internal: { status: 500, type: 'InternalServerError', message: 'Internal server error' },
+  conditional: { status: 400, type: 'ConditionalCheckFailedException', message: 'The conditional request failed' },
+};
 
 /**
  * A loopback proxy in front of a real DynamoDB API (dynalite, DynamoDB Local). Every request the
@@ -17,24 +30,42 @@ export interface DynamoProxy {
   mode: ProxyMode;
   /** Operations seen (X-Amz-Target without the API prefix), in order. */
   readonly operations: string[];
+  /**
+   * From the `nth` write (1-based, counted from now) on, every write gets `mode` (SDK retries
+   * included) until `clearFault`; reads pass. `conditional` fails only that one write, and only
+   * where DynamoDB could (PutItem, UpdateItem, DeleteItem).
+   */
+  failWritesFrom(nth: number, mode: Exclude<ProxyMode, 'pass'>): void;
+  clearFault(): void;
   stop(): Promise<void>;
   resume(): Promise<void>;
 }
 
 export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => {
   const proxy = { mode: 'pass' as ProxyMode, operations: [] as string[] };
+  let fault: { nth: number; mode: Exclude<ProxyMode, 'pass'>; seen: number } | undefined;
+  const modeFor = (operation: string): ProxyMode => {
+    if (!fault || !WRITES.has(operation)) return proxy.mode;
+    fault.seen += 1;
+    if (fault.seen < fault.nth) return proxy.mode;
+    if (fault.mode !== 'conditional') return fault.mode;
+    return fault.seen === fault.nth && CONDITIONAL.has(operation) ? 'conditional' : proxy.mode;
+  };
   let port = 0;
   let server: Server;
   const listen = async () => {
     server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      proxy.operations.push(String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, ''));
-      if (proxy.mode === 'reset') return void req.socket.destroy();
-      if (proxy.mode === 'throttle') {
+      const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+      proxy.operations.push(operation);
+      const mode = modeFor(operation);
+      if (mode === 'reset') return void req.socket.destroy();
+      if (mode !== 'pass') {
+        const e = ERRORS[mode];
         return void res
-          .writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'throttled' })
-          .end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' }));
+          .writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' })
+          .end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${e.type}`, message: e.message }));
       }
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
       const upstream = await fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) });
@@ -46,6 +77,12 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
   await listen();
   return Object.assign(proxy, {
     endpoint: `http://127.0.0.1:${port}`,
+    failWritesFrom: (nth: number, mode: Exclude<ProxyMode, 'pass'>) => {
+      fault = { nth, mode, seen: 0 };
+    },
+    clearFault: () => {
+      fault = undefined;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

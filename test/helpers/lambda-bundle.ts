@@ -101,6 +101,46 @@ export const invokeFresh = async (bundle: LambdaBundle, event: unknown, env: Rec
   });
 };
 
+const SERVING_DRIVER = `
+import { createInterface } from 'node:readline';
+const { handler } = await import(process.argv[2]);
+for await (const line of createInterface({ input: process.stdin })) {
+  const res = await handler(JSON.parse(line), { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 15000, callbackWaitsForEmptyEventLoop: true });
+  console.log(JSON.stringify({ res, ms: performance.now(), undici: false }));
+}
+`;
+
+/**
+ * One instance that stays up: a fresh Node process imports the bundle, then answers events one at a
+ * time, so a test can change the world (a dependency failing, then back) between two of them.
+ */
+export const startInstance = async (bundle: LambdaBundle, env: Record<string, string>, node = process.execPath) => {
+  const driver = join(dirname(bundle.file), 'serving-driver.mjs');
+  await writeFile(driver, SERVING_DRIVER);
+  const child = spawn(node, [driver, bundle.file], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const waiting: ((answer: BundleAnswer) => void)[] = [];
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    let nl: number;
+    while ((nl = out.indexOf('\n')) >= 0) {
+      const line = out.slice(0, nl);
+      out = out.slice(nl + 1);
+      if (line.startsWith('{"res"')) waiting.shift()?.(JSON.parse(line) as BundleAnswer);
+    }
+  });
+  return {
+    invoke: (event: unknown): Promise<BundleAnswer> =>
+      new Promise((ok) => {
+        waiting.push(ok);
+        child.stdin.write(`${JSON.stringify(event)}\n`);
+      }),
+    close: () => {
+      child.kill();
+    },
+  };
+};
+
 /** An API Gateway (payload v2) event for one 2026-07-28 `tools/call`. */
 export const toolCallEvent = (token: string, name: string, args: Record<string, unknown> = {}) => ({
   version: '2.0',

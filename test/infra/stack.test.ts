@@ -9,7 +9,7 @@ import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/t
 import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
 import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
 import { STACK_OUTPUTS } from '../../lib/doers-stack.js';
-import { ACCESS_LOG_FIELDS, METADATA_PATH } from '../../lib/mcp-api.js';
+import { ACCESS_LOG_FIELDS, METADATA_PATH, ROOT_METADATA_PATH } from '../../lib/mcp-api.js';
 import {
   acknowledgements,
   actionsOf,
@@ -93,7 +93,7 @@ describe('default deployment (cdk.json as shipped)', () => {
   itPassesAwsSolutionsChecks(() => s);
 
   describe('HTTP API', () => {
-    test('routes POST, OPTIONS, GET and DELETE /mcp, GET on the metadata path, and $default', () => {
+    test('routes POST, OPTIONS, GET and DELETE /mcp, GET on both metadata paths, and $default', () => {
       const routeKeys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map(
         (r) => (r as { Properties: { RouteKey: string } }).Properties.RouteKey,
       );
@@ -106,6 +106,7 @@ describe('default deployment (cdk.json as shipped)', () => {
           'GET /mcp',
           'DELETE /mcp',
           `GET ${METADATA_PATH}`,
+          `GET ${ROOT_METADATA_PATH}`,
           '$default',
         ]),
       );
@@ -121,7 +122,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.deepEqual(integration.resource.Properties['IntegrationUri'], { 'Fn::GetAtt': [fn.logicalId, 'Arn'] });
       assert.equal(integration.resource.Properties['IntegrationType'], 'AWS_PROXY');
       assert.equal(integration.resource.Properties['PayloadFormatVersion'], '2.0');
-      assert.equal(targets.length, 6);
+      assert.equal(targets.length, 7);
       for (const target of targets) assert.equal(target, `integrations/\${Ref:${integration.logicalId}}`);
     });
 

@@ -51,14 +51,15 @@ after(() => server.close());
 const names = (res: RawResponse, key: 'tools' | 'prompts' | 'resourceTemplates'): string[] =>
   (res.json.result[key] as { name: string }[]).map((x) => x.name);
 
-const assertInsufficientScope = (res: RawResponse, scope: string): void => {
+/** The message names the scope the call needs; the challenge asks for it on top of what the token holds. */
+const assertInsufficientScope = (res: RawResponse, required: string, challenge: string): void => {
   assert.equal(res.status, 403, res.text);
   assert.equal(
     res.headers.get('www-authenticate'),
-    `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    `Bearer error="insufficient_scope", scope="${challenge}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
   );
   assert.equal(res.json.error.code, -32003);
-  assert.match(res.json.error.message, new RegExp(scope));
+  assert.match(res.json.error.message, new RegExp(`needs the scope ${required}`));
 };
 
 describe('what a token sees', () => {
@@ -119,10 +120,10 @@ describe('what a token sees', () => {
 });
 
 describe('what a token may do', () => {
-  test('calling a tool outside the scopes is 403 insufficient_scope naming the scope needed', async () => {
+  test('calling a tool outside the scopes is 403 insufficient_scope asking for the granted scopes plus the one needed (step-up)', async () => {
     const res = await modernCall(server, 'tools/call', { name: 'task_create', arguments: { title: 'Ship it' } }, { token: readOnly });
 
-    assertInsufficientScope(res, 'tasks:write');
+    assertInsufficientScope(res, 'tasks:write', 'tasks:read tasks:write');
   });
 
   test('the same on the handshake era', async () => {
@@ -133,7 +134,7 @@ describe('what a token may do', () => {
     });
     const text = await res.text();
 
-    assertInsufficientScope({ status: res.status, headers: res.headers, text, json: JSON.parse(text) }, 'team:admin');
+    assertInsufficientScope({ status: res.status, headers: res.headers, text, json: JSON.parse(text) }, 'team:admin', 'tasks:read team:admin');
   });
 
   test('reading a resource and getting a prompt outside the scopes are refused the same way', async () => {
@@ -143,8 +144,9 @@ describe('what a token may do', () => {
       modernCall(server, 'prompts/get', { name: 'triage_inbox', arguments: {} }, { token: readOnly }),
     ]);
 
-    assertInsufficientScope(read, 'tasks:read');
-    assertInsufficientScope(got, 'tasks:write');
+    assertInsufficientScope(read, 'tasks:read', 'team:read tasks:read');
+    // A prompt asks for every scope it needs at once.
+    assertInsufficientScope(got, 'tasks:write', 'tasks:read tasks:write');
   });
 
   test('a covered tool runs', async () => {

@@ -76,6 +76,13 @@ describe('tasks_search filters', () => {
     assert.deepEqual(titles(await search('tasks_search', { priority: 'P2' })), ['Plan the launch party']);
   });
 
+  test('an unknown project is refused naming the parameter, as an unknown assignee is, not answered "no tasks"', async () => {
+    const r = await as(ws.viewer.token)('tasks_search', { project: 'prj_nowhere' });
+
+    assert.equal(r.isError, true);
+    assert.match(toolText(r), /^project: no project prj_nowhere in this workspace/);
+  });
+
   test("due ranges are inclusive, and overdue means before the user's today", async () => {
     const search = as(ws.viewer.token);
 

@@ -128,6 +128,13 @@ describe('transport', () => {
     assert.equal(post.headers?.allow, 'GET, OPTIONS');
   });
 
+  test('the metadata is also served at the bare well-known path, GET only', async () => {
+    const c = chain();
+    const path = '/.well-known/oauth-protected-resource';
+    assert.equal((await run(c, httpEvent({ path, method: 'GET' }))).statusCode, 200);
+    assert.equal((await run(c, httpEvent({ path, method: 'POST' }))).statusCode, 405);
+  });
+
   test('a body of exactly 1 MiB passes and one byte more is 413 (base64 counted decoded)', async () => {
     const c = chain();
     const exact = 'x'.repeat(1024 * 1024);
@@ -181,14 +188,46 @@ describe('auth', () => {
     assert.deepEqual(JSON.parse(res.body!).error, { code: -32600, message: 'The user may not use the MCP endpoint.' });
   });
 
-  test('insufficient scope: 403 with error="insufficient_scope" and the scope needed', async () => {
-    const c = chain({ handler: async () => { throw new InsufficientScopeError('tasks:write', 'The tool task_create'); } });
+  test('insufficient scope: 403 with error="insufficient_scope" and the granted scopes plus the one needed', async () => {
+    const c = chain({ handler: async () => { throw new InsufficientScopeError('tasks:write', 'The tool task_create', ['tasks:read', 'team:read']); } });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 403);
     assert.equal(
       res.headers?.['www-authenticate'],
-      `Bearer error="insufficient_scope", scope="tasks:write", resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer error="insufficient_scope", scope="tasks:read team:read tasks:write", resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
     );
+  });
+});
+
+describe('the id of a request refused before dispatch', () => {
+  const request = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
+  const refusals: [string, () => Error][] = [
+    ['401', () => new UnauthenticatedError('expired', true)],
+    ['403', () => new UserNotAllowedError()],
+    ['503', () => new DependencyUnavailableError('dynamodb', 1)],
+  ];
+  for (const [status, error] of refusals) {
+    test(`a ${status} echoes the id of a readable request`, async () => {
+      const c = chain({ gate: { authenticate: async () => { throw error(); } } });
+      const [text, number] = await Promise.all([run(c, httpEvent({ body: request('req-7') })), run(c, httpEvent({ body: request(7) }))]);
+      assert.equal(String(text.statusCode), status);
+      assert.equal(JSON.parse(text.body!).id, 'req-7');
+      assert.equal(JSON.parse(number.body!).id, 7);
+    });
+  }
+
+  test('an Origin refusal echoes it too', async () => {
+    const res = await run(chain(), httpEvent({ body: request(3), headers: { origin: 'https://evil.example' } }));
+    assert.equal(res.statusCode, 403);
+    assert.equal(JSON.parse(res.body!).id, 3);
+  });
+
+  test('id stays null where there is no readable id: a batch, an object id, invalid JSON, a body over the limit', async () => {
+    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('expired', true); } } });
+    for (const body of [`[${request(1)}]`, request({ a: 1 }), '{"id": 1,', `{"id":1,"pad":"${'x'.repeat(1024 * 1024)}"}`]) {
+      const res = await run(c, httpEvent({ body }));
+      assert.equal(JSON.parse(res.body!).id, null, body.slice(0, 40));
+    }
   });
 });
 

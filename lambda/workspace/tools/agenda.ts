@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineTool } from '../../mcp/tool-registry.js';
 import { pageAfter, cursorFor, isString, positionFrom } from '../paging.js';
 import { moreLine, taskLine } from '../render.js';
@@ -9,13 +9,10 @@ import { loadNames, resolveAssignee, toSummary } from '../views.js';
 import { READ } from './annotations.js';
 
 const input = z.strictObject({
-  date: dateArg.optional().describe("The day to show, YYYY-MM-DD; default: today in the user's time zone"),
+  date: z.optional(dateArg).check(z.describe("The day to show, YYYY-MM-DD; default: today in the user's time zone")),
   assignee: z
-    .string()
-    .min(1)
-    .max(100)
-    .default('me')
-    .describe('Whose day: "me" (default), "anyone" for the whole team, "none" for unassigned tasks, or a userId'),
+    ._default(z.string().check(z.minLength(1), z.maxLength(100)), 'me')
+    .check(z.describe('Whose day: "me" (default), "anyone" for the whole team, "none" for unassigned tasks, or a userId')),
   ...pagingArgs,
 });
 
@@ -23,13 +20,13 @@ const output = z.object({
   day: z.iso.date(),
   timeZone: z.string(),
   counts: z.object({
-    open: z.number().int().describe('Open tasks in view, whenever due'),
-    overdue: z.number().int().describe('Open and due before the day'),
-    dueToday: z.number().int().describe('Open and due on the day'),
-    doneToday: z.number().int().describe("Completed on the day, in the user's time zone"),
+    open: z.number().check(z.int(), z.describe('Open tasks in view, whenever due')),
+    overdue: z.number().check(z.int(), z.describe('Open and due before the day')),
+    dueToday: z.number().check(z.int(), z.describe('Open and due on the day')),
+    doneToday: z.number().check(z.int(), z.describe("Completed on the day, in the user's time zone")),
   }),
   ...listFields,
-  tasks: z.array(taskSummaryOutput).describe('Overdue and due-today open tasks, most urgent priority first'),
+  tasks: z.array(taskSummaryOutput).check(z.describe('Overdue and due-today open tasks, most urgent priority first')),
 });
 
 const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) => `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { NotFoundRefusal } from '../../errors.js';
 import { defineTool } from '../../mcp/tool-registry.js';
 import { uuidV7 } from '../item-support.js';
@@ -50,7 +50,10 @@ export const commentsList = defineTool<WorkspaceServices, typeof listInput, type
       : `${r.returned} comment(s) on [${r.taskId}] ${r.taskTitle}:\n${r.comments.map(commentLine).join('\n')}${moreLine(r.truncated, r.returned)}`,
 });
 
-const addInput = z.strictObject({ taskId: taskIdArg, body: z.string().trim().min(1).max(4000).describe('The comment text') });
+const addInput = z.strictObject({
+  taskId: taskIdArg,
+  body: z.string().check(z.trim(), z.minLength(1), z.maxLength(4000), z.describe('The comment text')),
+});
 
 export const commentAdd = defineTool<WorkspaceServices, typeof addInput, typeof commentOutput>({
   name: 'comment_add',

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SCOPES } from '../../auth/scopes.js';
 import { defineTool } from '../../mcp/tool-registry.js';
 import { ROLES } from '../model.js';
@@ -13,12 +13,12 @@ const meOutput = z.object({
   workspace: z.object({ workspaceId: z.string(), name: z.string() }),
   role: z.enum(ROLES as [string, ...string[]]),
   timeZone: z.string(),
-  today: z.iso.date().describe("Today's date in the user's time zone"),
+  today: z.iso.date().check(z.describe("Today's date in the user's time zone")),
   now: z.iso.datetime({ offset: true }),
   scopes: z.array(z.enum(SCOPES)),
 });
 
-export const meGet = defineTool<WorkspaceServices, z.ZodObject<{}>, typeof meOutput>({
+export const meGet = defineTool<WorkspaceServices, z.ZodMiniObject<{}>, typeof meOutput>({
   name: 'me_get',
   title: 'Who am I',
   description:

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Principal } from '../../auth/principal.js';
 import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../../errors.js';
 import { defineTool } from '../../mcp/tool-registry.js';
@@ -86,10 +86,12 @@ export const membersList = defineTool<WorkspaceServices, typeof listInput, typeo
 // ---- member_invite ------------------------------------------------------------------------------
 
 const inviteInput = z.strictObject({
-  email: z.email().max(254),
-  name: z.string().trim().min(1).max(120),
-  role: roleArg.default('member').describe('viewer, member (default), admin, or owner (owners only)'),
-  timeZone: z.string().min(1).max(64).optional().describe("IANA time zone, e.g. Europe/Berlin; default: the inviter's"),
+  email: z.email().check(z.maxLength(254)),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(120)),
+  role: z._default(roleArg, 'member').check(z.describe('viewer, member (default), admin, or owner (owners only)')),
+  timeZone: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(64)))
+    .check(z.describe("IANA time zone, e.g. Europe/Berlin; default: the inviter's")),
 });
 
 export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, typeof memberOutput>({
@@ -154,7 +156,7 @@ export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typ
 // ---- member_remove ------------------------------------------------------------------------------
 
 const removeInput = z.strictObject({ userId: userIdArg });
-const removeOutput = z.object({ userId: z.string(), name: z.string(), email: z.string(), removed: z.literal(true), tokensRevoked: z.number().int() });
+const removeOutput = z.object({ userId: z.string(), name: z.string(), email: z.string(), removed: z.literal(true), tokensRevoked: z.number().check(z.int()) });
 
 export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, typeof removeOutput>({
   name: 'member_remove',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import type { Principal } from '../../auth/principal.js';
 import { defineTool } from '../../mcp/tool-registry.js';
@@ -14,8 +14,8 @@ import { projectOrRefuse, toProjectOutput } from '../views.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 const projectIdArg = idArg('project');
-const nameArg = z.string().trim().min(1).max(120);
-const descriptionArg = z.string().max(2000);
+const nameArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
+const descriptionArg = z.string().check(z.maxLength(2000));
 
 const currentProject = async (services: WorkspaceServices, principal: Principal, projectId: string, version?: number): Promise<Project> => {
   const project = await projectOrRefuse(services, principal, projectId);
@@ -30,7 +30,7 @@ const currentProject = async (services: WorkspaceServices, principal: Principal,
 // ---- projects_list ------------------------------------------------------------------------------
 
 const listInput = z.strictObject({
-  includeArchived: z.boolean().default(false).describe('Also list archived projects'),
+  includeArchived: z._default(z.boolean(), false).check(z.describe('Also list archived projects')),
   ...pagingArgs,
 });
 const listOutput = z.object({ ...listFields, projects: z.array(projectOutput) });
@@ -64,7 +64,12 @@ const getInput = z.strictObject({ projectId: projectIdArg });
 const getOutput = z.object({
   project: projectOutput,
   today: z.iso.date(),
-  counts: z.object({ open: z.number().int(), overdue: z.number().int(), dueToday: z.number().int(), done: z.number().int() }),
+  counts: z.object({
+    open: z.number().check(z.int()),
+    overdue: z.number().check(z.int()),
+    dueToday: z.number().check(z.int()),
+    done: z.number().check(z.int()),
+  }),
 });
 
 export const projectGet = defineTool<WorkspaceServices, typeof getInput, typeof getOutput>({
@@ -101,7 +106,7 @@ export const projectGet = defineTool<WorkspaceServices, typeof getInput, typeof 
 
 // ---- project_create -----------------------------------------------------------------------------
 
-const createInput = z.strictObject({ name: nameArg, description: descriptionArg.optional() });
+const createInput = z.strictObject({ name: nameArg, description: z.optional(descriptionArg) });
 
 export const projectCreate = defineTool<WorkspaceServices, typeof createInput, typeof projectOutput>({
   name: 'project_create',
@@ -137,10 +142,10 @@ export const projectCreate = defineTool<WorkspaceServices, typeof createInput, t
 
 const updateInput = z.strictObject({
   projectId: projectIdArg,
-  version: versionArg.describe('The version you read; a stale one is refused as a conflict'),
-  name: nameArg.optional(),
-  description: descriptionArg.nullable().optional().describe('null clears it'),
-  archived: z.literal(false).optional().describe('false restores an archived project (archive with project_archive)'),
+  version: versionArg.check(z.describe('The version you read; a stale one is refused as a conflict')),
+  name: z.optional(nameArg),
+  description: z.optional(z.nullable(descriptionArg)).check(z.describe('null clears it')),
+  archived: z.optional(z.literal(false)).check(z.describe('false restores an archived project (archive with project_archive)')),
 });
 
 export const projectUpdate = defineTool<WorkspaceServices, typeof updateInput, typeof projectOutput>({
@@ -179,7 +184,7 @@ export const projectUpdate = defineTool<WorkspaceServices, typeof updateInput, t
 
 const removeInput = z.strictObject({
   projectId: projectIdArg,
-  version: versionArg.optional().describe('If given, refused when the project has moved on from this version'),
+  version: z.optional(versionArg).check(z.describe('If given, refused when the project has moved on from this version')),
 });
 
 export const projectArchive = defineTool<WorkspaceServices, typeof removeInput, typeof projectOutput>({

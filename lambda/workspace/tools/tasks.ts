@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Principal } from '../../auth/principal.js';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import { defineTool, type ToolContext } from '../../mcp/tool-registry.js';
@@ -22,14 +22,14 @@ import {
 import type { WorkspaceServices } from '../services.js';
 import type { TaskPosition } from '../task-store.js';
 import { dateInZone } from '../time.js';
-import { activeProjectOrRefuse, loadNames, resolveAssignee, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
+import { activeProjectOrRefuse, loadNames, projectArgOrRefuse, resolveAssignee, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 
 const taskIdArg = idArg('task');
-const titleArg = z.string().trim().min(1).max(300);
-const notesArg = z.string().max(10_000);
-const labelsArg = z.array(labelArg).max(10);
+const titleArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(300));
+const notesArg = z.string().check(z.maxLength(10_000));
+const labelsArg = z.array(labelArg).check(z.maxLength(10));
 
 /** Reads the task, checks an optional expected version up front, so a stale one is refused before any work. */
 const currentTask = async (ctx: Pick<ToolContext<WorkspaceServices>, 'services' | 'principal'>, taskId: string, version?: number): Promise<Task> => {
@@ -51,20 +51,24 @@ const withNames = async (services: WorkspaceServices, principal: Principal, task
 // ---- tasks_search -------------------------------------------------------------------------------
 
 const searchInput = z.strictObject({
-  text: z.string().trim().min(1).max(200).optional().describe('Words that must all occur in the title, notes or labels (case-insensitive)'),
-  status: z.enum(['open', 'done', 'any']).default('open').describe('open (default), done (most recently completed first) or any'),
-  assignee: z.string().min(1).max(100).optional().describe('"me", "none" (unassigned) or a userId'),
-  project: z.string().min(1).max(100).optional().describe('A projectId, or "none" for tasks in no project (the inbox)'),
-  label: labelArg.optional(),
-  priority: priorityArg.optional(),
-  dueBefore: dateArg.optional().describe('Due on or before this date (YYYY-MM-DD)'),
-  dueAfter: dateArg.optional().describe('Due on or after this date (YYYY-MM-DD)'),
-  overdue: z.boolean().optional().describe("true: only open tasks due before the user's today"),
+  text: z
+    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
+    .check(z.describe('Words that must all occur in the title, notes or labels (case-insensitive)')),
+  status: z._default(z.enum(['open', 'done', 'any']), 'open').check(z.describe('open (default), done (most recently completed first) or any')),
+  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" (unassigned) or a userId')),
+  project: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(100)))
+    .check(z.describe('A projectId, or "none" for tasks in no project (the inbox)')),
+  label: z.optional(labelArg),
+  priority: z.optional(priorityArg),
+  dueBefore: z.optional(dateArg).check(z.describe('Due on or before this date (YYYY-MM-DD)')),
+  dueAfter: z.optional(dateArg).check(z.describe('Due on or after this date (YYYY-MM-DD)')),
+  overdue: z.optional(z.boolean()).check(z.describe("true: only open tasks due before the user's today")),
   ...pagingArgs,
 });
 
 const searchOutput = z.object({
-  today: z.iso.date().describe("Today in the user's time zone"),
+  today: z.iso.date().check(z.describe("Today in the user's time zone")),
   ...listFields,
   tasks: z.array(taskSummaryOutput),
 });
@@ -96,9 +100,11 @@ export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typ
       throw new InvalidArgumentRefusal('dueAfter: is later than dueBefore, so nothing can match.');
     }
     const after = await positionFrom(ctx, args, isTaskPosition);
+    // An unknown project is refused like an unknown assignee, not answered "no tasks match".
     const [assigneeId, names] = await Promise.all([
       args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
       loadNames(services, principal),
+      args.project === undefined || args.project === 'none' ? undefined : projectArgOrRefuse(services, principal, args.project, 'project'),
     ]);
     const words = args.text?.toLowerCase().split(/\s+/).filter(Boolean);
     const page = await services.tasks.search(
@@ -153,13 +159,15 @@ export const taskGet = defineTool<WorkspaceServices, typeof getInput, typeof tas
 
 const createInput = z.strictObject({
   title: titleArg,
-  notes: notesArg.optional(),
-  priority: priorityArg.default('P4').describe('P1 (most urgent) to P4 (default)'),
-  dueDate: dateArg.optional().describe("YYYY-MM-DD in the user's calendar; resolve words like \"tomorrow\" with me_get first"),
-  dueTime: timeArg.optional().describe('HH:MM on the due date; needs dueDate'),
-  assignee: z.string().min(1).max(100).optional().describe('"me" or a userId from members_list; default: unassigned'),
-  projectId: idArg('project').optional(),
-  labels: labelsArg.optional(),
+  notes: z.optional(notesArg),
+  priority: z._default(priorityArg, 'P4').check(z.describe('P1 (most urgent) to P4 (default)')),
+  dueDate: z.optional(dateArg).check(z.describe("YYYY-MM-DD in the user's calendar; resolve words like \"tomorrow\" with me_get first")),
+  dueTime: z.optional(timeArg).check(z.describe('HH:MM on the due date; needs dueDate')),
+  assignee: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(100)))
+    .check(z.describe('"me" or a userId from members_list; default: unassigned')),
+  projectId: z.optional(idArg('project')),
+  labels: z.optional(labelsArg),
 });
 
 export const taskCreate = defineTool<WorkspaceServices, typeof createInput, typeof taskOutput>({
@@ -206,15 +214,17 @@ export const taskCreate = defineTool<WorkspaceServices, typeof createInput, type
 
 const updateInput = z.strictObject({
   taskId: taskIdArg,
-  version: versionArg.describe('The version you read (task_get, tasks_search); a stale one is refused as a conflict'),
-  title: titleArg.optional(),
-  notes: notesArg.nullable().optional().describe('New notes; null clears them'),
-  priority: priorityArg.optional(),
-  dueDate: dateArg.nullable().optional().describe('YYYY-MM-DD; null removes the due date (and time)'),
-  dueTime: timeArg.nullable().optional().describe('HH:MM; null removes the time'),
-  assignee: z.string().min(1).max(100).nullable().optional().describe('"me" or a userId; null (or "none") unassigns'),
-  projectId: idArg('project').nullable().optional().describe('Move to this project; null moves it out of any project'),
-  labels: labelsArg.optional().describe('Replaces all labels'),
+  version: versionArg.check(z.describe('The version you read (task_get, tasks_search); a stale one is refused as a conflict')),
+  title: z.optional(titleArg),
+  notes: z.optional(z.nullable(notesArg)).check(z.describe('New notes; null clears them')),
+  priority: z.optional(priorityArg),
+  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('YYYY-MM-DD; null removes the due date (and time)')),
+  dueTime: z.optional(z.nullable(timeArg)).check(z.describe('HH:MM; null removes the time')),
+  assignee: z
+    .optional(z.nullable(z.string().check(z.minLength(1), z.maxLength(100))))
+    .check(z.describe('"me" or a userId; null (or "none") unassigns')),
+  projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('Move to this project; null moves it out of any project')),
+  labels: z.optional(labelsArg).check(z.describe('Replaces all labels')),
 });
 
 export const taskUpdate = defineTool<WorkspaceServices, typeof updateInput, typeof taskOutput>({
@@ -267,7 +277,7 @@ export const taskUpdate = defineTool<WorkspaceServices, typeof updateInput, type
 
 const stateInput = z.strictObject({
   taskId: taskIdArg,
-  version: versionArg.optional().describe('If given, the change is refused when the task has moved on from this version'),
+  version: z.optional(versionArg).check(z.describe('If given, the change is refused when the task has moved on from this version')),
 });
 
 export const taskComplete = defineTool<WorkspaceServices, typeof stateInput, typeof taskOutput>({

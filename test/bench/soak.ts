@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/lambda-bundle.js';
+import { javaAvailable, startDynalite, startDynamoDbLocal } from '../integration/limits-harness.js';
 import { MODERN, modernMeta } from '../helpers/local.js';
 
 /**
@@ -12,7 +13,8 @@ import { MODERN, modernMeta } from '../helpers/local.js';
  * (me_get, tools/list, tasks_search, agenda_get, and an update of its own task) as fast as it is
  * answered. Per minute: requests, latency, admitted calls, intended refusals (rate limit, busy, a
  * lost version race), errors and the server's RSS. Passes when there are no errors, RSS at the last
- * minute is within 10 % of minute 2, and no minute's p99 is over twice the median minute's.
+ * minute is within 10 % of minute 2, and from minute 2 on no minute's p99 is over twice the median
+ * minute's (minute 1 warms up).
  * Writes bench/soak.md. `SOAK_MINUTES` and `SOAK_CONNECTIONS` shorten it for a try-out.
  */
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
@@ -39,25 +41,23 @@ const rssMb = async (pid: number): Promise<number> => {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 };
 
-// ---- the server, alone in its process ----
+// ---- DynamoDB and the server, each alone in its process ----
+// Amazon's DynamoDB Local where Java exists; dynalite otherwise (it leaks LevelDB iterators under this
+// load, which is its own memory, in its own process, not the server's).
+const store = javaAvailable() ? await startDynamoDbLocal() : await startDynalite();
 const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/soak-server.ts'], {
   cwd: ROOT,
-  env: { ...process.env, SOAK_USERS: String(CONNECTIONS) },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, SOAK_USERS: String(CONNECTIONS), SOAK_DYNAMODB_ENDPOINT: store.endpoint },
+  stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
 });
+const control = child.stdio[3] as NodeJS.ReadableStream;
 const ready = await new Promise<{ url: string; pid: number; dataDir: string; users: { token: string; taskId: string }[] }>((ok, fail) => {
   let buf = '';
-  const onData = (d: Buffer) => {
+  control.on('data', (d: Buffer) => {
     buf += d.toString();
     const line = buf.split('\n').find((l) => l.startsWith('{"url"'));
-    if (line) {
-      // From here on the audit lines and meters are drained and dropped.
-      child.stdout!.off('data', onData);
-      child.stdout!.resume();
-      ok(JSON.parse(line));
-    }
-  };
-  child.stdout!.on('data', onData);
+    if (line) ok(JSON.parse(line));
+  });
   child.once('exit', (code) => fail(new Error(`the soak server exited (${code})`)));
 });
 const url = new URL(ready.url);
@@ -161,24 +161,28 @@ await Promise.all(ready.users.map((u, i) => loop(u, i)));
 clearInterval(ticker);
 if (current().rssMb === 0) current().rssMb = await rssMb(ready.pid);
 child.kill();
+await store.close();
 await rm(ready.dataDir, { recursive: true, force: true });
 
 // ---- verdict and report ----
 const full = minutes.filter((m) => m.rssMb > 0);
 const totals = full.reduce((t, m) => ({ requests: t.requests + m.requests, admitted: t.admitted + m.admitted, refused: t.refused + m.refused, errors: t.errors + m.errors }), { requests: 0, admitted: 0, refused: 0, errors: 0 });
-const p99s = full.map((m) => pct(m.latencies, 99));
-const base = full[Math.min(1, full.length - 1)]!;
+// Minute 1 warms up (JIT, DynamoDB's own warm-up, the first snapshots and caches): both the memory
+// and the latency verdicts start from minute 2.
+const steady = full.length > 1 ? full.slice(1) : full;
+const p99s = steady.map((m) => pct(m.latencies, 99));
+const base = steady[0]!;
 const last = full[full.length - 1]!;
 const rssDrift = (last.rssMb - base.rssMb) / base.rssMb;
 const checks = [
   [`errors: ${totals.errors} (expected 0)`, totals.errors === 0],
   [`RSS at minute ${full.length} vs minute ${Math.min(2, full.length)}: ${base.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB (${(rssDrift * 100).toFixed(1)} %, within ±10 %)`, Math.abs(rssDrift) <= 0.1],
-  [`worst minute p99 ${Math.max(...p99s).toFixed(1)} ms vs median minute p99 ${median(p99s).toFixed(1)} ms (at most ×2)`, Math.max(...p99s) <= 2 * median(p99s)],
+  [`worst minute p99 from minute ${full.length - steady.length + 1} on: ${Math.max(...p99s).toFixed(1)} ms vs the median minute's ${median(p99s).toFixed(1)} ms (at most ×2)`, Math.max(...p99s) <= 2 * median(p99s)],
 ] as const;
 const report = [
   '# Soak results',
   '',
-  `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; \`npm run soak\`: ${MINUTES} min, ${CONNECTIONS} connections (one user each), limits on (120 calls / 60 s, 4 in flight per user), the local server on an embedded DynamoDB on disk, the real audit lines and meters.`,
+  `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; \`npm run soak\`: ${MINUTES} min, ${CONNECTIONS} connections (one user each), limits on (120 calls / 60 s, 4 in flight per user), the local server on ${store.name} (in its own process), the real audit lines and meters.`,
   'Each connection cycles me_get, tools/list, tasks_search, agenda_get and an update of its own task as fast as it is answered. Refused: the rate limit, the concurrency limit, or a lost version race, all answered as tool errors by design.',
   '',
   '| minute | requests | req/s | p50 ms | p99 ms | admitted | refused | errors | server RSS MB |',

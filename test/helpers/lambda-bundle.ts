@@ -106,7 +106,7 @@ import { createInterface } from 'node:readline';
 const { handler } = await import(process.argv[2]);
 for await (const line of createInterface({ input: process.stdin })) {
   const res = await handler(JSON.parse(line), { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 15000, callbackWaitsForEmptyEventLoop: true });
-  console.log(JSON.stringify({ res, ms: performance.now(), undici: false }));
+  console.log(JSON.stringify({ res, ms: performance.now(), undici: process.moduleLoadList.some((m) => m.includes('undici')) }));
 }
 `;
 

@@ -1,6 +1,7 @@
 import { OriginNotAllowedError } from '../errors.js';
 import { isLoopbackOrigin } from '../platform/config.js';
 import { emptyResponse, header, stateOf, type DoersMiddleware } from './request-context.js';
+import { allowedVerbs } from './transport.js';
 
 export interface OriginOptions {
   readonly allowedOrigins: ReadonlySet<string>;
@@ -29,14 +30,17 @@ export const originMiddleware = (opts: OriginOptions): DoersMiddleware => ({
       if (!opts.allowedOrigins.has(normalized) && !isLoopbackOrigin(normalized)) throw new OriginNotAllowedError('Origin');
       state.corsHeaders = { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': EXPOSE_HEADERS };
     }
-    if (event.requestContext.http.method === 'OPTIONS') {
+    // A preflight is answered for a served path with that path's verbs; any other path goes on to
+    // the transport step and its 404.
+    const allow = allowedVerbs(event.rawPath);
+    if (event.requestContext.http.method === 'OPTIONS' && allow !== undefined) {
       state.meterMethod = 'preflight';
       return emptyResponse(204, {
         ...state.corsHeaders,
-        allow: 'POST, OPTIONS',
+        allow,
         ...(origin === undefined
           ? {}
-          : { 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': '600' }),
+          : { 'access-control-allow-methods': allow, 'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': '600' }),
       });
     }
     return undefined;

@@ -29,6 +29,13 @@ export const readableRequestId = (event: HttpEvent): JsonRpcId | undefined => {
 };
 
 /**
+ * The verbs a path takes (its `Allow`), or undefined for a path that is not served: `/mcp` and
+ * `/mcp/` are one route; the metadata document is read-only.
+ */
+export const allowedVerbs = (path: string): string | undefined =>
+  path === '/mcp' || path === '/mcp/' ? 'POST, OPTIONS' : path === metadataPath || path === rootMetadataPath ? 'GET, OPTIONS' : undefined;
+
+/**
  * HTTP shape of a request before anyone looks at credentials or JSON: which route, which verb,
  * how big. `/mcp` and `/mcp/` are one route.
  */

@@ -115,11 +115,10 @@ export const expectedAnswer = (c: EndpointCase): Expected => {
   const exact = (status: number, row: string, code?: number): Expected => ({ kind: 'exact', status, row, ...(code === undefined ? {} : { code }) });
   if (!c.hostAllowed) return exact(403, 'Host not loopback', -32600);
   if (c.originAllowed === false) return exact(403, 'Origin not allowed', -32600);
-  // The table names OPTIONS /mcp; the origin middleware answers every preflight the same way, on any
-  // path, before routing. Harmless (a preflight grants nothing by itself), so accepted as it is.
-  if (c.verb === 'OPTIONS') return exact(204, 'preflight');
   const mcp = c.path === '/mcp' || c.path === '/mcp/';
   if (!mcp && !(METADATA_PATHS as readonly string[]).includes(c.path)) return exact(404, 'unknown route', -32600);
+  // A served path answers its preflight with its own verbs (checked with the headers below).
+  if (c.verb === 'OPTIONS') return exact(204, 'preflight');
   if (!mcp) return c.verb === 'GET' || c.verb === 'HEAD' ? { kind: 'metadata' } : exact(405, 'verb on metadata', -32600);
   if (c.verb !== 'POST') return exact(405, 'verb on /mcp', -32600);
   if (decodedBytes(c).length > MIB) return exact(413, 'body over 1 MiB', -32600);
@@ -292,7 +291,8 @@ const checkHeadersOf = (c: EndpointCase, status: number, code: number | undefine
   }
   if ((status === 429 || status === 503) && !h['retry-after']) problems.push(`${status} without Retry-After`);
   if (status === 204) {
-    if (h.allow !== 'POST, OPTIONS') problems.push(`preflight with Allow ${String(h.allow)}`);
+    const allow = (METADATA_PATHS as readonly string[]).includes(c.path) ? 'GET, OPTIONS' : 'POST, OPTIONS';
+    if (h.allow !== allow) problems.push(`preflight with Allow ${String(h.allow)}, expected ${allow}`);
     if (c.originAllowed === true && h['access-control-allow-origin'] !== c.headers.origin) problems.push('preflight from an allowed Origin without it echoed');
   }
   if (code === -32022) {

@@ -128,6 +128,23 @@ describe('transport', () => {
     assert.equal(post.headers?.allow, 'GET, OPTIONS');
   });
 
+  test('a preflight names the verbs of its path; an unknown path is 404 even on OPTIONS', async () => {
+    const c = chain();
+    const preflight = (path: string) => run(c, httpEvent({ path, method: 'OPTIONS', headers: { origin: 'https://claude.ai' } }));
+
+    const [mcp, metadata, root, other] = await Promise.all([
+      preflight('/mcp'),
+      preflight('/.well-known/oauth-protected-resource/mcp'),
+      preflight('/.well-known/oauth-protected-resource'),
+      preflight('/elsewhere'),
+    ]);
+
+    assert.deepEqual([mcp.statusCode, mcp.headers?.allow, mcp.headers?.['access-control-allow-methods']], [204, 'POST, OPTIONS', 'POST, OPTIONS']);
+    assert.deepEqual([metadata.statusCode, metadata.headers?.allow, metadata.headers?.['access-control-allow-methods']], [204, 'GET, OPTIONS', 'GET, OPTIONS']);
+    assert.equal(root.headers?.allow, 'GET, OPTIONS');
+    assert.equal(other.statusCode, 404);
+  });
+
   test('the metadata is also served at the bare well-known path, GET only', async () => {
     const c = chain();
     const path = '/.well-known/oauth-protected-resource';

@@ -6,9 +6,10 @@ import { startTestServer } from './local.js';
 
 /**
  * pass: forward; throttle: ThrottlingException; internal: 500 InternalServerError; reset: drop the
- * connection; conditional: ConditionalCheckFailedException (what a lost race looks like).
+ * connection; conditional: ConditionalCheckFailedException (what a lost race looks like); hang:
+ * never answer (the connection is closed when the proxy stops).
  */
-export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional';
+export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional' | 'hang';
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 /** Writes that can carry a condition (BatchWriteItem cannot; a transaction fails otherwise). */
@@ -61,6 +62,7 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
       proxy.operations.push(operation);
       const mode = modeFor(operation);
       if (mode === 'reset') return void req.socket.destroy();
+      if (mode === 'hang') return;
       if (mode !== 'pass') {
         const e = ERRORS[mode];
         return void res

@@ -194,4 +194,24 @@ describe('DynamoDB faults at each write of a tool', () => {
       assert.equal(again.json.result?.isError, false, again.text);
     });
   }
+
+  test('a write DynamoDB never answers: 503 + Retry-After once the SDK gives up (3 attempts of 3 s), nothing stored, then it works again', { timeout: 60_000 }, async () => {
+    // Arrange
+    const c = await scenarios.task_create!.arrange();
+    const started = performance.now();
+
+    // Act
+    proxy.failWritesFrom(1, 'hang');
+    const res = await modernCall(server, 'tools/call', { name: 'task_create', arguments: c.args }, { token: ws.member.token }).finally(() => proxy.clearFault());
+    const tookMs = performance.now() - started;
+
+    // Assert: well inside the function's 15 s timeout and API Gateway's 30 s
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.headers.get('retry-after'), '1');
+    assert.doesNotMatch(res.text, INTERNALS);
+    assert.ok(tookMs < 12_000, `took ${Math.round(tookMs)} ms`);
+    await c.allOrNothing();
+    const again = await modernCall(server, 'tools/call', { name: 'task_create', arguments: c.args }, { token: ws.member.token });
+    assert.equal(again.json.result?.isError, false, again.text);
+  });
 });

@@ -108,6 +108,18 @@ describe('deployment settings (doers:* context)', () => {
     assert.match(refusal({ 'doers:jwtAudience': 'x' }), /doers:jwtAudience needs doers:jwtIssuer/);
   });
 
+  test('refuses an issuer without an audience: a token the issuer made for another client would pass', () => {
+    // Arrange: a complete issuer and key set, no audience
+    const raw = { 'doers:jwtIssuer': 'https://login.example.com', 'doers:jwksUri': 'https://login.example.com/jwks.json' };
+
+    // Act
+    const message = refusal(raw);
+
+    // Assert
+    assert.match(message, /doers:jwtAudience is required with doers:jwtIssuer/);
+    assert.doesNotThrow(() => parseContext({ ...raw, 'doers:jwtAudience': 'doers-mcp' }));
+  });
+
   test('refuses an external issuer together with the stack-made Cognito pool', () => {
     const message = refusal({
       'doers:cognito': true,

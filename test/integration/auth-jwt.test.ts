@@ -1,12 +1,14 @@
 import { after, before, describe, test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, exportSPKI } from 'jose';
 import { UnauthenticatedError } from '../../lambda/errors.js';
 import { createJwtVerifier } from '../../lambda/auth/jwt.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import type { Member } from '../../lambda/workspace/model.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
@@ -263,6 +265,24 @@ describe('personal access tokens', () => {
     const res = await meGet(secret);
 
     assertInvalidToken(res, /revoked/);
+  });
+
+  test('the table holds no secret of a token: every item read back, neither the token nor its random part appears', async () => {
+    // Arrange: a token in use, so its record and the instance's memories exist
+    const { secret } = await register();
+    assert.equal((await meGet(secret)).status, 200);
+    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
+
+    // Act
+    const items: unknown[] = [];
+    for await (const page of paginateScan({ client: db }, { TableName: server.app.config.tables.workspace })) items.push(...(page.Items ?? []));
+    db.destroy();
+
+    // Assert
+    const dump = JSON.stringify(items);
+    assert.ok(items.length > 0);
+    assert.ok(!dump.includes(secret), 'the token itself is stored');
+    assert.ok(!dump.includes(secret.slice(-20)), 'a part of the token is stored');
   });
 
   test('an expired token is refused', async () => {

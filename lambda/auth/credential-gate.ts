@@ -151,10 +151,9 @@ export const createCredentialGate = (
       try {
         const identity = await verifier.verify(token, now);
         const { member, workspace } = await itemsOf(identity.subject);
-        // The token is good; its user is not one of ours. 403 without a challenge: with a 401 an OAuth
-        // client would drop the token, refresh, be refused again and loop back to sign-in.
-        if (!member) throw new UserNotAllowedError();
-        if (!workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
+        // The token is good; its user is not one of ours, or is disabled. 403 without a challenge: with
+        // a 401 an OAuth client would drop the token, refresh, be refused again and loop back to sign-in.
+        if (!member || !workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
         const scopes: Scope[] = normalizeScopes(identity.scopes);
         const principal: Principal = {
           userId: member.userId,

@@ -15,8 +15,6 @@ const MAX_TASKS = 50;
 
 const esc = (s: string): string => s.replace(/\r?\n/g, ' ');
 
-// A longer id than the tools accept names nothing, and DynamoDB would refuse it as a key (a 500).
-
 export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
   uriTemplate: 'doers://tasks/{taskId}',
   name: 'task',
@@ -25,6 +23,7 @@ export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
   mimeType: 'text/markdown',
   scope: 'tasks:read',
   read: async ({ taskId }, uri, { services, principal, now }) => {
+    // A longer id than the tools accept names nothing, and DynamoDB would refuse it as a key (a 500).
     if (taskId!.length > MAX_ID_LENGTH) return undefined;
     const ws = principal.workspaceId;
     const [task, names, comments] = await Promise.all([

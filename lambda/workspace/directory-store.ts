@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { conditionally } from './item-support.js';
@@ -33,8 +34,21 @@ export interface DirectoryStore {
   setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role): Promise<Member>;
   /** Deletes the member (if still `expectedRole`), then frees its e-mail. */
   removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void>;
+  /**
+   * Runs `fn` while holding the workspace's owners lock: every change that could take away an
+   * active owner (demoting, removing or disabling one) checks "another active owner remains" and
+   * writes under it, so two such changes cannot both pass the check against the same owners.
+   */
+  withOwnersLock<T>(workspaceId: string, fn: () => Promise<T>): Promise<T>;
 }
 
+
+/** Sort key of the workspace's owners lock (see `withOwnersLock`). */
+const OWNERS_LOCK_SK = 'OWNERS_LOCK';
+/** Longest an owner change holds the lock: a few reads and one write. */
+const OWNERS_LOCK_MS = 5_000;
+/** About 2.5 s of waiting for a busy lock before the change is refused (try again). */
+const OWNERS_LOCK_ATTEMPTS = 50;
 
 export class DynamoDirectoryStore implements DirectoryStore {
   constructor(
@@ -204,6 +218,39 @@ export class DynamoDirectoryStore implements DirectoryStore {
         ),
       async () => undefined,
     );
+  }
+
+  async withOwnersLock<T>(workspaceId: string, fn: () => Promise<T>): Promise<T> {
+    const key = { pk: wsPk(workspaceId), sk: OWNERS_LOCK_SK };
+    const lockId = randomUUID();
+    for (let attempt = 0; ; attempt++) {
+      const now = Date.now();
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            // A holder that dies (timeout, crash) blocks the owners' changes for OWNERS_LOCK_MS at most.
+            Item: { ...key, lockId, lockedUntil: now + OWNERS_LOCK_MS, expiresAt: Math.ceil((now + OWNERS_LOCK_MS) / 1000) + 60 },
+            ConditionExpression: 'attribute_not_exists(pk) OR lockedUntil < :now',
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        );
+        break;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        if (attempt >= OWNERS_LOCK_ATTEMPTS) {
+          throw new ConflictRefusal("Conflict: another change to this workspace's owners is in progress; try again in a few seconds.");
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
+      }
+    }
+    try {
+      return await fn();
+    } finally {
+      await this.db
+        .send(new DeleteCommand({ TableName: this.table, Key: key, ConditionExpression: 'lockId = :id', ExpressionAttributeValues: { ':id': lockId } }))
+        .catch(() => undefined); // taken over after expiry, or a fault: it expires by itself
+    }
   }
 
   private async memberRefusal(workspaceId: string, userId: string, expectedRole: Role): Promise<never> {

@@ -34,19 +34,20 @@ const lastOwnerRefusal = (target: Member): ConflictRefusal =>
   new ConflictRefusal(`Conflict: ${target.name} [${target.userId}] is the last owner of this workspace; make someone else owner first.`);
 
 /**
- * Without transactions, two owners demoting each other at once would each still see the other as
- * owner. So an owner's demotion is written first and checked after, with a strongly consistent read:
- * if no active owner is left, it is undone and refused. Of any interleaving, a demotion only stands
- * when an owner remained after it, so the workspace never ends without one.
+ * An owner's demotion (also the first step of removing one) checks that another active owner
+ * remains and writes, both under the workspace's owners lock: two owners demoting each other at
+ * once are serialized, and the second sees the first's change. (A check after the write with an undo
+ * on failure was not enough: the undo itself can fail when the demoted member's role moved on in
+ * between, which the concurrency test caught.)
  */
-const demoteOwner = async (services: WorkspaceServices, principal: Principal, target: Member, role: Role): Promise<Member> => {
-  const ws = principal.workspaceId;
-  const updated = await services.directory.setMemberRole(ws, target.userId, 'owner', role);
-  const owners = (await services.directory.listMembers(ws)).filter((m) => m.role === 'owner' && m.status === 'active');
-  if (owners.length > 0) return updated;
-  await services.directory.setMemberRole(ws, target.userId, role, 'owner');
-  throw lastOwnerRefusal(target);
-};
+const demoteOwner = (services: WorkspaceServices, principal: Principal, target: Member, role: Role): Promise<Member> =>
+  services.directory.withOwnersLock(principal.workspaceId, async () => {
+    const others = (await services.directory.listMembers(principal.workspaceId)).filter(
+      (m) => m.role === 'owner' && m.status === 'active' && m.userId !== target.userId,
+    );
+    if (others.length === 0) throw lastOwnerRefusal(target);
+    return services.directory.setMemberRole(principal.workspaceId, target.userId, 'owner', role);
+  });
 
 const memberOrRefuse = (members: readonly Member[], userId: string): Member => {
   const member = members.find((m) => m.userId === userId);

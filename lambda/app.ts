@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCredentialGate, personalTokenVerifier, type CredentialGate, type TokenVerifier } from './auth/credential-gate.js';
 import { DynamoAccessReader } from './auth/access-reader.js';
+import { builtinTokenVerifier } from './auth/builtin-tokens.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
 import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createErrorMapper, type ErrorMapper } from './http/error-mapper.js';
@@ -92,7 +93,11 @@ export const createApp = (rt: Runtime): App => {
   const scopesSupported = [...new Set([...tools.requiredScopes, ...resources.requiredScopes])].map(advertise);
   const access = new DynamoAccessReader(rt.db, table);
   const gate = createCredentialGate(
-    [personalTokenVerifier(rt.keys, access), ...(rt.extraVerifiers ?? [])],
+    [
+      personalTokenVerifier(rt.keys, access),
+      ...(config.builtinAuthorizationServer ? [builtinTokenVerifier(rt.keys, access, config.publicUrl)] : []),
+      ...(rt.extraVerifiers ?? []),
+    ],
     directory,
     access,
     { cacheSeconds: config.authCacheSeconds },
@@ -109,7 +114,8 @@ export const createApp = (rt: Runtime): App => {
     dispatch: createDispatcher({ tools, prompts, resources, services, keys: rt.keys }),
     metadata: protectedResourceMetadata({
       publicUrl: config.publicUrl,
-      authorizationServers: config.jwt ? [config.jwt.issuer] : [],
+      // The built-in authorization server's issuer is the public URL itself (lambda/oauth/).
+      authorizationServers: config.jwt ? [config.jwt.issuer] : [config.publicUrl],
       scopesSupported,
     }),
   };

@@ -1,7 +1,12 @@
 /**
- * esbuild settings the Lambda bundle needs beyond the defaults, shared by {@link McpFunction} and
- * `npm run bench` (which bundles exactly as the stack does, so its figures are the deployed ones).
+ * esbuild settings the Lambda bundles need beyond the defaults, shared by both functions
+ * ({@link LAMBDA_FUNCTION_DEFAULTS}) and `npm run bench` (which bundles exactly as the stack does, so
+ * its figures are the deployed ones).
  */
+
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 
 /**
  * CommonJS dependencies bundled into an ES module still call `require` for Node built-ins; ESM has
@@ -24,3 +29,52 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   'node:http': './lambda/platform/node-http.cjs',
   '@aws-sdk/credential-provider-node': './lambda/platform/env-credentials.ts',
 };
+
+/**
+ * What every doers function shares, so the MCP function and the authorization server's function run
+ * and are bundled alike: Node.js 22 on arm64 (cheaper per millisecond than x86 and quick enough for
+ * this I/O-bound work), handler `handler` of a minified ES module with a source map, the AWS SDK
+ * bundled at the versions package-lock.json pins, and the replacements above. Each function has its
+ * own entry, so each bundle holds only what its entry imports: the authorization server's libraries
+ * never reach the MCP function's bundle.
+ */
+export const LAMBDA_FUNCTION_DEFAULTS: Readonly<Required<Pick<NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'bundling'>>> = {
+  runtime: Runtime.NODEJS_22_X,
+  architecture: Architecture.ARM_64,
+  handler: 'handler',
+  bundling: {
+    format: OutputFormat.ESM,
+    target: 'node22',
+    platform: 'node',
+    minify: true,
+    sourceMap: true,
+    // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
+    sourcesContent: false,
+    // Prefer packages' ESM builds (smaller after tree-shaking).
+    mainFields: ['module', 'main'],
+    banner: ESM_REQUIRE_BANNER,
+    esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
+    // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
+    // instead of whatever SDK the runtime image happens to carry.
+    bundleAwsSDK: true,
+  },
+};
+
+/**
+ * The authorization server's bundling: the shared settings, but with class and function names kept.
+ * oidc-provider finds each model's settings by its class name (`ttl.AccessToken`, the model kind
+ * stored with it); minified names silently lose them — the bundle test caught access tokens issued
+ * without `exp`. Costs a few KB; the MCP function's bundle keeps minified names.
+ */
+export const OAUTH_BUNDLING = { ...LAMBDA_FUNCTION_DEFAULTS.bundling, keepNames: true } as const;
+
+/**
+ * The acknowledgement of AwsSolutions-L1 (not the latest runtime) each function carries: the runtime
+ * above is pinned on purpose.
+ */
+export const PINNED_RUNTIME_ACKNOWLEDGEMENT = {
+  id: 'AwsSolutions-L1',
+  reason:
+    'The runtime is pinned to Node.js 22 on purpose: the deployment contract names it and the tests and ' +
+    'the local server run on it; moving to a newer runtime is a deliberate, tested change.',
+} as const;

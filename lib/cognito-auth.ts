@@ -31,6 +31,74 @@ export type DoersScope = keyof typeof DOERS_SCOPES;
  */
 export const COGNITO_USER_CLAIM = 'username';
 
+/**
+ * The user pool both Cognito variants use (the external authorization server of `doers:cognito`, and
+ * the sign-in pool of the built-in authorization server): invite-only (no self sign-up; the operator
+ * creates the users), usernames are case-insensitive, TOTP second factor required, a strong password
+ * policy, recovery by e-mail, the Essentials feature plan. Created as `UserPool` under `scope`.
+ *
+ * @param removalPolicy - @default RemovalPolicy.RETAIN (the pool holds the users), with deletion protection
+ */
+export const inviteOnlyUserPool = (scope: Construct, removalPolicy: RemovalPolicy = RemovalPolicy.RETAIN): UserPool => {
+  const userPool = new UserPool(scope, 'UserPool', {
+    featurePlan: FeaturePlan.ESSENTIALS,
+    selfSignUpEnabled: false,
+    signInAliases: { username: true },
+    signInCaseSensitive: false,
+    standardAttributes: { email: { required: true, mutable: true } },
+    autoVerify: { email: true },
+    accountRecovery: AccountRecovery.EMAIL_ONLY,
+    mfa: Mfa.REQUIRED,
+    mfaSecondFactor: { otp: true, sms: false },
+    passwordPolicy: {
+      minLength: 12,
+      requireLowercase: true,
+      requireUppercase: true,
+      requireDigits: true,
+      requireSymbols: true,
+      tempPasswordValidity: Duration.days(7),
+    },
+    deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+    removalPolicy,
+  });
+  Validations.of(userPool).acknowledge({
+    id: 'AwsSolutions-COG8',
+    reason:
+      'The Essentials plan covers what the endpoint needs (managed login, MFA, resource binding); the Plus ' +
+      'plan adds paid threat protection. Operators who want it can switch the feature plan; sign-in is ' +
+      'invite-only with a strong password policy and required TOTP.',
+  });
+  return userPool;
+};
+
+/**
+ * Managed login (not the classic hosted UI) on a Cognito domain, `<prefix>.auth.<region>.amazoncognito.com`
+ * (created as `Domain` under the pool), plus Cognito's default branding style for `client` (`Branding`
+ * under `scope`): managed login shows an error page for an app client without a style.
+ *
+ * @param domainPrefix - unique per region; @default `doers-<UUID of the CloudFormation stack>`
+ */
+export const addManagedLogin = (
+  scope: Construct,
+  userPool: UserPool,
+  client: UserPoolClient,
+  domainPrefix?: string,
+): UserPoolDomain => {
+  const domain = userPool.addDomain('Domain', {
+    cognitoDomain: {
+      domainPrefix: domainPrefix ?? Fn.join('-', ['doers', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
+    },
+    // Managed login (not the classic hosted UI): needed for resource binding (`resource` → `aud`).
+    managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
+  });
+  new CfnManagedLoginBranding(scope, 'Branding', {
+    userPoolId: userPool.userPoolId,
+    clientId: client.userPoolClientId,
+    useCognitoProvidedValues: true,
+  });
+  return domain;
+};
+
 /** Properties of {@link CognitoAuth}. */
 export interface CognitoAuthProps {
   /**
@@ -57,7 +125,8 @@ export interface CognitoAuthProps {
 }
 
 /**
- * An optional Cognito user pool acting as the OAuth 2.1 authorization server of the endpoint:
+ * An optional Cognito user pool acting as the OAuth 2.1 authorization server of the endpoint
+ * (`doers:cognito=true`; it is then the external issuer and doers' built-in authorization server is off):
  * a resource server with the four scopes, one public app client (authorization code + PKCE, no secret,
  * redirect to claude.ai) and a managed-login domain. Users are invited by the operator (no self sign-up)
  * and need a TOTP second factor.
@@ -87,27 +156,7 @@ export class CognitoAuth extends Construct {
     super(scope, id);
     this.resourceUrl = props.resourceUrl;
 
-    this.userPool = new UserPool(this, 'UserPool', {
-      featurePlan: FeaturePlan.ESSENTIALS,
-      selfSignUpEnabled: false,
-      signInAliases: { username: true },
-      signInCaseSensitive: false,
-      standardAttributes: { email: { required: true, mutable: true } },
-      autoVerify: { email: true },
-      accountRecovery: AccountRecovery.EMAIL_ONLY,
-      mfa: Mfa.REQUIRED,
-      mfaSecondFactor: { otp: true, sms: false },
-      passwordPolicy: {
-        minLength: 12,
-        requireLowercase: true,
-        requireUppercase: true,
-        requireDigits: true,
-        requireSymbols: true,
-        tempPasswordValidity: Duration.days(7),
-      },
-      deletionProtection: (props.removalPolicy ?? RemovalPolicy.RETAIN) === RemovalPolicy.RETAIN,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    });
+    this.userPool = inviteOnlyUserPool(this, props.removalPolicy);
 
     const scopes = Object.entries(DOERS_SCOPES).map(
       ([scopeName, scopeDescription]) => new ResourceServerScope({ scopeName, scopeDescription }),
@@ -145,28 +194,7 @@ export class CognitoAuth extends Construct {
       refreshTokenValidity: Duration.days(30),
     });
 
-    this.domain = this.userPool.addDomain('Domain', {
-      cognitoDomain: {
-        domainPrefix: props.domainPrefix ?? Fn.join('-', ['doers', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
-      },
-      // Managed login (not the classic hosted UI): needed for resource binding (`resource` → `aud`).
-      managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
-    });
-
-    // Managed login shows an error page for an app client without a style; use Cognito's default one.
-    new CfnManagedLoginBranding(this, 'Branding', {
-      userPoolId: this.userPool.userPoolId,
-      clientId: this.client.userPoolClientId,
-      useCognitoProvidedValues: true,
-    });
-
-    Validations.of(this.userPool).acknowledge({
-      id: 'AwsSolutions-COG8',
-        reason:
-          'The Essentials plan covers what the endpoint needs (managed login, MFA, resource binding); the Plus ' +
-          'plan adds paid threat protection. Operators who want it can switch the feature plan; sign-in is ' +
-          'invite-only with a strong password policy and required TOTP.',
-    });
+    this.domain = addManagedLogin(this, this.userPool, this.client, props.domainPrefix);
   }
 
   /** Issuer of the pool's tokens (`iss`). */

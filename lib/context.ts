@@ -25,6 +25,10 @@ export const CONTEXT_KEYS = {
   cognito: 'doers:cognito',
   cognitoDomainPrefix: 'doers:cognitoDomainPrefix',
   cognitoCallbackUrls: 'doers:cognitoCallbackUrls',
+  signIn: 'doers:signin',
+  signInIssuer: 'doers:signinIssuer',
+  signInClientId: 'doers:signinClientId',
+  signInClientSecretArn: 'doers:signinClientSecretArn',
   alarmEmail: 'doers:alarmEmail',
   throttleRateLimit: 'doers:throttleRateLimit',
   throttleBurstLimit: 'doers:throttleBurstLimit',
@@ -54,6 +58,15 @@ const httpsUrl = z.preprocess(
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
 );
+
+/** An https URL taken exactly as given: an OpenID issuer must match its `iss` character for character. */
+const exactHttpsUrl = z.preprocess(
+  blankToUndefined,
+  z.string().trim().pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' })).optional(),
+);
+
+/** Where people sign in to the built-in authorization server. */
+export const SIGN_IN_PROVIDERS = ['cognito', 'oidc'] as const;
 
 const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(
@@ -151,6 +164,35 @@ const contextSchema = z.object({
       .optional(),
   ),
   [K.cognitoCallbackUrls]: list(z.url({ protocol: /^https?$/, error: 'each entry must be a URL' })),
+  [K.signIn]: z.preprocess(
+    (value) => {
+      const v = blankToUndefined(value);
+      return typeof v === 'string' ? v.trim().toLowerCase() : v;
+    },
+    z.enum(SIGN_IN_PROVIDERS, { error: `must be ${SIGN_IN_PROVIDERS.join(' or ')}` }).default('cognito'),
+  ),
+  [K.signInIssuer]: exactHttpsUrl,
+  [K.signInClientId]: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[\x21-\x7e]+$/, 'must be a client id (printable characters, no spaces)')
+      .optional(),
+  ),
+  [K.signInClientSecretArn]: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      // The complete ARN (with the 6-character suffix Secrets Manager appends), so the grant names
+      // exactly this secret instead of a `<name>-??????` pattern.
+      .regex(
+        /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/,
+        'must be the complete ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>)',
+      )
+      .optional(),
+  ),
   [K.alarmEmail]: z.preprocess(blankToUndefined, z.email({ error: 'must be an e-mail address' }).optional()),
   [K.throttleRateLimit]: wholeNumber(50, 1, 10_000),
   [K.throttleBurstLimit]: wholeNumber(100, 1, 5_000),
@@ -186,13 +228,32 @@ export interface DoersSettings {
   readonly maxConcurrentCalls: number;
   /** How long an instance reuses a verified principal (DOERS_AUTH_CACHE_SECONDS). */
   readonly authCacheSeconds: number;
-  /** Cognito user pool as authorization server; undefined when off. */
+  /** Cognito user pool as (external) authorization server; undefined when off. */
   readonly cognito: { readonly domainPrefix: string | undefined; readonly callbackUrls: readonly string[] } | undefined;
+  /**
+   * doers' own authorization server (DESIGN.md §4): on unless an external issuer is configured
+   * (`doers:jwtIssuer`, or `doers:cognito=true`, whose pool is then the issuer); undefined when off.
+   */
+  readonly builtinAuthorizationServer: { readonly signIn: SignInSettings } | undefined;
   readonly alarmEmail: string | undefined;
   /** API Gateway default-stage throttling (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetentionDays: number;
 }
+
+/** The OpenID provider people sign in with at the built-in authorization server. */
+export type SignInSettings =
+  /** A user pool the stack creates (invite-only; the admin CLI invites people). */
+  | { readonly provider: 'cognito' }
+  /** The operator's own OpenID provider. */
+  | {
+      readonly provider: 'oidc';
+      /** Exact `iss` of the provider (discovery at `<issuer>/.well-known/openid-configuration`). */
+      readonly issuer: string;
+      readonly clientId: string;
+      /** Complete ARN of a Secrets Manager secret holding the client secret; unset: a public client (PKCE). */
+      readonly clientSecretArn: string | undefined;
+    };
 
 export class ContextError extends Error {
   override name = 'ContextError';
@@ -249,6 +310,24 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
       if (c[key] !== undefined) problems.push(`${key} needs ${K.cognito}=true`);
     }
   }
+  const signInDetails = [K.signInIssuer, K.signInClientId, K.signInClientSecretArn] as const;
+  const externalIssuer = Boolean(issuer) || c[K.cognito];
+  if (externalIssuer) {
+    // The built-in authorization server is off, so there is nobody to sign in to.
+    const why = `the built-in authorization server is off when ${K.jwtIssuer} is set or ${K.cognito} is true`;
+    if (c[K.signIn] === 'oidc') problems.push(`${K.signIn}=oidc has no effect: ${why}`);
+    for (const key of signInDetails) {
+      if (c[key] !== undefined) problems.push(`${key} has no effect: ${why}`);
+    }
+  } else if (c[K.signIn] === 'oidc') {
+    for (const key of [K.signInIssuer, K.signInClientId] as const) {
+      if (c[key] === undefined) problems.push(`${key} is required with ${K.signIn}=oidc`);
+    }
+  } else {
+    for (const key of signInDetails) {
+      if (c[key] !== undefined) problems.push(`${key} needs ${K.signIn}=oidc (with ${K.signIn}=cognito the stack makes the user pool and its client)`);
+    }
+  }
   if (!issuer && !c[K.cognito] && c[K.jwtAudience] !== undefined) {
     problems.push(`${K.jwtAudience} needs ${K.jwtIssuer} and ${K.jwksUri}`);
   }
@@ -270,8 +349,18 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     cognito: c[K.cognito]
       ? { domainPrefix: c[K.cognitoDomainPrefix], callbackUrls: c[K.cognitoCallbackUrls] ?? [...CLAUDE_CALLBACK_URLS] }
       : undefined,
+    builtinAuthorizationServer: externalIssuer ? undefined : { signIn: signInSettings(c) },
     alarmEmail: c[K.alarmEmail],
     throttle: { rateLimit: c[K.throttleRateLimit], burstLimit: c[K.throttleBurstLimit] },
     logRetentionDays: c[K.logRetentionDays],
   };
+};
+
+const signInSettings = (c: z.infer<typeof contextSchema>): SignInSettings => {
+  const issuer = c[K.signInIssuer];
+  const clientId = c[K.signInClientId];
+  // parseContext has refused oidc without an issuer and a client id.
+  return c[K.signIn] === 'oidc' && issuer && clientId
+    ? { provider: 'oidc', issuer, clientId, clientSecretArn: c[K.signInClientSecretArn] }
+    : { provider: 'cognito' };
 };

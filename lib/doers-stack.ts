@@ -1,11 +1,15 @@
 import { Aws, CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { COGNITO_USER_CLAIM, CognitoAuth } from './cognito-auth.js';
+import { CognitoSignIn } from './cognito-signin.js';
 import type { DoersSettings } from './context.js';
-import { MCP_PATH, METADATA_PATH, McpApi } from './mcp-api.js';
+import { MCP_PATH, METADATA_PATH, McpApi, OAUTH_CALLBACK_PATH } from './mcp-api.js';
 import { DEFAULT_TIMEOUT, McpFunction } from './mcp-function.js';
+import { OAuthFunction } from './oauth-function.js';
+import type { OAuthFunctionProps } from './oauth-function.js';
 import { Observability } from './observability.js';
 import { DoersSecret } from './secret.js';
 import { DoersTables } from './tables.js';
@@ -25,6 +29,11 @@ export const STACK_OUTPUTS = {
   claudeMcpAddCommand: 'ClaudeMcpAddCommand',
   /** Only with a custom domain: the name the domain's DNS record must point at. */
   customDomainTarget: 'CustomDomainTarget',
+  /**
+   * Only with the built-in authorization server signing people in with the stack's Cognito user pool
+   * (`doers:signin=cognito`, the default): the pool the admin CLI invites people to.
+   */
+  signInUserPoolId: 'SignInUserPoolId',
   /** Only with Cognito. */
   cognitoUserPoolId: 'CognitoUserPoolId',
   cognitoClientId: 'CognitoClientId',
@@ -44,11 +53,20 @@ export interface DoersStackProps extends StackProps {
    * @default - `lambda/handler.ts`
    */
   readonly handlerEntry?: string;
+  /**
+   * The authorization server's handler source file.
+   *
+   * @default - `lambda/oauth/handler.ts`
+   */
+  readonly oauthHandlerEntry?: string;
 }
 
 /**
- * The whole deployment: HTTP API → one Lambda function → two DynamoDB tables and one secret, an
- * optional Cognito user pool as authorization server, and the operator's dashboard and alarms.
+ * The whole deployment: HTTP API → the MCP function → two DynamoDB tables and one secret, and the
+ * operator's dashboard and alarms. The authorization server is either doers' own (the default: a second
+ * function on `/oauth/*`, its metadata and `/account`, signing people in with a Cognito user pool the
+ * stack makes or with the operator's OpenID provider), or an external issuer (`doers:jwtIssuer`, or the
+ * Cognito pool of `doers:cognito`), in which case the stack makes no authorization server of its own.
  */
 export class DoersStack extends Stack {
   readonly tables: DoersTables;
@@ -56,6 +74,10 @@ export class DoersStack extends Stack {
   readonly mcpApi: McpApi;
   readonly mcpFunction: McpFunction;
   readonly cognito: CognitoAuth | undefined;
+  /** The built-in authorization server; undefined when an external issuer is configured. */
+  readonly oauthFunction: OAuthFunction | undefined;
+  /** The user pool people sign in with at the built-in authorization server (`doers:signin=cognito`). */
+  readonly signIn: CognitoSignIn | undefined;
   readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: DoersStackProps) {
@@ -112,6 +134,38 @@ export class DoersStack extends Stack {
     });
     this.mcpApi.addMcpRoutes(this.mcpFunction.function);
 
+    // ---- doers' own authorization server, unless an external issuer is configured --------------
+    const builtin = settings.builtinAuthorizationServer;
+    if (builtin) {
+      const { signIn } = builtin;
+      let upstream: OAuthFunctionProps['signIn'];
+      if (signIn.provider === 'cognito') {
+        this.signIn = new CognitoSignIn(this, 'SignIn', { callbackUrl: `${publicUrl}${OAUTH_CALLBACK_PATH}` });
+        upstream = { issuer: this.signIn.issuer, clientId: this.signIn.client.userPoolClientId };
+      } else {
+        this.signIn = undefined;
+        upstream = {
+          issuer: signIn.issuer,
+          clientId: signIn.clientId,
+          ...(signIn.clientSecretArn
+            ? { clientSecret: Secret.fromSecretCompleteArn(this, 'SignInClientSecret', signIn.clientSecretArn) }
+            : {}),
+        };
+      }
+      this.oauthFunction = new OAuthFunction(this, 'OAuth', {
+        workspaceTable: this.tables.workspace,
+        secret: this.secret.secret,
+        publicUrl,
+        signIn: upstream,
+        logRetention,
+        ...(props.oauthHandlerEntry ? { entry: props.oauthHandlerEntry } : {}),
+      });
+      this.mcpApi.addOAuthRoutes(this.oauthFunction.function);
+    } else {
+      this.signIn = undefined;
+      this.oauthFunction = undefined;
+    }
+
     this.observability = new Observability(this, 'Observability', {
       handler: this.mcpFunction.function,
       handlerTimeout: DEFAULT_TIMEOUT,
@@ -150,6 +204,12 @@ export class DoersStack extends Stack {
       new CfnOutput(this, O.customDomainTarget, {
         value: this.mcpApi.domainName.regionalDomainName,
         description: `Point a CNAME (or Route 53 alias) for ${settings.customDomain?.domainName} here`,
+      });
+    }
+    if (this.signIn) {
+      new CfnOutput(this, O.signInUserPoolId, {
+        value: this.signIn.userPool.userPoolId,
+        description: 'User pool people sign in with at the built-in authorization server (the admin CLI invites them)',
       });
     }
     if (this.cognito) {

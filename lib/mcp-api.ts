@@ -27,6 +27,23 @@ export const ROOT_METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** Methods routed explicitly on {@link MCP_PATH}; GET and DELETE are answered 405 by the function. */
 export const MCP_METHODS = [HttpMethod.POST, HttpMethod.OPTIONS, HttpMethod.GET, HttpMethod.DELETE] as const;
 
+/** The built-in authorization server's endpoints (authorize, token, registration, revocation, JWKS, …). */
+export const OAUTH_PATH = '/oauth/{proxy+}';
+/** Where the upstream sign-in (Cognito or the operator's OpenID provider) sends people back. */
+export const OAUTH_CALLBACK_PATH = '/oauth/callback';
+/** RFC 8414 authorization-server metadata of the built-in server (its issuer is the public URL). */
+export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+/** The account pages (served by the authorization server's function). */
+export const ACCOUNT_PATH = '/account';
+export const ACCOUNT_PROXY_PATH = '/account/{proxy+}';
+/**
+ * Methods routed on {@link AUTHORIZATION_SERVER_METADATA_PATH}. OPTIONS as well as GET: a browser-based
+ * client (the MCP Inspector) fetches the document with an `MCP-Protocol-Version` header, which makes the
+ * browser send a preflight first; without this route the preflight would fall through to `$default` and
+ * reach the MCP function instead of the authorization server that answers the GET.
+ */
+export const AUTHORIZATION_SERVER_METADATA_METHODS = [HttpMethod.GET, HttpMethod.OPTIONS] as const;
+
 /**
  * The JSON access-log line: who called what, how it ended, how long it took. No header values (the
  * Authorization header never reaches a log) and no query string.
@@ -74,9 +91,11 @@ export interface McpApiProps {
 }
 
 /**
- * The HTTP API in front of the function: explicit routes for the MCP endpoint and its metadata, plus the
- * `$default` route, all on one Lambda proxy integration (payload format 2.0). API-level CORS stays off:
- * the function answers preflights itself, so a disallowed Origin can get its 403 on OPTIONS too.
+ * The HTTP API in front of the two functions: explicit routes for the MCP endpoint and its metadata, plus
+ * the `$default` route, on the MCP function's Lambda proxy integration (payload format 2.0); with the
+ * built-in authorization server, `/oauth/*`, its metadata and `/account` on the authorization server's
+ * function (see {@link addOAuthRoutes}). API-level CORS stays off: the functions answer preflights
+ * themselves, so a disallowed Origin can get its 403 on OPTIONS too.
  *
  * Why `$default`: `/mcp/` (trailing slash) must reach the function, but an HTTP API route path may not
  * end in `/` (CDK refuses it at synth, API Gateway at deploy), and a request for `/mcp/` does not match
@@ -132,7 +151,7 @@ export class McpApi extends Construct {
       props.publicUrl ?? (props.customDomain ? `https://${props.customDomain.domainName}` : this.api.apiEndpoint);
   }
 
-  /** Routes the endpoint, its metadata and everything else (`$default`) to the function. */
+  /** Routes the endpoint, its metadata and everything else (`$default`) to the MCP function. */
   addMcpRoutes(handler: IFunction): void {
     const integration = new HttpLambdaIntegration('McpIntegration', handler, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
@@ -140,19 +159,54 @@ export class McpApi extends Construct {
       // function anyway, and $default means "any path".
       scopePermissionToRoute: false,
     });
-    this.api.addRoutes({ path: MCP_PATH, methods: [...MCP_METHODS], integration });
-    this.api.addRoutes({ path: METADATA_PATH, methods: [HttpMethod.GET], integration });
-    this.api.addRoutes({ path: ROOT_METADATA_PATH, methods: [HttpMethod.GET], integration });
-    new HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration });
+    const routes = [
+      ...this.api.addRoutes({ path: MCP_PATH, methods: [...MCP_METHODS], integration }),
+      ...this.api.addRoutes({ path: METADATA_PATH, methods: [HttpMethod.GET], integration }),
+      ...this.api.addRoutes({ path: ROOT_METADATA_PATH, methods: [HttpMethod.GET], integration }),
+      new HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration }),
+    ];
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Authorization happens in the function, per request, for every route: it verifies personal access ' +
+          'tokens (keyed hashes in DynamoDB, which no API Gateway authorizer can check) and JWTs with jose, ' +
+          'and must itself answer 401 with the WWW-Authenticate challenge the MCP authorization flow starts ' +
+          'from. The metadata route is public by specification (RFC 9728).',
+      });
+    }
+  }
 
-    // Acknowledged on this construct, so it covers every route (addRoutes' and the $default one).
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Authorization happens in the function, per request, for every route: it verifies personal access ' +
-        'tokens (keyed hashes in DynamoDB, which no API Gateway authorizer can check) and JWTs with jose, ' +
-        'and must itself answer 401 with the WWW-Authenticate challenge the MCP authorization flow starts ' +
-        'from. The metadata route is public by specification (RFC 9728).',
+  /**
+   * Routes the built-in authorization server's endpoints (`/oauth/*`), its RFC 8414 metadata and the
+   * account pages to the authorization server's function. Everything else stays with the MCP function.
+   */
+  addOAuthRoutes(handler: IFunction): void {
+    const integration = new HttpLambdaIntegration('OAuthIntegration', handler, {
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      // One invoke permission for the API, as for the MCP function; the routes below decide what reaches it.
+      scopePermissionToRoute: false,
     });
+    const routes = [
+      ...this.api.addRoutes({ path: OAUTH_PATH, methods: [HttpMethod.ANY], integration }),
+      ...this.api.addRoutes({
+        path: AUTHORIZATION_SERVER_METADATA_PATH,
+        methods: [...AUTHORIZATION_SERVER_METADATA_METHODS],
+        integration,
+      }),
+      ...this.api.addRoutes({ path: ACCOUNT_PATH, methods: [HttpMethod.ANY], integration }),
+      ...this.api.addRoutes({ path: ACCOUNT_PROXY_PATH, methods: [HttpMethod.ANY], integration }),
+    ];
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'These are the endpoints of an OAuth authorization server, public by specification: clients without ' +
+          'any credential yet fetch its metadata (RFC 8414), register (RFC 7591) and start authorization there, ' +
+          'and authenticate at the token endpoint with PKCE or their own client credentials, which oidc-provider ' +
+          'checks; people authenticate by signing in at the upstream OpenID provider, and the account pages ' +
+          'check the session cookie that sign-in set. No API Gateway authorizer can stand in for any of this.',
+      });
+    }
   }
 }

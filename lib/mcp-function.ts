@@ -1,15 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
-import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER } from './bundling.js';
+import { LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
+import { workspaceIndexAcknowledgement } from './tables.js';
 import type { DoersTables } from './tables.js';
 
 /** One name of the configuration contract the stack sets on the function. */
@@ -60,8 +59,10 @@ export interface McpFunctionProps {
   readonly allowedOrigins?: readonly string[];
   /**
    * External authorization server whose JWTs the function accepts next to personal access tokens.
+   * Without one, the built-in authorization server (issuer: `publicUrl`) is the one the metadata names;
+   * the function verifies its tokens with a key derived from the secret, so it needs no setting for it.
    *
-   * @default - personal access tokens only
+   * @default - no external issuer: personal access tokens and the built-in authorization server's tokens
    */
   readonly jwt?: {
     /** Exact `iss` value. */
@@ -166,51 +167,17 @@ export class McpFunction extends Construct {
       role,
       description: 'doers MCP endpoint (POST /mcp, protected-resource metadata)',
       entry: props.entry ?? fileURLToPath(new URL('../lambda/handler.ts', import.meta.url)),
-      handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      ...LAMBDA_FUNCTION_DEFAULTS,
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       timeout,
       environment,
       logGroup: this.logGroup,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        platform: 'node',
-        minify: true,
-        sourceMap: true,
-        // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
-        sourcesContent: false,
-        // Prefer packages' ESM builds (smaller after tree-shaking).
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
-        // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
-        // instead of whatever SDK the runtime image happens to carry.
-        bundleAwsSDK: true,
-      },
     });
 
     props.tables.workspace.grantReadWriteData(this.function);
     props.tables.limits.grantReadWriteData(this.function);
     props.secret.grantRead(this.function);
 
-    // The finding IDs name the workspace table by its logical ID, which is only known to the stack.
-    const workspaceLogicalId = Stack.of(this).getLogicalId(props.tables.workspace.node.defaultChild as CfnTable);
-    Validations.of(this).acknowledge(
-      {
-        id: 'AwsSolutions-L1',
-        reason:
-          'The runtime is pinned to Node.js 22 on purpose: the deployment contract names it and the tests and ' +
-          'the local server run on it; moving to a newer runtime is a deliberate, tested change.',
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::<${workspaceLogicalId}.Arn>/index/*]`,
-        reason:
-          "Queries on the workspace table's GSI need access to the table's indexes, which IAM names as " +
-          '<table ARN>/index/*; the actions are the data-plane read/write set of grantReadWriteData ' +
-          '(no dynamodb:*, no control-plane actions).',
-      },
-    );
+    Validations.of(this).acknowledge(PINNED_RUNTIME_ACKNOWLEDGEMENT, workspaceIndexAcknowledgement(props.tables.workspace));
   }
 }

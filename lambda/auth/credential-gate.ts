@@ -9,7 +9,7 @@ import { BoundedMap } from '../platform/bounded-map.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
 import type { KeySource } from '../platform/keys.js';
 import type { DirectoryStore, MemberRef } from '../workspace/directory-store.js';
-import type { AccessItems, AccessReader } from './access-reader.js';
+import { usedBeforeToday, type AccessItems, type AccessReader } from './access-reader.js';
 import { tokenHashes } from './personal-tokens.js';
 import type { Principal } from './principal.js';
 import { normalizeScopes, type Scope } from './scopes.js';
@@ -73,8 +73,9 @@ export const personalTokenVerifier = (keys: KeySource, reader: AccessReader): To
       const owner = { workspaceId: record.workspaceId, userId: record.userId };
       if (known?.workspaceId !== owner.workspaceId || known.userId !== owner.userId) {
         owners.set(hashes[0]!, owner);
-        items = { token: record, ...(await reader.read({ member: owner })) };
+        items = { token: record, ...(items.tokenKey ? { tokenKey: items.tokenKey } : {}), ...(await reader.read({ member: owner })) };
       }
+      if (items.tokenKey && usedBeforeToday(record.lastUsedAt, now)) await reader.markUsed(items.tokenKey, now);
       return {
         credential: 'personal_access_token',
         scopes: record.scopes,

@@ -18,6 +18,8 @@ export interface PersonalTokenRecord {
   /** Epoch seconds; also the table's TTL attribute, so expired tokens eventually disappear. */
   readonly expiresAt?: number;
   readonly revokedAt?: string;
+  /** The day (ISO timestamp of the first call that day) it was last used; see access-reader.ts `markUsed`. */
+  readonly lastUsedAt?: string;
 }
 
 export const generateTokenSecret = (): string => `${PAT_PREFIX}${randomBytes(32).toString('base64url')}`;

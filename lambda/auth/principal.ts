@@ -12,7 +12,7 @@ export interface Principal {
   readonly role: Role;
   readonly timeZone: string;
   readonly scopes: readonly Scope[];
-  readonly credential: 'personal_access_token' | 'jwt';
+  readonly credential: 'personal_access_token' | 'jwt' | 'oauth';
   /**
    * The workspace's directory version as read with this principal: a per-instance snapshot of
    * members and projects at least this new needs no read (workspace/names.ts).

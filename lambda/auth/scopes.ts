@@ -8,3 +8,11 @@ export const normalizeScopes = (values: Iterable<string>): Scope[] => {
   const granted = new Set(values);
   return SCOPES.filter((s) => granted.has(s));
 };
+
+/**
+ * The scopes a person of a role can use at all: what the role may do in the tools. The account page
+ * offers no more when someone makes a token (a viewer's `tasks:write` would open nothing but
+ * still read as if it did).
+ */
+export const scopesForRole = (role: 'owner' | 'admin' | 'member' | 'viewer'): readonly Scope[] =>
+  role === 'owner' || role === 'admin' ? SCOPES : role === 'member' ? ['tasks:read', 'tasks:write', 'team:read'] : ['tasks:read', 'team:read'];

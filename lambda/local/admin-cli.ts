@@ -4,10 +4,18 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  AdminCreateUserCommand,
+  AdminDisableUserCommand,
+  AdminEnableUserCommand,
+  CognitoIdentityProviderClient,
+} from '@aws-sdk/client-cognito-identity-provider';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoTokenStore, generateTokenSecret, type PersonalTokenRecord, type TokenStore } from '../auth/personal-tokens.js';
 import { isScope, type Scope } from '../auth/scopes.js';
+import { DynamoGrantStore, type GrantRecord } from '../oauth/grant-store.js';
+import { OAUTH_SK, oauthPk } from '../oauth/item-keys.js';
 import { loadConfig } from '../platform/config.js';
 import { createDocumentClient, isTransientDynamoError } from '../platform/dynamodb.js';
 import { dataDirKeySource, secretsManagerKeySource, type KeySource } from '../platform/keys.js';
@@ -18,9 +26,11 @@ import { DEMO_WORKSPACE_ID } from './demo-seed.js';
 import { LOCAL_SERVER_FILE } from './server.js';
 
 /**
- * `npm run admin -- <group> <action> [options]`: users, workspaces and personal access tokens,
- * against the running local server's DynamoDB or a deployed stack. Thin on purpose: every operation
- * is a DirectoryStore / TokenStore call, the same code the function runs.
+ * `npm run admin -- <group> <action> [options]`: users, workspaces, personal access tokens and the
+ * OAuth grants of the built-in authorization server, against the running local server's DynamoDB or
+ * a deployed stack. Thin on purpose: every operation is a DirectoryStore / TokenStore / GrantStore
+ * call, the same code the functions run. On a stack whose people sign in through its Cognito user
+ * pool (output `SignInUserPoolId`), adding, disabling and enabling a user is mirrored there.
  */
 const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --region R]
 
@@ -32,10 +42,17 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   token create --email E --scopes "tasks:read tasks:write" [--expires-in 30d|12h|never] [--label L]
   token list [--email E] [--workspace W]
   token revoke --id tok_... [--workspace W]
+  grants list [--workspace W] [--email E]
+  grants revoke --grant ID
 
 Without --stack it works on the running local server's data (DOERS_DATA_DIR, default .data).
 With --stack NAME --region R it uses that CloudFormation stack's outputs and your AWS credentials.
-Workspace default: ${DEMO_WORKSPACE_ID} locally, ws_main on a stack.`;
+Workspace default: ${DEMO_WORKSPACE_ID} locally, ws_main on a stack.
+grants: the apps people connected through the built-in authorization server; revoking one stops
+its refresh token at once and its access tokens at their next MCP call.
+On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add
+also invites the person there (Cognito e-mails a temporary password; re-running user add for an
+existing member does only that), and user disable / user enable disable / enable them there.`;
 
 /** A refusal the operator can fix; printed without a stack trace. */
 class CliError extends Error {
@@ -51,12 +68,22 @@ const usage = (message: string): CliError => new CliError(`${message}\n(npm run 
 const DEPLOYED_DEFAULT_WORKSPACE = 'ws_main';
 const DEFAULT_TOKEN_LIFETIME = '90d';
 
+/** The Cognito user pool people sign in with at the built-in authorization server. */
+interface SignInPool {
+  readonly userPoolId: string;
+  readonly cognito: CognitoIdentityProviderClient;
+}
+
 interface Target {
   readonly directory: DirectoryStore;
   readonly tokens: TokenStore;
+  readonly grants: DynamoGrantStore;
   readonly defaultWorkspace: string;
   readonly where: string;
   readonly db: DynamoDBDocumentClient;
+  readonly table: string;
+  /** Only on a stack with the `SignInUserPoolId` output. */
+  readonly signInPool?: SignInPool;
 }
 
 const stackOutputs = async (stack: string, region: string): Promise<Record<string, string>> => {
@@ -83,7 +110,9 @@ const connect = async (stack: string | undefined, region: string | undefined): P
     const stackRegion = outputs.Region ?? r;
     const db = createDocumentClient({ region: stackRegion });
     const keys: KeySource = secretsManagerKeySource(new SecretsManagerClient({ region: stackRegion }), secretArn);
-    return stores(db, table, keys, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`);
+    const userPoolId = outputs.SignInUserPoolId;
+    const signInPool = userPoolId ? { userPoolId, cognito: new CognitoIdentityProviderClient({ region: stackRegion }) } : undefined;
+    return stores(db, table, keys, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`, signInPool);
   }
   if (region !== undefined) throw usage('--region: only meaningful with --stack');
   const config = loadConfig();
@@ -99,12 +128,15 @@ const connect = async (stack: string | undefined, region: string | undefined): P
   return stores(db, local.tables.workspace, dataDirKeySource(config.dataDir), DEMO_WORKSPACE_ID, `local server data (${local.dynamodbEndpoint})`);
 };
 
-const stores = (db: DynamoDBDocumentClient, table: string, keys: KeySource, defaultWorkspace: string, where: string): Target => ({
+const stores = (db: DynamoDBDocumentClient, table: string, keys: KeySource, defaultWorkspace: string, where: string, signInPool?: SignInPool): Target => ({
   directory: new DynamoDirectoryStore(db, table, (ws) => announceDirectoryChange(db, table, ws)),
   tokens: new DynamoTokenStore(db, table, keys),
+  grants: new DynamoGrantStore(db, table),
   defaultWorkspace,
   where,
   db,
+  table,
+  ...(signInPool ? { signInPool } : {}),
 });
 
 // ---- argument checks -----------------------------------------------------------------------------
@@ -168,9 +200,101 @@ const memberByEmail = async (target: Target, email: string): Promise<Member> => 
   return member;
 };
 
+const grantIdOf = (value: string | undefined): string => {
+  const id = required(value, 'grant');
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) throw usage(`--grant: "${id}" is not a grant id (see grants list)`);
+  return id;
+};
+
+// ---- OAuth clients, as an operator recognises them -----------------------------------------------
+
+/**
+ * A client name is whatever the registrant sent: quoted, with control, format and bidi characters
+ * escaped, so it can neither break the one-line-per-grant layout nor disguise itself on a terminal.
+ */
+const quoted = (text: string): string =>
+  JSON.stringify(text).replace(/[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** The host of a Client ID Metadata Document client (its client id is the document's https URL). */
+const metadataDocumentHost = (clientId: string): string | undefined => {
+  if (!clientId.startsWith('https://')) return undefined;
+  try {
+    return new URL(clientId).host;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * How `grants` shows a client: a metadata-document client by its (verified) host; a registered one
+ * by its id and, while its registration lasts, its `client_name`.
+ */
+const clientLabel = async (target: Target, clientId: string, now: Date): Promise<string> => {
+  const host = metadataDocumentHost(clientId);
+  if (host) return host;
+  const id = /^[\x21-\x7e]+$/.test(clientId) ? clientId : quoted(clientId);
+  const out = await target.db.send(new GetCommand({ TableName: target.table, Key: { pk: oauthPk('Client', clientId), sk: OAUTH_SK } }));
+  const item = out.Item;
+  if (!item || typeof item.payload !== 'string' || (typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= now.getTime())) return id;
+  const name = (JSON.parse(item.payload) as { client_name?: unknown }).client_name;
+  return typeof name === 'string' && name.trim() ? `${id} ${quoted(name)}` : id;
+};
+
+const clientLabels = async (target: Target, grants: readonly GrantRecord[], now: Date): Promise<Map<string, string>> => {
+  const ids = [...new Set(grants.map((g) => g.clientId))];
+  return new Map(await Promise.all(ids.map(async (id) => [id, await clientLabel(target, id, now)] as const)));
+};
+
+// ---- the stack's Cognito user pool (SignInUserPoolId) ---------------------------------------------
+
+const errorName = (err: unknown): string | undefined => (err as { name?: unknown } | null)?.name as string | undefined;
+const describeError = (err: unknown): string => {
+  const name = errorName(err);
+  const message = (err as Error).message;
+  return name && name !== 'Error' && !message.startsWith(name) ? `${name}: ${message}` : message;
+};
+
+/**
+ * AdminCreateUser with the e-mail address as username: Cognito e-mails the person an invitation with
+ * a temporary password. A user already there is left as it is. Answers what was done.
+ */
+const inviteToSignInPool = async (pool: SignInPool, email: string): Promise<string> => {
+  try {
+    await pool.cognito.send(
+      new AdminCreateUserCommand({
+        UserPoolId: pool.userPoolId,
+        Username: email,
+        UserAttributes: [
+          { Name: 'email', Value: email },
+          { Name: 'email_verified', Value: 'true' },
+        ],
+        DesiredDeliveryMediums: ['EMAIL'],
+      }),
+    );
+    return `Cognito user pool ${pool.userPoolId}: created ${email}; Cognito e-mails them an invitation with a temporary password.`;
+  } catch (err) {
+    if (errorName(err) !== 'UsernameExistsException') throw err;
+    return `Cognito user pool ${pool.userPoolId}: ${email} already exists there; left as it is (no new invitation).`;
+  }
+};
+
+/** AdminDisableUser / AdminEnableUser. A user not in the pool is reported, not an error. */
+const setSignInPoolStatus = async (pool: SignInPool, email: string, status: 'active' | 'disabled'): Promise<string> => {
+  const input = { UserPoolId: pool.userPoolId, Username: email };
+  try {
+    await pool.cognito.send(status === 'disabled' ? new AdminDisableUserCommand(input) : new AdminEnableUserCommand(input));
+    return `Cognito user pool ${pool.userPoolId}: ${email} is ${status === 'disabled' ? 'disabled; they cannot sign in' : 'enabled; they can sign in again'}.`;
+  } catch (err) {
+    if (errorName(err) !== 'UserNotFoundException') throw err;
+    return status === 'disabled'
+      ? `Cognito user pool ${pool.userPoolId}: no user ${email} there; nothing to disable.`
+      : `Cognito user pool ${pool.userPoolId}: no user ${email} there; "user add --email ${email} --name …" invites them.`;
+  }
+};
+
 // ---- commands ------------------------------------------------------------------------------------
 
-type Options = Partial<Record<'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id', string>>;
+type Options = Partial<Record<'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id' | 'grant', string>>;
 type Out = { stdout: (line: string) => void; stderr: (line: string) => void };
 
 const tokenStatus = (t: PersonalTokenRecord, now: Date): string =>
@@ -184,14 +308,35 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       const role = roleOf(o.role);
       const timeZone = timeZoneOf(o['time-zone']);
       const workspaceId = workspaceOf(o.workspace, target);
-      const createdAt = now.toISOString();
-      if (await target.directory.createWorkspace({ workspaceId, name: workspaceId, status: 'active', createdAt })) {
-        out.stderr(`Created workspace ${workspaceId}.`);
+      const pool = target.signInPool;
+      const alreadyExists = (where?: string) => new CliError(`--email: a user with the e-mail ${email} already exists${where ? ` (in workspace ${where})` : ''}`);
+      // Re-running user add for a member whose Cognito invitation failed does the Cognito part only.
+      const existing = await target.directory.findMemberByEmail(email);
+      let userId: string;
+      if (existing) {
+        if (!pool) throw alreadyExists();
+        if (existing.workspaceId !== workspaceId) throw alreadyExists(existing.workspaceId);
+        userId = existing.userId;
+        out.stdout(`${email} [${userId}] is already ${existing.status === 'disabled' ? 'a disabled' : 'an active'} ${existing.role} of ${workspaceId}; left as it is in doers.`);
+      } else {
+        const createdAt = now.toISOString();
+        if (await target.directory.createWorkspace({ workspaceId, name: workspaceId, status: 'active', createdAt })) {
+          out.stderr(`Created workspace ${workspaceId}.`);
+        }
+        userId = `usr_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+        const added = await target.directory.createMember({ workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt });
+        if (!added) throw alreadyExists();
+        out.stdout(`Added ${name} <${email}> [${userId}] as ${role} of ${workspaceId}.`);
       }
-      const userId = `usr_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-      const added = await target.directory.createMember({ workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt });
-      if (!added) throw new CliError(`--email: a user with the e-mail ${email} already exists`);
-      out.stdout(`Added ${name} <${email}> [${userId}] as ${role} of ${workspaceId}.`);
+      if (!pool) return;
+      try {
+        out.stdout(await inviteToSignInPool(pool, email));
+      } catch (err) {
+        throw new CliError(
+          `${email} [${userId}] ${existing ? 'is' : 'was added as'} a member of ${workspaceId} in doers, but was not added to Cognito user pool ` +
+            `${pool.userPoolId} (${describeError(err)}). Run the same user add command again to retry: for an existing member it does only the Cognito part.`,
+        );
+      }
       return;
     }
     case 'user disable':
@@ -200,6 +345,16 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       const status = command === 'user disable' ? 'disabled' : 'active';
       await target.directory.setMemberStatus(member.workspaceId, member.userId, status);
       out.stdout(`${member.email} [${member.userId}] is ${status}${status === 'disabled' ? '; their tokens are refused from the next request on' : ''}.`);
+      const pool = target.signInPool;
+      if (!pool) return;
+      try {
+        out.stdout(await setSignInPoolStatus(pool, member.email, status));
+      } catch (err) {
+        throw new CliError(
+          `${member.email} is ${status} in doers${status === 'disabled' ? ' (their tokens are refused)' : ''}, but not in Cognito user pool ` +
+            `${pool.userPoolId} (${describeError(err)}). Run the same user ${command === 'user disable' ? 'disable' : 'enable'} command again to retry.`,
+        );
+      }
       return;
     }
     case 'workspace disable':
@@ -254,6 +409,30 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       out.stdout(`Revoked ${id}; it is refused from the next request on.`);
       return;
     }
+    case 'grants list': {
+      const member = o.email !== undefined ? await memberByEmail(target, emailOf(o.email)) : undefined;
+      const workspaceId = member?.workspaceId ?? workspaceOf(o.workspace, target);
+      const [grants, members] = await Promise.all([target.grants.list(workspaceId, member?.userId), target.directory.listMembers(workspaceId)]);
+      const emails = new Map(members.map((m) => [m.userId, m.email]));
+      const shown = grants.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      if (!shown.length) out.stderr(`No grants in ${workspaceId}${member ? ` for ${member.email}` : ''}.`);
+      const clients = await clientLabels(target, shown, now);
+      for (const g of shown) {
+        out.stdout(
+          [g.grantId, clients.get(g.clientId)!, emails.get(g.userId) ?? g.userId, g.scopes.join(' ') || '-', `created ${g.createdAt}`, `expires ${g.expiresAt ?? 'never'}`].join('\t'),
+        );
+      }
+      return;
+    }
+    case 'grants revoke': {
+      const id = grantIdOf(o.grant);
+      const grant = await target.grants.get(id);
+      if (!(await target.grants.revoke(id))) throw new CliError(`--grant: no grant ${id} in ${target.where}`);
+      const person = grant ? ((await target.directory.getMember(grant.workspaceId, grant.userId))?.email ?? grant.userId) : undefined;
+      const what = grant ? ` (${await clientLabel(target, grant.clientId, now)} for ${person})` : '';
+      out.stdout(`Revoked grant ${id}${what}; its refresh token is refused from now on, its access tokens from their next MCP call.`);
+      return;
+    }
     default:
       throw usage(command ? `unknown command "${command}"` : 'no command given');
   }
@@ -269,6 +448,8 @@ const ALLOWED: Record<string, readonly (keyof Options)[]> = {
   'token create': ['email', 'scopes', 'expires-in', 'label'],
   'token list': ['email', 'workspace'],
   'token revoke': ['id', 'workspace'],
+  'grants list': ['workspace', 'email'],
+  'grants revoke': ['grant'],
 };
 
 export const main = async (argv: readonly string[], out: Out): Promise<number> => {
@@ -290,6 +471,7 @@ export const main = async (argv: readonly string[], out: Out): Promise<number> =
           'expires-in': { type: 'string' },
           label: { type: 'string' },
           id: { type: 'string' },
+          grant: { type: 'string' },
           stack: { type: 'string' },
           region: { type: 'string' },
           help: { type: 'boolean', short: 'h' },
@@ -327,6 +509,7 @@ export const main = async (argv: readonly string[], out: Out): Promise<number> =
     return 1;
   } finally {
     target?.db.destroy();
+    target?.signInPool?.cognito.destroy();
   }
 };
 

@@ -25,6 +25,9 @@ export const toApiGatewayEvent = (req: IncomingMessage, body: Buffer): HttpEvent
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
+  // API Gateway's payload v2 moves the Cookie header into `cookies`, one entry per cookie.
+  const cookies = headers.cookie?.split(/;\s*/).filter((c) => c.length > 0);
+  delete headers.cookie;
   const now = Date.now();
   const method = req.method ?? 'GET';
   return {
@@ -45,6 +48,7 @@ export const toApiGatewayEvent = (req: IncomingMessage, body: Buffer): HttpEvent
       time: new Date(now).toISOString(),
       timeEpoch: now,
     },
+    ...(cookies?.length ? { cookies } : {}),
     body: body.length ? body.toString('utf8') : undefined,
     isBase64Encoded: false,
   } as HttpEvent;
@@ -71,7 +75,9 @@ const lambdaContext = (timeoutMs: number): Context => {
 const write = (res: ServerResponse, result: HttpResult): void => {
   res.statusCode = result.statusCode ?? 200;
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, String(v));
-  res.end(result.body ?? '');
+  // Payload v2's way of returning several Set-Cookie headers, which one header map cannot hold.
+  if (result.cookies?.length) res.setHeader('set-cookie', result.cookies);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
 };
 
 /** node:http in front of the very handler Lambda runs: one request, one invocation. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type App, type Fixtures } from '../app.js';
 import { createJwtVerifier } from '../auth/jwt.js';
 import { generateTokenSecret } from '../auth/personal-tokens.js';
-import type { DoersContext } from '../http/request-context.js';
+import type { DoersContext, HttpResult } from '../http/request-context.js';
 import { buildHandler } from '../http/pipeline.js';
 import { createLimitsGuard } from '../limits/limits-guard.js';
 import { createLogger } from '../observability/logger.js';
@@ -17,6 +17,9 @@ import { ensureTables } from './bootstrap.js';
 import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
 import { startEmbeddedDynamo } from './embedded-dynamodb.js';
 import { createHttpAdapter } from './http-adapter.js';
+import serverless from 'serverless-http';
+import { createOAuthApp, isOAuthPath } from '../oauth/app.js';
+import { localDevMembers } from './dev-sign-in.js';
 
 export interface LocalServer {
   readonly url: string;
@@ -34,6 +37,8 @@ export interface LocalServerOptions {
   readonly timeZone?: string;
   /** Where audit lines and meters go (default: Powertools to stdout, as in Lambda). */
   readonly observer?: Observer;
+  /** Tests only: how the authorization server fetches Client ID Metadata Documents. */
+  readonly oauthFetch?: typeof globalThis.fetch;
 }
 
 /** The local file the admin CLI reads to find a running local server's DynamoDB. */
@@ -88,8 +93,14 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   await registerDevToken(seeding.services, token);
 
   let handler: ReturnType<typeof buildHandler> | undefined;
+  // The authorization server is the stack's second function; one port routes to both, by path, as
+  // API Gateway does. Its handler is the Lambda's: oidc-provider behind serverless-http.
+  let oauthHandler: Promise<ReturnType<typeof serverless>> | undefined;
   const server = createHttpAdapter(
-    (event, context) => handler!(event, context as DoersContext),
+    async (event, context) =>
+      oauthHandler && isOAuthPath(event.rawPath)
+        ? ((await (await oauthHandler)(event, context)) as HttpResult)
+        : handler!(event, context as DoersContext),
     baseConfig.functionTimeoutSeconds * 1000,
   );
   await new Promise<void>((resolve, reject) => {
@@ -103,6 +114,18 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   const config: Config = { ...baseConfig, port, publicUrl: baseConfig.publicUrl.endsWith(':0') ? url : baseConfig.publicUrl };
   const app = compose(config);
   handler = buildHandler(app);
+  if (config.builtinAuthorizationServer) {
+    oauthHandler = createOAuthApp({
+      config,
+      db,
+      keys,
+      logger,
+      devMembers: localDevMembers(db, config.tables.workspace),
+      ...(config.signIn?.clientSecret ? { signInClientSecret: config.signIn.clientSecret } : {}),
+      ...(opts.oauthFetch ? { fetch: opts.oauthFetch } : {}),
+    }).then((oauth) => serverless(oauth.listener));
+    await oauthHandler;
+  }
 
   if (config.dataDir !== ':memory:') {
     await writeFile(join(config.dataDir, LOCAL_SERVER_FILE), JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables }, null, 2));

@@ -61,6 +61,11 @@ const envSchema = z.object({
   DOERS_WORKSPACE_TABLE: z.pipe(optionalString, z.transform((v) => v ?? 'doers-workspace')),
   DOERS_LIMITS_TABLE: z.pipe(optionalString, z.transform((v) => v ?? 'doers-limits')),
   DOERS_SECRET_ARN: optionalString,
+  // The built-in authorization server's upstream sign-in (unset: the development sign-in, local only).
+  DOERS_SIGNIN_ISSUER: z.pipe(optionalString, z.optional(z.url())),
+  DOERS_SIGNIN_CLIENT_ID: optionalString,
+  DOERS_SIGNIN_CLIENT_SECRET: optionalString,
+  DOERS_SIGNIN_CLIENT_SECRET_ARN: optionalString,
   // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
   DOERS_FUNCTION_TIMEOUT_SECONDS: z.pipe(intFromEnv(30), z.number().check(z.int(), z.minimum(1))),
   AWS_REGION: optionalString,
@@ -78,6 +83,16 @@ export interface JwtConfig {
   readonly scopePrefix?: string;
 }
 
+/** The upstream OpenID provider people sign in with at the built-in authorization server. */
+export interface SignInConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Absent: a public client (PKCE only), as the stack's Cognito app client is. */
+  readonly clientSecret?: string;
+  /** Lambda: the client secret is read from Secrets Manager at cold start. */
+  readonly clientSecretArn?: string;
+}
+
 export interface Config {
   readonly port: number;
   readonly dataDir: string;
@@ -86,6 +101,13 @@ export interface Config {
   readonly publicUrl: string;
   readonly allowedOrigins: ReadonlySet<string>;
   readonly jwt: JwtConfig | undefined;
+  /**
+   * doers' own authorization server (DESIGN.md §4): on unless an external issuer is configured,
+   * whose tokens then are the only JWTs accepted.
+   */
+  readonly builtinAuthorizationServer: boolean;
+  /** Unset: the development sign-in (loopback only). */
+  readonly signIn: SignInConfig | undefined;
   readonly rateLimit: { readonly calls: number; readonly windowSeconds: number };
   readonly maxConcurrentCalls: number;
   /** How long one instance may reuse a verified principal; 0: never. */
@@ -130,6 +152,9 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (jwtParts.some(Boolean) && !jwtParts.every(Boolean)) {
     throw new ConfigError('Invalid configuration: DOERS_JWT_ISSUER and DOERS_JWKS_URI go together');
   }
+  if (e.DOERS_SIGNIN_ISSUER && !e.DOERS_SIGNIN_CLIENT_ID) {
+    throw new ConfigError('Invalid configuration: DOERS_SIGNIN_CLIENT_ID is required with DOERS_SIGNIN_ISSUER');
+  }
   if (e.DOERS_JWT_ISSUER && !e.DOERS_JWT_AUDIENCE) {
     // Without an audience any token of the issuer passes, also one it made for another client or API.
     throw new ConfigError('Invalid configuration: DOERS_JWT_AUDIENCE is required with DOERS_JWT_ISSUER');
@@ -149,6 +174,16 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
             audience: e.DOERS_JWT_AUDIENCE,
             userClaim: e.DOERS_JWT_USER_CLAIM,
             ...(e.DOERS_JWT_SCOPE_PREFIX ? { scopePrefix: e.DOERS_JWT_SCOPE_PREFIX } : {}),
+          }
+        : undefined,
+    builtinAuthorizationServer: !e.DOERS_JWT_ISSUER,
+    signIn:
+      e.DOERS_SIGNIN_ISSUER && e.DOERS_SIGNIN_CLIENT_ID
+        ? {
+            issuer: e.DOERS_SIGNIN_ISSUER,
+            clientId: e.DOERS_SIGNIN_CLIENT_ID,
+            ...(e.DOERS_SIGNIN_CLIENT_SECRET ? { clientSecret: e.DOERS_SIGNIN_CLIENT_SECRET } : {}),
+            ...(e.DOERS_SIGNIN_CLIENT_SECRET_ARN ? { clientSecretArn: e.DOERS_SIGNIN_CLIENT_SECRET_ARN } : {}),
           }
         : undefined,
     rateLimit: { calls: e.DOERS_RATE_LIMIT_CALLS, windowSeconds: e.DOERS_RATE_LIMIT_WINDOW_SECONDS },
@@ -178,4 +213,14 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_LIMITS_TABLE',
   'DOERS_SECRET_ARN',
   'DOERS_FUNCTION_TIMEOUT_SECONDS',
+] as const;
+
+/** Names the CDK stack sets on the authorization server's function. */
+export const OAUTH_FUNCTION_ENV_NAMES = [
+  'DOERS_PUBLIC_URL',
+  'DOERS_WORKSPACE_TABLE',
+  'DOERS_SECRET_ARN',
+  'DOERS_SIGNIN_ISSUER',
+  'DOERS_SIGNIN_CLIENT_ID',
+  'DOERS_SIGNIN_CLIENT_SECRET_ARN',
 ] as const;

@@ -10,7 +10,7 @@ import { DependencyUnavailableError } from '../errors.js';
  * `current` signs; every key in the ring verifies, so a rotation leaves the previous seed valid
  * for one more rotation (cursors, request states and token hashes made before it keep working).
  */
-export type KeyPurpose = 'token-hash' | 'cursor' | 'request-state';
+export type KeyPurpose = 'token-hash' | 'cursor' | 'request-state' | 'oauth-signing' | 'oauth-cookies' | 'csrf' | 'account-session';
 
 export interface KeyRing {
   readonly current: Readonly<Record<KeyPurpose, Uint8Array>>;
@@ -18,7 +18,7 @@ export interface KeyRing {
   readonly all: ReadonlyArray<Readonly<Record<KeyPurpose, Uint8Array>>>;
 }
 
-const PURPOSES: readonly KeyPurpose[] = ['token-hash', 'cursor', 'request-state'];
+const PURPOSES: readonly KeyPurpose[] = ['token-hash', 'cursor', 'request-state', 'oauth-signing', 'oauth-cookies', 'csrf', 'account-session'];
 
 const derive = (seed: string): Record<KeyPurpose, Uint8Array> =>
   Object.fromEntries(

@@ -21,7 +21,7 @@ export interface LambdaBundle {
  * Node 22, packages' ESM builds first, the `require` banner, the bundle aliases, a source map without
  * sources. The bench and the bundle test measure what Lambda runs.
  */
-export const bundleLambda = async (entry: string, outdir: string): Promise<LambdaBundle> => {
+export const bundleLambda = async (entry: string, outdir: string, opts: { readonly keepNames?: boolean } = {}): Promise<LambdaBundle> => {
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [join(ROOT, entry)],
@@ -31,6 +31,7 @@ export const bundleLambda = async (entry: string, outdir: string): Promise<Lambd
     target: 'node22',
     format: 'esm',
     minify: true,
+    keepNames: opts.keepNames ?? false,
     sourcemap: true,
     sourcesContent: false,
     mainFields: ['module', 'main'],

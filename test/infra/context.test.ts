@@ -36,6 +36,7 @@ describe('deployment settings (doers:* context)', () => {
       maxConcurrentCalls: 4,
       authCacheSeconds: 5,
       cognito: undefined,
+      builtinAuthorizationServer: { signIn: { provider: 'cognito' } },
       alarmEmail: undefined,
       throttle: { rateLimit: 50, burstLimit: 100 },
       logRetentionDays: 90,
@@ -91,6 +92,22 @@ describe('deployment settings (doers:* context)', () => {
       [{ 'doers:stackName': '1doers' }, 'doers:stackName', /letter/],
       [{ 'doers:logRetentionDays': 10 }, 'doers:logRetentionDays', /one of/],
       [{ 'doers:cognitoDomainPrefix': 'my-cognito-login', 'doers:cognito': true }, 'doers:cognitoDomainPrefix', /cognito/],
+      [{ 'doers:signin': 'github' }, 'doers:signin', /must be cognito or oidc/],
+      [{ 'doers:signin': true }, 'doers:signin', /must be cognito or oidc/],
+      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'http://login.example.com', 'doers:signinClientId': 'x' }, 'doers:signinIssuer', /https/],
+      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'login.example.com', 'doers:signinClientId': 'x' }, 'doers:signinIssuer', /https/],
+      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'doers as' }, 'doers:signinClientId', /client id/],
+      [
+        { 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x', 'doers:signinClientSecretArn': 'arn:aws:ssm:eu-west-1:123456789012:parameter/x' },
+        'doers:signinClientSecretArn',
+        /complete ARN of a Secrets Manager secret/,
+      ],
+      [
+        // A partial ARN (no 6-character suffix) would need a wildcard grant.
+        { 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x', 'doers:signinClientSecretArn': 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:doers' },
+        'doers:signinClientSecretArn',
+        /complete ARN/,
+      ],
     ] as const) {
       const message = refusal(raw);
       assert.ok(message.startsWith(`Invalid context: ${key}`), `${message} names ${key}`);
@@ -137,6 +154,89 @@ describe('deployment settings (doers:* context)', () => {
       refusal({ 'doers:throttleRateLimit': 200, 'doers:throttleBurstLimit': 100 }),
       /doers:throttleBurstLimit must be at least doers:throttleRateLimit/,
     );
+  });
+
+  describe('built-in authorization server and its sign-in', () => {
+    test('is on by default and signs people in with a Cognito user pool the stack makes', () => {
+      assert.deepEqual(parseContext({}).builtinAuthorizationServer, { signIn: { provider: 'cognito' } });
+    });
+
+    test("takes the operator's OpenID provider with doers:signin=oidc, the issuer exactly as given", () => {
+      // Arrange
+      const raw = {
+        'doers:signin': ' OIDC ',
+        'doers:signinIssuer': 'https://tenant.example-idp.com/',
+        'doers:signinClientId': ' doers-as ',
+        'doers:signinClientSecretArn': 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:doers/signin-AbC123',
+      };
+
+      // Act
+      const settings = parseContext(raw);
+
+      // Assert: the trailing slash stays (an issuer must match `iss` character for character).
+      assert.deepEqual(settings.builtinAuthorizationServer, {
+        signIn: {
+          provider: 'oidc',
+          issuer: 'https://tenant.example-idp.com/',
+          clientId: 'doers-as',
+          clientSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:doers/signin-AbC123',
+        },
+      });
+    });
+
+    test('takes no client secret: a public client', () => {
+      const settings = parseContext({ 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x' });
+
+      assert.deepEqual(settings.builtinAuthorizationServer, {
+        signIn: { provider: 'oidc', issuer: 'https://login.example.com', clientId: 'x', clientSecretArn: undefined },
+      });
+    });
+
+    test('is off with an external issuer (doers:jwtIssuer) or the Cognito authorization server (doers:cognito)', () => {
+      const external = parseContext({
+        'doers:jwtIssuer': 'https://login.example.com',
+        'doers:jwksUri': 'https://login.example.com/jwks',
+        'doers:jwtAudience': 'doers-mcp',
+      });
+      // cdk.json's doers:signin=cognito is the default and does not get in the way.
+      const cognito = parseContext({ ...cdkJsonContext(), 'doers:cognito': true });
+
+      assert.equal(external.builtinAuthorizationServer, undefined);
+      assert.equal(cognito.builtinAuthorizationServer, undefined);
+    });
+
+    test('refuses doers:signin=oidc without its issuer and client id', () => {
+      const message = refusal({ 'doers:signin': 'oidc' });
+
+      assert.match(message, /doers:signinIssuer is required with doers:signin=oidc/);
+      assert.match(message, /doers:signinClientId is required with doers:signin=oidc/);
+    });
+
+    test('refuses sign-in provider settings without doers:signin=oidc', () => {
+      assert.match(refusal({ 'doers:signinIssuer': 'https://login.example.com' }), /doers:signinIssuer needs doers:signin=oidc/);
+      assert.match(refusal({ 'doers:signin': 'cognito', 'doers:signinClientId': 'x' }), /doers:signinClientId needs doers:signin=oidc/);
+    });
+
+    test('refuses sign-in settings when an external issuer turns the built-in server off', () => {
+      // Arrange
+      const oidc = { 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x' };
+
+      // Act
+      const withIssuer = refusal({
+        ...oidc,
+        'doers:jwtIssuer': 'https://login.example.com',
+        'doers:jwksUri': 'https://login.example.com/jwks',
+        'doers:jwtAudience': 'doers-mcp',
+      });
+      const withCognito = refusal({ ...oidc, 'doers:cognito': true });
+
+      // Assert
+      for (const message of [withIssuer, withCognito]) {
+        assert.match(message, /doers:signin=oidc has no effect: the built-in authorization server is off when doers:jwtIssuer is set or doers:cognito is true/);
+        assert.match(message, /doers:signinIssuer has no effect/);
+        assert.match(message, /doers:signinClientId has no effect/);
+      }
+    });
   });
 
   test('bin/doers.ts stops synth with the offending key on stderr', () => {

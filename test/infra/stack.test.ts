@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { HttpMethod, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { FUNCTION_ENV_NAMES } from '../../lambda/platform/config.js';
+import { FUNCTION_ENV_NAMES, OAUTH_FUNCTION_ENV_NAMES } from '../../lambda/platform/config.js';
 import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/tables.js';
 import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
 import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
@@ -14,11 +14,14 @@ import {
   acknowledgements,
   actionsOf,
   functionEnvironment,
+  functionRole,
+  lambdaFunction,
   nagReport,
   onlyResource,
   policyStatements,
   rawFindings,
   render,
+  rolePolicyStatements,
   synth,
   type Synthesized,
 } from './synth.js';
@@ -36,6 +39,43 @@ const OPTIONAL_CONTRACT_NAMES = [
 ] as const;
 
 const sorted = (values: Iterable<string>): string[] => [...values].sort();
+
+/** The MCP function's route keys; they stay the same whatever the authorization server. */
+const MCP_ROUTE_KEYS = [
+  'POST /mcp',
+  'OPTIONS /mcp',
+  'GET /mcp',
+  'DELETE /mcp',
+  `GET ${METADATA_PATH}`,
+  `GET ${ROOT_METADATA_PATH}`,
+  '$default',
+] as const;
+/** The built-in authorization server's route keys. */
+const OAUTH_ROUTE_KEYS = [
+  'ANY /oauth/{proxy+}',
+  'GET /.well-known/oauth-authorization-server',
+  // A browser-based client's preflight for the metadata must reach the same function as the GET.
+  'OPTIONS /.well-known/oauth-authorization-server',
+  'ANY /account',
+  'ANY /account/{proxy+}',
+] as const;
+/** The outputs every deployment has; their names are an interface (the admin CLI reads them). */
+const BASE_OUTPUTS = ['McpUrl', 'MetadataUrl', 'DashboardUrl', 'WorkspaceTableName', 'LimitsTableName', 'SecretArn', 'Region', 'ClaudeMcpAddCommand'] as const;
+
+/** Route key → the logical ID of the Lambda function its integration invokes. */
+const routeTargets = (s: Synthesized): Record<string, string> => {
+  const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration') as Record<string, { Properties: { IntegrationUri: { 'Fn::GetAtt': [string, string] } } }>;
+  return Object.fromEntries(
+    Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => {
+      const { RouteKey, Target } = (r as { Properties: { RouteKey: string; Target: unknown } }).Properties;
+      const integration = /^integrations\/\$\{Ref:(.+)\}$/.exec(render(Target))?.[1] ?? '';
+      return [RouteKey, integrations[integration]?.Properties.IntegrationUri['Fn::GetAtt'][0] ?? `unknown target ${render(Target)}`];
+    }),
+  );
+};
+
+/** The outputs' names. */
+const outputNames = (s: Synthesized): string[] => Object.keys((s.template.toJSON() as { Outputs: Record<string, unknown> }).Outputs);
 
 /** Shared checks every variant must pass: AwsSolutions clean, every acknowledgement explained. */
 const itPassesAwsSolutionsChecks = (get: () => Synthesized, context: Record<string, unknown> = {}): void => {
@@ -87,43 +127,48 @@ const itPassesAwsSolutionsChecks = (get: () => Synthesized, context: Record<stri
 describe('default deployment (cdk.json as shipped)', () => {
   let s: Synthesized;
   before(() => {
-    s = synth();
+    s = synth({}, { bundle: false });
   });
 
   itPassesAwsSolutionsChecks(() => s);
 
   describe('HTTP API', () => {
-    test('routes POST, OPTIONS, GET and DELETE /mcp, GET on both metadata paths, and $default', () => {
+    test('routes POST, OPTIONS, GET and DELETE /mcp, GET on both metadata paths, $default, and the authorization server', () => {
       const routeKeys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map(
         (r) => (r as { Properties: { RouteKey: string } }).Properties.RouteKey,
       );
 
+      assert.equal(routeKeys.length, MCP_ROUTE_KEYS.length + OAUTH_ROUTE_KEYS.length);
+      assert.deepEqual(sorted(routeKeys), sorted([...MCP_ROUTE_KEYS, ...OAUTH_ROUTE_KEYS]));
+    });
+
+    test('sends the MCP routes to the MCP function and the authorization server routes to its own function', () => {
+      // Arrange
+      const mcp = lambdaFunction(s.template, 'mcp').logicalId;
+      const oauth = lambdaFunction(s.template, 'oauth').logicalId;
+
+      // Act
+      const targets = routeTargets(s);
+
+      // Assert
       assert.deepEqual(
-        sorted(routeKeys),
-        sorted([
-          'POST /mcp',
-          'OPTIONS /mcp',
-          'GET /mcp',
-          'DELETE /mcp',
-          `GET ${METADATA_PATH}`,
-          `GET ${ROOT_METADATA_PATH}`,
-          '$default',
-        ]),
+        targets,
+        Object.fromEntries([...MCP_ROUTE_KEYS.map((k) => [k, mcp]), ...OAUTH_ROUTE_KEYS.map((k) => [k, oauth])]),
       );
     });
 
-    test('sends every route to one Lambda proxy integration with payload format 2.0', () => {
-      const integration = onlyResource(s.template, 'AWS::ApiGatewayV2::Integration');
-      const fn = onlyResource(s.template, 'AWS::Lambda::Function');
-      const targets = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) =>
-        render((r as { Properties: { Target: unknown } }).Properties.Target),
-      );
+    test('uses one Lambda proxy integration with payload format 2.0 per function', () => {
+      const integrations = Object.values(s.template.findResources('AWS::ApiGatewayV2::Integration')) as Array<{ Properties: Record<string, unknown> }>;
 
-      assert.deepEqual(integration.resource.Properties['IntegrationUri'], { 'Fn::GetAtt': [fn.logicalId, 'Arn'] });
-      assert.equal(integration.resource.Properties['IntegrationType'], 'AWS_PROXY');
-      assert.equal(integration.resource.Properties['PayloadFormatVersion'], '2.0');
-      assert.equal(targets.length, 7);
-      for (const target of targets) assert.equal(target, `integrations/\${Ref:${integration.logicalId}}`);
+      assert.equal(integrations.length, 2);
+      assert.deepEqual(
+        sorted(integrations.map((i) => render(i.Properties['IntegrationUri']))),
+        sorted([`\${${lambdaFunction(s.template, 'mcp').logicalId}.Arn}`, `\${${lambdaFunction(s.template, 'oauth').logicalId}.Arn}`]),
+      );
+      for (const integration of integrations) {
+        assert.equal(integration.Properties['IntegrationType'], 'AWS_PROXY');
+        assert.equal(integration.Properties['PayloadFormatVersion'], '2.0');
+      }
     });
 
     test('reaches the function for /mcp/ through $default, since a route path may not end in "/"', () => {
@@ -138,13 +183,20 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.ok(catchAll, 'a $default route');
       assert.equal(catchAll.Properties['AuthorizationType'], 'NONE');
       assert.match(render(catchAll.Properties['Target']), /^integrations\//);
+      assert.equal(routeTargets(s)['$default'], lambdaFunction(s.template, 'mcp').logicalId);
     });
 
-    test('lets the function invoke permission cover the whole API once', () => {
-      const permission = onlyResource(s.template, 'AWS::Lambda::Permission');
+    test('gives each function one invoke permission covering the API', () => {
+      const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')) as Array<{ Properties: Record<string, unknown> }>;
 
-      assert.equal(permission.resource.Properties['Principal'], 'apigateway.amazonaws.com');
-      assert.match(render(permission.resource.Properties['SourceArn']), /:execute-api:.*\/\*\/\*\/\*$/);
+      assert.deepEqual(
+        sorted(permissions.map((p) => render(p.Properties['FunctionName']))),
+        sorted([`\${${lambdaFunction(s.template, 'mcp').logicalId}.Arn}`, `\${${lambdaFunction(s.template, 'oauth').logicalId}.Arn}`]),
+      );
+      for (const permission of permissions) {
+        assert.equal(permission.Properties['Principal'], 'apigateway.amazonaws.com');
+        assert.match(render(permission.Properties['SourceArn']), /:execute-api:.*\/\*\/\*\/\*$/);
+      }
     });
 
     test('leaves CORS to the function (no API-level CORS configuration)', () => {
@@ -181,38 +233,13 @@ describe('default deployment (cdk.json as shipped)', () => {
 
   describe('function', () => {
     test('runs Node.js 22 on arm64 with 512 MB and a 15 s timeout, handler "handler" of an ES module', () => {
-      s.template.hasResourceProperties('AWS::Lambda::Function', {
-        Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
-        MemorySize: 512,
-        Timeout: 15,
-        Handler: 'index.handler',
-      });
-    });
+      const p = lambdaFunction(s.template, 'mcp').resource.Properties;
 
-    test('is bundled from lambda/handler.ts as minified ESM with a source map and a require shim', () => {
-      // Arrange: the staged asset directory of the function's code.
-      const assetDirs = readdirSync(s.outdir)
-        .filter((d) => d.startsWith('asset.'))
-        .map((d) => join(s.outdir, d))
-        .filter((d) => statSync(d).isDirectory());
-
-      // Act
-      const withBundle = assetDirs.filter((d) => readdirSync(d).includes('index.mjs'));
-
-      // Assert
-      assert.equal(withBundle.length, 1);
-      const dir = withBundle[0]!;
-      assert.ok(readdirSync(dir).includes('index.mjs.map'), 'source map next to the bundle');
-      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      assert.ok(code.startsWith("import { createRequire as __doersCreateRequire } from 'node:module';"));
-      assert.ok(code.includes('sourceMappingURL=index.mjs.map'));
-      // Minified: whitespace and line breaks gone except inside template literals.
-      const lines = code.split('\n').length;
-      assert.ok(code.length / lines > 2000, `minified bundle has long lines (${code.length} chars in ${lines} lines)`);
-      const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
-      assert.ok(map.sources.some((src) => src.endsWith('lambda/handler.ts')));
-      assert.equal(map.sourcesContent, undefined);
+      assert.equal(p['Runtime'], 'nodejs22.x');
+      assert.deepEqual(p['Architectures'], ['arm64']);
+      assert.equal(p['MemorySize'], 512);
+      assert.equal(p['Timeout'], 15);
+      assert.equal(p['Handler'], 'index.handler');
     });
 
     test('gets the contract names that have a value, the Powertools settings and source maps, nothing else', () => {
@@ -256,7 +283,7 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('logs to a retained log group with the configured retention', () => {
-      const fn = onlyResource(s.template, 'AWS::Lambda::Function');
+      const fn = lambdaFunction(s.template, 'mcp');
       const logGroupRef = (fn.resource.Properties['LoggingConfig'] as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
       s.template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain', Properties: { RetentionInDays: 90 } });
@@ -274,8 +301,8 @@ describe('default deployment (cdk.json as shipped)', () => {
       }
     });
 
-    test('give the function data-plane read/write on both tables (and their GSIs), no control plane', () => {
-      const dynamo = policyStatements(s.template).filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
+    test('give the MCP function data-plane read/write on both tables (and their GSIs), no control plane', () => {
+      const dynamo = rolePolicyStatements(s.template, 'mcp').filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
       const actions = new Set(dynamo.flatMap(actionsOf));
       const resources = dynamo.map((st) => render(st.Resource)).join(' ');
 
@@ -289,23 +316,56 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.match(resources, /\$\{TablesWorkspace[0-9A-F]+\.Arn\}\/index\/\*/);
     });
 
-    test('let the function write its own log group only, with no AWS managed policy on its role', () => {
-      const role = onlyResource(s.template, 'AWS::IAM::Role');
-      const logs = policyStatements(s.template).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
+    test('let each function write its own log group only, with no AWS managed policy on its role', () => {
+      for (const [name, logGroup] of [['mcp', 'FunctionLogs'], ['oauth', 'OAuthLogs']] as const) {
+        const role = functionRole(s.template, name);
+        const logs = rolePolicyStatements(s.template, name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
 
-      assert.equal(role.resource.Properties['ManagedPolicyArns'], undefined);
-      assert.equal(logs.length, 1);
-      assert.deepEqual(sorted(actionsOf(logs[0]!)), ['logs:CreateLogStream', 'logs:PutLogEvents']);
-      assert.match(render(logs[0]!.Resource), /^\$\{FunctionLogs[0-9A-F]+\.Arn\}$/);
+        assert.equal(role.resource.Properties['ManagedPolicyArns'], undefined, name);
+        assert.equal(logs.length, 1, name);
+        assert.deepEqual(sorted(actionsOf(logs[0]!)), ['logs:CreateLogStream', 'logs:PutLogEvents'], name);
+        assert.match(render(logs[0]!.Resource), new RegExp(`^\\$\\{${logGroup}[0-9A-F]+\\.Arn\\}$`), name);
+      }
+      assert.equal(Object.keys(s.template.findResources('AWS::IAM::Role')).length, 2);
     });
 
-    test('give the function read access to the secret only', () => {
+    test('give the MCP function read access to the secret only', () => {
       const secret = onlyResource(s.template, 'AWS::SecretsManager::Secret');
-      const statements = policyStatements(s.template).filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
+      const statements = rolePolicyStatements(s.template, 'mcp').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
 
       assert.equal(statements.length, 1);
       assert.deepEqual(sorted(actionsOf(statements[0]!)), ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
       assert.deepEqual(statements[0]!.Resource, { Ref: secret.logicalId });
+    });
+
+    test('give the authorization server the workspace table, the secret and its log group, and nothing else', () => {
+      // Arrange
+      const secret = onlyResource(s.template, 'AWS::SecretsManager::Secret');
+      const statements = rolePolicyStatements(s.template, 'oauth');
+
+      // Act: every resource the role may touch, by service.
+      const byService = new Map<string, Set<string>>();
+      for (const st of statements) {
+        assert.equal(st.Effect, 'Allow');
+        const services = new Set(actionsOf(st).map((a) => a.split(':')[0]!));
+        assert.equal(services.size, 1, `one service per statement: ${actionsOf(st).join(', ')}`);
+        const [service] = services;
+        const resources = (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).map(render);
+        byService.set(service!, new Set([...(byService.get(service!) ?? []), ...resources]));
+      }
+
+      // Assert
+      assert.deepEqual(sorted(byService.keys()), ['dynamodb', 'logs', 'secretsmanager']);
+      const tables = [...byService.get('dynamodb')!];
+      assert.equal(tables.length, 2);
+      assert.ok(tables.every((r) => /^\$\{TablesWorkspace[0-9A-F]+\.Arn\}(\/index\/\*)?$/.test(r)), tables.join(' '));
+      assert.deepEqual([...byService.get('secretsmanager')!], [`\${Ref:${secret.logicalId}}`]);
+      const secretActions = statements.filter((st) => actionsOf(st)[0]!.startsWith('secretsmanager:')).flatMap(actionsOf);
+      assert.deepEqual(sorted(secretActions), ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      const dynamoActions = new Set(statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:')));
+      for (const forbidden of ['CreateTable', 'DeleteTable', 'UpdateTable', 'UpdateTimeToLive', 'RestoreTableToPointInTime']) {
+        assert.ok(!dynamoActions.has(`dynamodb:${forbidden}`), forbidden);
+      }
     });
   });
 
@@ -462,8 +522,8 @@ describe('default deployment (cdk.json as shipped)', () => {
   });
 
   describe('outputs', () => {
-    test('carry the stable names the admin CLI reads', () => {
-      const outputs = s.template.toJSON() as { Outputs: Record<string, unknown> };
+    test('carry the stable names the admin CLI reads, plus the sign-in user pool', () => {
+      const outputs = s.template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
 
       assert.deepEqual(
         sorted(Object.keys(outputs.Outputs)),
@@ -476,12 +536,11 @@ describe('default deployment (cdk.json as shipped)', () => {
           STACK_OUTPUTS.secretArn,
           STACK_OUTPUTS.region,
           STACK_OUTPUTS.claudeMcpAddCommand,
+          STACK_OUTPUTS.signInUserPoolId,
         ]),
       );
-      assert.deepEqual(
-        sorted(Object.keys(outputs.Outputs)),
-        sorted(['McpUrl', 'MetadataUrl', 'DashboardUrl', 'WorkspaceTableName', 'LimitsTableName', 'SecretArn', 'Region', 'ClaudeMcpAddCommand']),
-      );
+      assert.deepEqual(sorted(Object.keys(outputs.Outputs)), sorted([...BASE_OUTPUTS, 'SignInUserPoolId']));
+      assert.deepEqual(outputs.Outputs['SignInUserPoolId']?.Value, { Ref: onlyResource(s.template, 'AWS::Cognito::UserPool').logicalId });
     });
 
     test('give the MCP URL, the metadata URL, the dashboard URL and a ready claude mcp add line', () => {
@@ -498,9 +557,172 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
   });
 
-  test('creates no Cognito resources (JWTs are off by default)', () => {
-    s.template.resourceCountIs('AWS::Cognito::UserPool', 0);
-    s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 0);
+  test('creates no Cognito resource server: the sign-in pool is no authorization server of the MCP endpoint', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    s.template.resourceCountIs('AWS::Cognito::UserPoolResourceServer', 0);
+    const env = functionEnvironment(s.template, 'mcp');
+    for (const name of ['DOERS_JWT_ISSUER', 'DOERS_JWKS_URI', 'DOERS_JWT_AUDIENCE', 'DOERS_JWT_SCOPE_PREFIX']) assert.equal(name in env, false, name);
+  });
+
+  describe('built-in authorization server', () => {
+    test('runs in a second function like the MCP one: Node.js 22 on arm64, ES module, 512 MB, 10 s', () => {
+      // Arrange
+      const mcp = lambdaFunction(s.template, 'mcp').resource.Properties;
+
+      // Act
+      const oauth = lambdaFunction(s.template, 'oauth').resource.Properties;
+
+      // Assert
+      s.template.resourceCountIs('AWS::Lambda::Function', 2);
+      for (const key of ['Runtime', 'Architectures', 'Handler']) assert.deepEqual(oauth[key], mcp[key], key);
+      assert.equal(oauth['Runtime'], 'nodejs22.x');
+      assert.equal(oauth['MemorySize'], 512);
+      assert.equal(oauth['Timeout'], 10);
+    });
+
+    test('gets exactly the authorization server names that have a value, and no others', () => {
+      const env = functionEnvironment(s.template, 'oauth');
+
+      // A public Cognito client: no client secret, so no secret ARN.
+      assert.deepEqual(sorted(Object.keys(env)), sorted(OAUTH_FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_SIGNIN_CLIENT_SECRET_ARN')));
+      for (const [name, value] of Object.entries(env)) assert.notEqual(value, '', name);
+    });
+
+    test('is told the public URL, the workspace table, the secret, and the sign-in pool as OpenID issuer', () => {
+      const env = functionEnvironment(s.template, 'oauth');
+      const api = onlyResource(s.template, 'AWS::ApiGatewayV2::Api');
+      const secret = onlyResource(s.template, 'AWS::SecretsManager::Secret');
+      const pool = onlyResource(s.template, 'AWS::Cognito::UserPool');
+      const client = onlyResource(s.template, 'AWS::Cognito::UserPoolClient');
+
+      assert.deepEqual(env['DOERS_PUBLIC_URL'], { 'Fn::GetAtt': [api.logicalId, 'ApiEndpoint'] });
+      assert.deepEqual(env['DOERS_SECRET_ARN'], { Ref: secret.logicalId });
+      assert.match(render(env['DOERS_WORKSPACE_TABLE']), /^\$\{Ref:TablesWorkspace/);
+      // ProviderURL is https://cognito-idp.<region>.amazonaws.com/<pool id>, the `iss` of the pool's ID tokens.
+      assert.deepEqual(env['DOERS_SIGNIN_ISSUER'], { 'Fn::GetAtt': [pool.logicalId, 'ProviderURL'] });
+      assert.deepEqual(env['DOERS_SIGNIN_CLIENT_ID'], { Ref: client.logicalId });
+    });
+
+    test('logs to its own retained log group with the configured retention', () => {
+      const fn = lambdaFunction(s.template, 'oauth');
+      const logGroupRef = (fn.resource.Properties['LoggingConfig'] as { LogGroup: { Ref: string } }).LogGroup.Ref;
+
+      assert.match(logGroupRef, /^OAuthLogs/);
+      s.template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain', Properties: { RetentionInDays: 90 } });
+      assert.equal((s.template.findResources('AWS::Logs::LogGroup')[logGroupRef] as { DeletionPolicy: string }).DeletionPolicy, 'Retain');
+    });
+
+    test('leaves the MCP function exactly as without it (same environment)', () => {
+      const env = functionEnvironment(s.template, 'mcp');
+
+      assert.deepEqual(
+        sorted(Object.keys(env)),
+        sorted([
+          ...FUNCTION_ENV_NAMES.filter((n) => !(OPTIONAL_CONTRACT_NAMES as readonly string[]).includes(n)),
+          ...Object.keys(POWERTOOLS),
+          ...Object.keys(RUNTIME_ENV),
+        ]),
+      );
+      for (const name of Object.keys(env)) assert.ok(!name.startsWith('DOERS_SIGNIN_'), name);
+    });
+  });
+
+  describe('sign-in user pool (doers:signin=cognito, the default)', () => {
+    test('is invite-only with required TOTP, retained with deletion protection', () => {
+      s.template.hasResource('AWS::Cognito::UserPool', {
+        DeletionPolicy: 'Retain',
+        Properties: Match.objectLike({
+          AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+          MfaConfiguration: 'ON',
+          EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+          DeletionProtection: 'ACTIVE',
+        }),
+      });
+    });
+
+    test("has one public app client: code grant, openid email profile, the API's /oauth/callback, no secret", () => {
+      // Arrange
+      const api = onlyResource(s.template, 'AWS::ApiGatewayV2::Api');
+
+      // Act
+      const p = onlyResource(s.template, 'AWS::Cognito::UserPoolClient').resource.Properties;
+
+      // Assert
+      assert.equal(p['GenerateSecret'], false);
+      assert.deepEqual(p['AllowedOAuthFlows'], ['code']);
+      assert.equal(p['AllowedOAuthFlowsUserPoolClient'], true);
+      assert.deepEqual(sorted(p['AllowedOAuthScopes'] as string[]), ['email', 'openid', 'profile']);
+      assert.deepEqual((p['CallbackURLs'] as unknown[]).map(render), [`\${${api.logicalId}.ApiEndpoint}/oauth/callback`]);
+      assert.deepEqual(p['SupportedIdentityProviders'], ['COGNITO']);
+      assert.equal(p['EnableTokenRevocation'], true);
+      assert.equal(p['PreventUserExistenceErrors'], 'ENABLED');
+    });
+
+    test('hosts managed login on a Cognito domain with a branding style for the client', () => {
+      const client = onlyResource(s.template, 'AWS::Cognito::UserPoolClient');
+
+      s.template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
+      s.template.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', {
+        UseCognitoProvidedValues: true,
+        ClientId: { Ref: client.logicalId },
+      });
+    });
+  });
+});
+
+describe('MCP function bundle', () => {
+  // Bundled in a deployment with an external issuer, so the only bundle is the MCP function's: its
+  // bundle does not depend on which authorization server is configured (entry lambda/handler.ts).
+  const context = {
+    'doers:jwtIssuer': 'https://login.example.com/realms/doers',
+    'doers:jwksUri': 'https://login.example.com/realms/doers/protocol/openid-connect/certs',
+    'doers:jwtAudience': 'doers-mcp',
+  };
+  let s: Synthesized;
+  before(() => {
+    s = synth(context);
+  });
+
+  const bundleDir = (): string => {
+    const assetDirs = readdirSync(s.outdir)
+      .filter((d) => d.startsWith('asset.'))
+      .map((d) => join(s.outdir, d))
+      .filter((d) => statSync(d).isDirectory());
+    const withBundle = assetDirs.filter((d) => readdirSync(d).includes('index.mjs'));
+    assert.equal(withBundle.length, 1);
+    return withBundle[0]!;
+  };
+
+  test('is bundled from lambda/handler.ts as minified ESM with a source map and a require shim', () => {
+    // Arrange / Act: the staged asset directory of the function's code.
+    const dir = bundleDir();
+
+    // Assert
+    assert.ok(readdirSync(dir).includes('index.mjs.map'), 'source map next to the bundle');
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    assert.ok(code.startsWith("import { createRequire as __doersCreateRequire } from 'node:module';"));
+    assert.ok(code.includes('sourceMappingURL=index.mjs.map'));
+    // Minified: whitespace and line breaks gone except inside template literals.
+    const lines = code.split('\n').length;
+    assert.ok(code.length / lines > 2000, `minified bundle has long lines (${code.length} chars in ${lines} lines)`);
+    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+    assert.ok(map.sources.some((src) => src.endsWith('lambda/handler.ts')));
+    assert.equal(map.sourcesContent, undefined);
+  });
+
+  test("carries none of the authorization server's libraries, handler or pages", () => {
+    // Arrange
+    const map = JSON.parse(readFileSync(join(bundleDir(), 'index.mjs.map'), 'utf8')) as { sources: string[] };
+
+    // Act: shared dependency-free modules (e.g. lambda/oauth/item-keys.ts, the item keys both functions
+    // read) may be in it; the server itself and what it is built on may not.
+    const foreign = map.sources.filter((src) =>
+      /(^|\/)lambda\/(account\/|oauth\/(handler|app|provider)\.ts$)|node_modules\/(oidc-provider|openid-client|serverless-http|koa|@koa)\//.test(src),
+    );
+
+    // Assert
+    assert.deepEqual(foreign, []);
   });
 });
 
@@ -600,6 +822,21 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     }
     assert.ok('AlarmTopicArn' in (s.template.toJSON() as { Outputs: object }).Outputs);
   });
+
+  test('makes no authorization server of its own: one function, the MCP routes only, no sign-in pool', () => {
+    const mcp = lambdaFunction(s.template, 'mcp').logicalId;
+
+    s.template.resourceCountIs('AWS::Lambda::Function', 1);
+    assert.deepEqual(routeTargets(s), Object.fromEntries(MCP_ROUTE_KEYS.map((k) => [k, mcp])));
+    s.template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
+    s.template.resourceCountIs('AWS::IAM::Role', 1);
+    assert.ok(!outputNames(s).includes('SignInUserPoolId'));
+  });
+
+  test('creates no Cognito resources and keeps the outputs of before', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    assert.deepEqual(sorted(outputNames(s)), sorted([...BASE_OUTPUTS, 'CustomDomainTarget', 'AlarmTopicArn']));
+  });
 });
 
 describe('Cognito as authorization server (doers:cognito=true)', () => {
@@ -696,6 +933,98 @@ describe('Cognito as authorization server (doers:cognito=true)', () => {
   });
 });
 
+describe('Cognito as authorization server: no built-in one', () => {
+  let s: Synthesized;
+  before(() => {
+    s = synth({ 'doers:cognito': 'true' }, { bundle: false });
+  });
+
+  test('makes no authorization server of its own: one function, the MCP routes only, no sign-in pool', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    const mcp = lambdaFunction(s.template, 'mcp').logicalId;
+
+    s.template.resourceCountIs('AWS::Lambda::Function', 1);
+    assert.deepEqual(routeTargets(s), Object.fromEntries(MCP_ROUTE_KEYS.map((k) => [k, mcp])));
+    s.template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
+    s.template.resourceCountIs('AWS::IAM::Role', 1);
+    assert.ok(!outputNames(s).includes('SignInUserPoolId'));
+  });
+
+  test('keeps the outputs of before', () => {
+    assert.deepEqual(
+      sorted(outputNames(s)),
+      sorted([...BASE_OUTPUTS, 'CognitoUserPoolId', 'CognitoClientId', 'CognitoLoginUrl', 'CognitoScopes']),
+    );
+  });
+});
+
+describe("the operator's OpenID provider for sign-in (doers:signin=oidc)", () => {
+  const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:doers/signin-client-AbC123';
+  const context = {
+    'doers:signin': 'oidc',
+    // A trailing slash, as Auth0 issuers have: passed through exactly (the `iss` must match).
+    'doers:signinIssuer': 'https://login.example.com/',
+    'doers:signinClientId': 'doers-authorization-server',
+    'doers:signinClientSecretArn': secretArn,
+  };
+  let s: Synthesized;
+  before(() => {
+    s = synth(context, { bundle: false });
+  });
+
+  itPassesAwsSolutionsChecks(() => s, context);
+
+  test('wires issuer, client id and client secret ARN into the authorization server, and no other names', () => {
+    const env = functionEnvironment(s.template, 'oauth');
+
+    assert.deepEqual(sorted(Object.keys(env)), sorted(OAUTH_FUNCTION_ENV_NAMES));
+    assert.equal(env['DOERS_SIGNIN_ISSUER'], 'https://login.example.com/');
+    assert.equal(env['DOERS_SIGNIN_CLIENT_ID'], 'doers-authorization-server');
+    assert.equal(env['DOERS_SIGNIN_CLIENT_SECRET_ARN'], secretArn);
+  });
+
+  test('lets the authorization server read that client secret (exactly that ARN) and the seed, no other secret', () => {
+    const seed = onlyResource(s.template, 'AWS::SecretsManager::Secret');
+    const statements = rolePolicyStatements(s.template, 'oauth').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
+
+    const resources = statements.flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).map(render));
+    assert.deepEqual(sorted(resources), sorted([`\${Ref:${seed.logicalId}}`, secretArn]));
+    for (const st of statements) {
+      assert.deepEqual(sorted(actionsOf(st)), ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+    }
+    const mcpSecrets = rolePolicyStatements(s.template, 'mcp').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
+    assert.deepEqual(mcpSecrets.map((st) => render(st.Resource)), [`\${Ref:${seed.logicalId}}`]);
+  });
+
+  test('creates no user pool and no SignInUserPoolId output, but the same routes', () => {
+    const mcp = lambdaFunction(s.template, 'mcp').logicalId;
+    const oauth = lambdaFunction(s.template, 'oauth').logicalId;
+
+    s.template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 0);
+    assert.deepEqual(sorted(outputNames(s)), sorted(BASE_OUTPUTS));
+    assert.deepEqual(
+      routeTargets(s),
+      Object.fromEntries([...MCP_ROUTE_KEYS.map((k) => [k, mcp]), ...OAUTH_ROUTE_KEYS.map((k) => [k, oauth])]),
+    );
+  });
+
+  test('without a client secret ARN: a public client, nothing more to read', () => {
+    // Arrange
+    const { 'doers:signinClientSecretArn': _omitted, ...publicClient } = context;
+
+    // Act
+    const p = synth(publicClient, { bundle: false });
+
+    // Assert
+    const env = functionEnvironment(p.template, 'oauth');
+    assert.deepEqual(sorted(Object.keys(env)), sorted(OAUTH_FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_SIGNIN_CLIENT_SECRET_ARN')));
+    const seed = onlyResource(p.template, 'AWS::SecretsManager::Secret');
+    const secrets = rolePolicyStatements(p.template, 'oauth').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
+    assert.deepEqual(secrets.map((st) => render(st.Resource)), [`\${Ref:${seed.logicalId}}`]);
+  });
+});
+
 describe('behind your own proxy (doers:publicUrl)', () => {
   let s: Synthesized;
   before(() => {
@@ -709,5 +1038,13 @@ describe('behind your own proxy (doers:publicUrl)', () => {
     assert.equal(env['DOERS_PUBLIC_URL'], 'https://tasks.example.org');
     assert.equal(render(outputs['McpUrl']?.Value), 'https://tasks.example.org/mcp');
     s.template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+  });
+
+  test('makes it the issuer of the authorization server and the base of the sign-in callback', () => {
+    const env = functionEnvironment(s.template, 'oauth');
+    const client = onlyResource(s.template, 'AWS::Cognito::UserPoolClient');
+
+    assert.equal(env['DOERS_PUBLIC_URL'], 'https://tasks.example.org');
+    assert.deepEqual(client.resource.Properties['CallbackURLs'], ['https://tasks.example.org/oauth/callback']);
   });
 });

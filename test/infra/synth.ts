@@ -109,9 +109,34 @@ export const onlyResource = (
   return { logicalId, resource: resource as Record<string, Json> & { Properties: Record<string, Json> } };
 };
 
-/** The function's environment variables. */
-export const functionEnvironment = (template: Template): Record<string, Json> => {
-  const { resource } = onlyResource(template, 'AWS::Lambda::Function');
+/** The stack's two functions: the MCP endpoint's and the built-in authorization server's. */
+export type FunctionName = 'mcp' | 'oauth';
+/** Construct IDs of each function's construct in the stack (its resources' logical IDs start with them). */
+const FUNCTION_CONSTRUCT_ID: Readonly<Record<FunctionName, string>> = { mcp: 'Function', oauth: 'OAuth' };
+
+/** The single resource of a type whose logical ID starts with `prefix` (fails when there is not exactly one). */
+export const resourceWithPrefix = (
+  template: Template,
+  type: string,
+  prefix: string,
+): { readonly logicalId: string; readonly resource: Record<string, Json> & { Properties: Record<string, Json> } } => {
+  const found = Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(prefix));
+  if (found.length !== 1) throw new Error(`expected exactly one ${type} named ${prefix}*, found ${found.length}`);
+  const [logicalId, resource] = found[0]!;
+  return { logicalId, resource: resource as Record<string, Json> & { Properties: Record<string, Json> } };
+};
+
+/** One of the two Lambda functions. */
+export const lambdaFunction = (template: Template, name: FunctionName = 'mcp'): ReturnType<typeof resourceWithPrefix> =>
+  resourceWithPrefix(template, 'AWS::Lambda::Function', `${FUNCTION_CONSTRUCT_ID[name]}Handler`);
+
+/** The execution role of one of the two functions. */
+export const functionRole = (template: Template, name: FunctionName = 'mcp'): ReturnType<typeof resourceWithPrefix> =>
+  resourceWithPrefix(template, 'AWS::IAM::Role', `${FUNCTION_CONSTRUCT_ID[name]}Role`);
+
+/** A function's environment variables (the MCP function's unless told). */
+export const functionEnvironment = (template: Template, name: FunctionName = 'mcp'): Record<string, Json> => {
+  const { resource } = lambdaFunction(template, name);
   const env = resource.Properties['Environment'] as { Variables: Record<string, Json> };
   return env.Variables;
 };
@@ -123,6 +148,18 @@ export const policyStatements = (
   Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
     (p) => (p as { Properties: { PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> } } }).Properties.PolicyDocument.Statement,
   );
+
+/** The IAM policy statements attached to one function's role. */
+export const rolePolicyStatements = (
+  template: Template,
+  name: FunctionName,
+): Array<{ readonly Effect: string; readonly Action: string | string[]; readonly Resource: Json }> => {
+  const role = functionRole(template, name).logicalId;
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .map((p) => (p as { Properties: { Roles: Json[]; PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> } } }).Properties)
+    .filter((p) => p.Roles.some((r) => (r as { Ref?: string }).Ref === role))
+    .flatMap((p) => p.PolicyDocument.Statement);
+};
 
 export const actionsOf = (statement: { readonly Action: string | string[] }): string[] =>
   Array.isArray(statement.Action) ? statement.Action : [statement.Action];

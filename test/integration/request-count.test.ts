@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
 import { legacyCall, modernCall, type RawResponse } from '../helpers/local.js';
+import { approve, pkcePair } from '../helpers/oauth.js';
 import { addMember, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 // The regression guard of per-call cost: how many DynamoDB requests one MCP request sends, counted
@@ -23,6 +24,9 @@ before(async () => {
   proxied = await startProxiedServer({ DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '10000' });
   ({ server, proxy } = proxied);
   ws = await createTestWorkspace(server);
+  // The owner's token has been used today already (its once-a-day last-used stamp is written), as on
+  // any day after a token's first call; that stamp is counted on its own below.
+  await warmNames();
 });
 after(() => proxied.close());
 
@@ -53,14 +57,42 @@ const assertBudget = (what: string, ops: string[], budget: number) => {
 };
 
 describe('the credential', () => {
-  test('a token this instance has not seen: two requests (token, then member and workspace); after that one', async () => {
+  test('a token this instance has not seen: two requests (token, then member and workspace) and its first-of-the-day last-used stamp; after that one', async () => {
     const member = await addMember(server, ws.workspaceId, 'member', 'UTC');
 
     const first = await counted(() => modernCall(server, 'tools/list', {}, { token: member.token }));
     const second = await counted(() => modernCall(server, 'tools/list', {}, { token: member.token }));
 
-    assert.deepEqual(first.ops, ['BatchGetItem', 'BatchGetItem']);
+    assert.deepEqual(first.ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem']);
     assert.deepEqual(second.ops, ['BatchGetItem']);
+  });
+
+  test('an access token of the built-in authorization server: one request (its grant, the member and the workspace together)', async () => {
+    // Arrange: a token as an assistant gets it, through registration, sign-in and consent.
+    const redirect = 'http://127.0.0.1:5555/cb';
+    const registered = (await (
+      await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }) })
+    ).json()) as { client_id: string };
+    const pkce = pkcePair();
+    const authorize = new URL(`${server.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ client_id: registered.client_id, response_type: 'code', redirect_uri: redirect, scope: 'tasks:read', code_challenge: pkce.challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+    const back = await approve(authorize);
+    const tokens = (await (
+      await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: registered.client_id, code_verifier: pkce.verifier }).toString(),
+      })
+    ).json()) as { access_token: string };
+
+    // Act
+    const first = await counted(() => modernCall(server, 'tools/list', {}, { token: tokens.access_token }));
+    const listed = await counted(() => modernCall(server, 'tools/list', {}, { token: tokens.access_token }));
+
+    // Assert: the first call of the day also stamps the grant's last use.
+    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem']);
+    assert.equal(listed.res.status, 200, listed.res.text);
+    assert.deepEqual(listed.ops, ['BatchGetItem']);
   });
 });
 

@@ -32,6 +32,22 @@ describe('configuration contract', () => {
     assert.deepEqual(c.jwt, { issuer: 'https://as.example', jwksUri: 'https://as.example/jwks', audience: 'doers', userClaim: 'email' });
   });
 
+  test('the built-in authorization server is on unless an external issuer is configured', () => {
+    assert.equal(loadConfig({}).builtinAuthorizationServer, true);
+    assert.equal(loadConfig({ DOERS_JWT_ISSUER: 'https://as.example', DOERS_JWKS_URI: 'https://as.example/jwks', DOERS_JWT_AUDIENCE: 'doers' }).builtinAuthorizationServer, false);
+  });
+
+  test('an upstream sign-in needs a client id; without an issuer sign-in is the development one', () => {
+    assert.equal(loadConfig({}).signIn, undefined);
+    assert.throws(() => loadConfig({ DOERS_SIGNIN_ISSUER: 'https://id.example' }), /DOERS_SIGNIN_CLIENT_ID is required/);
+    assert.throws(() => loadConfig({ DOERS_SIGNIN_ISSUER: 'not a url', DOERS_SIGNIN_CLIENT_ID: 'doers' }), /DOERS_SIGNIN_ISSUER/);
+    assert.deepEqual(loadConfig({ DOERS_SIGNIN_ISSUER: 'https://id.example', DOERS_SIGNIN_CLIENT_ID: 'doers', DOERS_SIGNIN_CLIENT_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s-AbCdEf' }).signIn, {
+      issuer: 'https://id.example',
+      clientId: 'doers',
+      clientSecretArn: 'arn:aws:secretsmanager:eu-west-1:1:secret:s-AbCdEf',
+    });
+  });
+
   test('a trailing slash on the public URL is dropped, so advertised URLs have no double slash', () => {
     assert.equal(loadConfig({ DOERS_PUBLIC_URL: 'https://mcp.example.com/' }).publicUrl, 'https://mcp.example.com');
   });

@@ -1,0 +1,262 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Adapter, AdapterFactory } from 'oidc-provider';
+import { generateTokenSecret, type TokenStore } from '../auth/personal-tokens.js';
+import { isScope, scopesForRole } from '../auth/scopes.js';
+import { accountIdOf } from '../oauth/item-keys.js';
+import type { DynamoGrantStore } from '../oauth/grant-store.js';
+import { readForm, redirect, send } from '../oauth/interactions.js';
+import { devSignInPage } from '../oauth/pages/sign-in.js';
+import { notAllowedPage, type ActiveMember, type SignIn } from '../oauth/sign-in.js';
+import type { PendingSignIn } from '../oauth/upstream-sign-in.js';
+import { messagePage } from '../pages/layout.js';
+import type { DirectoryStore } from '../workspace/directory-store.js';
+import { roleAtLeast, type Member } from '../workspace/model.js';
+import { changeMemberStatus, MemberStatusRefusal } from './member-status.js';
+import type { AccountSession, SessionStore } from './session.js';
+import { accountPage, TOKEN_EXPIRY_DAYS, type AccountView } from './templates/account-page.js';
+
+export interface AccountDeps {
+  readonly publicUrl: string;
+  readonly sessions: SessionStore;
+  readonly signIn: SignIn;
+  readonly directory: DirectoryStore;
+  readonly tokens: TokenStore;
+  readonly grants: DynamoGrantStore;
+  readonly adapter: AdapterFactory;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/** What each action says when it is done (shown once, after the redirect). */
+const NOTICES = {
+  'token-revoked': 'The token was revoked; its next call is refused.',
+  'app-revoked': 'The app was disconnected; its next call is refused.',
+  'member-disabled': 'The member was disabled; their tokens and apps are refused from their next call.',
+  'member-enabled': 'The member was enabled.',
+  'signed-out': 'You are signed out.',
+} as const;
+
+const MAX_LABEL_LENGTH = 100;
+
+const ROUTES = {
+  tokenRevoke: /^\/account\/tokens\/([^/]{1,200})\/revoke$/,
+  appRevoke: /^\/account\/apps\/([^/]{1,200})\/revoke$/,
+  memberStatus: /^\/account\/members\/([^/]{1,200})\/(disable|enable)$/,
+} as const;
+
+/**
+ * `/account`: a person's own page on the authorization server's function. Signed in through the
+ * same sign-in as an authorization (the operator's identity provider, or locally the development
+ * one), it lists and makes personal access tokens (the admin CLI's store and token format), lists
+ * and revokes connected apps (OAuth grants), and lets admins and owners disable or enable members.
+ */
+export const createAccountRoutes = (deps: AccountDeps) => {
+  const now = deps.now ?? (() => new Date());
+  const clients: Adapter = deps.adapter('Client');
+
+  /** The signed-in, still-active member of this request, read fresh on every page. */
+  const signedIn = async (req: IncomingMessage) => {
+    const session = deps.sessions.read(req.headers.cookie, now());
+    const who = session ? await deps.signIn.activeMember(session.accountId) : undefined;
+    return session && who ? { session, ...who } : undefined;
+  };
+
+  const appName = async (clientId: string): Promise<{ name: string; verifiedDomain: string | undefined }> => {
+    // A metadata-document client is its URL: its host is what the person can check.
+    const url = /^https:\/\//.test(clientId) ? URL.parse(clientId) : null;
+    if (url) return { name: url.host, verifiedDomain: url.host };
+    const registered = (await clients.find(clientId)) as { client_name?: string } | undefined;
+    return { name: registered?.client_name ?? clientId, verifiedDomain: undefined };
+  };
+
+  const view = async (who: ActiveMember & { session: AccountSession }, extra: Partial<AccountView> = {}): Promise<AccountView> => {
+    const { member, workspace } = who;
+    const at = now();
+    const [tokens, grants, members] = await Promise.all([
+      deps.tokens.list(member.workspaceId),
+      deps.grants.list(member.workspaceId, member.userId),
+      roleAtLeast(member.role, 'admin') ? deps.directory.listMembers(member.workspaceId) : Promise.resolve(undefined),
+    ]);
+    const apps = await Promise.all(
+      grants.map(async (g) => ({
+        grantId: g.grantId,
+        ...(await appName(g.clientId)),
+        scopes: g.scopes,
+        createdAt: g.createdAt,
+        ...(g.lastUsedAt ? { lastUsedAt: g.lastUsedAt } : {}),
+      })),
+    );
+    return {
+      csrf: deps.sessions.csrf(who.session),
+      me: { name: member.name, email: member.email, role: member.role },
+      workspaceName: workspace.name,
+      mcpUrl: `${deps.publicUrl}/mcp`,
+      tokens: tokens
+        .filter((t) => t.userId === member.userId && !t.revokedAt)
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
+        .map((t) => ({
+          tokenId: t.tokenId,
+          label: t.label,
+          scopes: t.scopes,
+          createdAt: t.createdAt,
+          ...(t.expiresAt !== undefined ? { expiresAt: new Date(t.expiresAt * 1000).toISOString() } : {}),
+          ...(t.lastUsedAt ? { lastUsedAt: t.lastUsedAt } : {}),
+          expired: t.expiresAt !== undefined && t.expiresAt * 1000 <= at.getTime(),
+        })),
+      grantableScopes: scopesForRole(member.role),
+      apps,
+      ...(members
+        ? {
+            members: [...members]
+              .sort((a, b) => a.name.localeCompare(b.name))
+              .map((m) => ({
+                userId: m.userId,
+                name: m.name,
+                email: m.email,
+                role: m.role,
+                status: m.status,
+                changeable: m.userId !== member.userId && (m.role !== 'owner' || member.role === 'owner'),
+              })),
+          }
+        : {}),
+      ...extra,
+    };
+  };
+
+  const showSignIn = async (res: ServerResponse): Promise<void> => {
+    if (deps.signIn.upstream) return redirect(res, await deps.signIn.begin(undefined));
+    if (deps.signIn.devMembers) {
+      const members = await deps.signIn.devMembers();
+      const form = deps.sessions.signInForm();
+      const p = devSignInPage({
+        action: '/account/sign-in',
+        csrf: form.csrf,
+        formTargets: [],
+        members: members.map(({ member, workspace }) => ({ accountId: accountIdOf(member), name: member.name, email: member.email, role: member.role, workspaceName: workspace.name })),
+      });
+      res.writeHead(p.status, { ...p.headers, 'set-cookie': form.cookie });
+      res.end(p.body);
+      return;
+    }
+    return send(res, messagePage('Sign-in is not available', 'This server has no identity provider configured for sign-in.', 503));
+  };
+
+  const startSession = (res: ServerResponse, member: Member): void => redirect(res, '/account', { 'set-cookie': deps.sessions.start(accountIdOf(member), now()) });
+
+  const formExpired = () => messagePage('This form has expired', 'The form could not be verified. Open your account page again and retry.', 403);
+
+  const act = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const form = await readForm(req);
+    const who = await signedIn(req);
+    if (!who) return redirect(res, '/account/sign-in');
+    if (!form || !deps.sessions.csrfValid(who.session, form.get('csrf'))) return send(res, formExpired());
+    const { member } = who;
+    let m: RegExpExecArray | null;
+
+    if (path === '/account/sign-out') return redirect(res, `/account/signed-out`, { 'set-cookie': deps.sessions.end() });
+
+    if (path === '/account/tokens') {
+      const label = (form.get('label') ?? '').trim();
+      const days = Number(form.get('days'));
+      const allowed = scopesForRole(member.role);
+      const scopes = [...new Set(form.getAll('scope'))];
+      const problem =
+        !label || label.length > MAX_LABEL_LENGTH
+          ? `The label must be 1 to ${MAX_LABEL_LENGTH} characters.`
+          : !(TOKEN_EXPIRY_DAYS as readonly number[]).includes(days)
+            ? `The expiry must be one of ${TOKEN_EXPIRY_DAYS.join(', ')} days.`
+            : scopes.find((s) => !isScope(s) || !allowed.includes(s))
+              ? `As ${member.role} you can give a token only these scopes: ${allowed.join(', ')}.`
+              : undefined;
+      if (problem) {
+        const p = accountPage(await view(who, { error: `The token was not created: ${problem}` }));
+        return send(res, { ...p, status: 400 });
+      }
+      const secret = generateTokenSecret();
+      const at = now();
+      await deps.tokens.register(secret, {
+        workspaceId: member.workspaceId,
+        userId: member.userId,
+        scopes: scopes.filter(isScope),
+        label,
+        createdAt: at.toISOString(),
+        expiresAt: Math.floor(at.getTime() / 1000) + days * 86_400,
+      });
+      // The secret goes out in this answer's body only: not in a URL, not in a log line.
+      return send(res, accountPage(await view(who, { created: { label, secret } })));
+    }
+
+    if ((m = ROUTES.tokenRevoke.exec(path))) {
+      const tokenId = decodeURIComponent(m[1]!);
+      const mine = (await deps.tokens.list(member.workspaceId)).some((t) => t.tokenId === tokenId && t.userId === member.userId);
+      if (!mine || !(await deps.tokens.revoke(member.workspaceId, tokenId, now().toISOString()))) {
+        return send(res, messagePage('Token not found', 'You have no such token; it may have been revoked already.', 404));
+      }
+      return redirect(res, '/account?done=token-revoked');
+    }
+
+    if ((m = ROUTES.appRevoke.exec(path))) {
+      const grantId = decodeURIComponent(m[1]!);
+      const grant = await deps.grants.get(grantId);
+      if (!grant || grant.workspaceId !== member.workspaceId || grant.userId !== member.userId) {
+        return send(res, messagePage('App not found', 'No such app is connected to your account; it may have been disconnected already.', 404));
+      }
+      await deps.grants.revoke(grantId);
+      return redirect(res, '/account?done=app-revoked');
+    }
+
+    if ((m = ROUTES.memberStatus.exec(path))) {
+      try {
+        await changeMemberStatus(deps.directory, member, decodeURIComponent(m[1]!), m[2] === 'disable' ? 'disabled' : 'active');
+      } catch (err) {
+        if (!(err instanceof MemberStatusRefusal)) throw err;
+        const p = accountPage(await view(who, { error: err.message }));
+        return send(res, { ...p, status: err.status });
+      }
+      return redirect(res, `/account?done=member-${m[2]}d`);
+    }
+
+    return send(res, messagePage('Not found', 'There is no such page.', 404));
+  };
+
+  return {
+    /** The identity provider's answer to an account sign-in (routed here from /oauth/callback). */
+    async upstreamReturned(res: ServerResponse, url: URL, state: string, pending: PendingSignIn): Promise<void> {
+      const who = await deps.signIn.finish(url, state, pending);
+      if (!('member' in who)) return send(res, who);
+      return startSession(res, who.member);
+    },
+
+    /** Handles `/account` and below; false for any other path. */
+    async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+      const path = url.pathname;
+      if (path !== '/account' && !path.startsWith('/account/')) return false;
+      const method = req.method ?? 'GET';
+      try {
+        if (method === 'GET' && path === '/account') {
+          const who = await signedIn(req);
+          if (!who) return (redirect(res, '/account/sign-in'), true);
+          const done = url.searchParams.get('done') as keyof typeof NOTICES | null;
+          send(res, accountPage(await view(who, done && done in NOTICES ? { notice: NOTICES[done] } : {})));
+        } else if (method === 'GET' && path === '/account/sign-in') await showSignIn(res);
+        else if (method === 'GET' && path === '/account/signed-out') {
+          send(res, messagePage('Signed out', `${NOTICES['signed-out']} Sign in again at ${deps.publicUrl}/account.`, 200));
+        } else if (method === 'POST' && path === '/account/sign-in') {
+          const form = await readForm(req);
+          if (!form || !deps.sessions.signInFormValid(req.headers.cookie, form.get('csrf'))) send(res, formExpired());
+          else {
+            const who = await deps.signIn.devChoice(form.get('account') ?? '');
+            if (!who) send(res, notAllowedPage('That account'));
+            else startSession(res, who.member);
+          }
+        } else if (method === 'POST') await act(req, res, path);
+        else send(res, messagePage('Not found', 'There is no such page.', 404));
+      } catch (err) {
+        deps.logger.error('Account request failed', { path, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        if (!res.headersSent) send(res, messagePage('Something went wrong', 'The request could not be completed. Try again in a moment.', 500));
+      }
+      return true;
+    },
+  };
+};

@@ -1,0 +1,225 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type Provider from 'oidc-provider';
+import { isScope, SCOPES } from '../auth/scopes.js';
+import type { KeyRing } from '../platform/keys.js';
+import { accountIdOf } from './item-keys.js';
+import { consentPage } from './pages/consent.js';
+import { messagePage, type Page } from '../pages/layout.js';
+import { expiredPage, notAllowedPage, UPSTREAM_CALLBACK_PATH, type SignIn } from './sign-in.js';
+import { devSignInPage } from './pages/sign-in.js';
+import type { PendingSignIn } from './upstream-sign-in.js';
+
+export interface InteractionDeps {
+  readonly provider: Provider;
+  readonly ring: KeyRing;
+  readonly signIn: SignIn;
+  readonly logger: Logger;
+  /** The identity provider's answer to an account-page sign-in (the same callback URL serves both). */
+  readonly onAccountReturn: (res: ServerResponse, url: URL, state: string, pending: PendingSignIn) => Promise<void>;
+}
+
+/** A form post is a few hundred bytes; anything far larger is not one of ours. */
+export const MAX_FORM_BYTES = 16 * 1024;
+
+const UID = '([A-Za-z0-9_-]{1,64})';
+const ROUTES = {
+  show: new RegExp(`^/oauth/interaction/${UID}$`),
+  action: new RegExp(`^/oauth/interaction/${UID}/(login|consent|abort)$`),
+  returned: new RegExp(`^/oauth/interaction/${UID}/callback$`),
+} as const;
+
+export const send = (res: ServerResponse, p: Page): void => {
+  res.writeHead(p.status, p.headers);
+  res.end(p.body);
+};
+
+export const redirect = (res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void => {
+  res.writeHead(303, { location, 'cache-control': 'no-store', ...headers });
+  res.end();
+};
+
+export const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_FORM_BYTES) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_FORM_BYTES ? undefined : new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+
+/**
+ * The pages between the authorization request and the code: sign-in (federated, or the local
+ * development one) and consent. oidc-provider owns the protocol; these only decide who the person
+ * is and what they allow, and hand that back with `interactionFinished`.
+ */
+export const createInteractions = (deps: InteractionDeps) => {
+  const { provider, signIn } = deps;
+
+  // Forms carry a MAC of their interaction id: a page on another site cannot know it, and it is
+  // good for this interaction only. (SameSite=Lax cookies already keep a cross-site post sessionless.)
+  const csrfFor = (uid: string, key = deps.ring.current.csrf): string => createHmac('sha256', key).update(uid).digest('base64url');
+  const csrfValid = (uid: string, token: string | null): boolean =>
+    typeof token === 'string' &&
+    deps.ring.all.some((k) => {
+      const expected = Buffer.from(csrfFor(uid, k.csrf));
+      const given = Buffer.from(token);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+
+  const redirectOrigin = (params: Record<string, unknown>): string[] => {
+    const uri = typeof params.redirect_uri === 'string' ? URL.parse(params.redirect_uri) : null;
+    return uri ? [uri.origin] : [];
+  };
+
+  const requestedScopes = (params: Record<string, unknown>): string[] =>
+    typeof params.scope === 'string' ? [...new Set(params.scope.split(' ').filter(isScope))] : [];
+
+
+  const show = async (req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> => {
+    const details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid) return send(res, expiredPage());
+    const params = details.params as Record<string, unknown>;
+    if (details.prompt.name === 'login') {
+      if (signIn.upstream) return redirect(res, await signIn.begin(uid));
+      if (signIn.devMembers) {
+        const members = await signIn.devMembers();
+        return send(
+          res,
+          devSignInPage({
+            action: `/oauth/interaction/${uid}/login`,
+            cancel: `/oauth/interaction/${uid}/abort`,
+            csrf: csrfFor(uid),
+            formTargets: redirectOrigin(params),
+            members: members.map(({ member, workspace }) => ({
+              accountId: accountIdOf(member),
+              name: member.name,
+              email: member.email,
+              role: member.role,
+              workspaceName: workspace.name,
+            })),
+          }),
+        );
+      }
+      return send(res, messagePage('Sign-in is not available', 'This server has no identity provider configured for sign-in.', 503));
+    }
+
+    const accountId = details.session?.accountId ?? '';
+    const who = await signIn.activeMember(accountId);
+    if (!who) return send(res, notAllowedPage('This account'));
+    const client = await provider.Client.find(String(params.client_id));
+    if (!client) return send(res, expiredPage());
+    const cimd = (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument === true;
+    const requested = requestedScopes(params);
+    return send(
+      res,
+      consentPage({
+        uid,
+        csrf: csrfFor(uid),
+        clientName: client.clientName ?? client.clientId,
+        verifiedDomain: cimd ? new URL(client.clientId).host : undefined,
+        redirectUri: String(params.redirect_uri),
+        person: { name: who.member.name, email: who.member.email },
+        workspaceName: who.workspace.name,
+        scopes: requested.length ? requested : [],
+      }),
+    );
+  };
+
+  const act = async (req: IncomingMessage, res: ServerResponse, uid: string, action: string): Promise<void> => {
+    const form = await readForm(req);
+    const details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid) return send(res, expiredPage());
+    if (!form || !csrfValid(uid, form.get('csrf'))) {
+      return send(res, messagePage('This form has expired', 'The form could not be verified. Go back to the app and start connecting again.', 403));
+    }
+
+    if (action === 'abort') {
+      return provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The person did not allow the request' },
+        { mergeWithLastSubmission: false },
+      );
+    }
+
+    if (action === 'login') {
+      const chosen = form.get('account') ?? '';
+      const who = details.prompt.name === 'login' ? await signIn.devChoice(chosen) : undefined;
+      if (!who) return send(res, notAllowedPage('That account'));
+      return provider.interactionFinished(req, res, { login: { accountId: chosen } }, { mergeWithLastSubmission: false });
+    }
+
+    // consent
+    if (details.prompt.name !== 'consent') return send(res, expiredPage());
+    const accountId = details.session?.accountId ?? '';
+    if (!(await signIn.activeMember(accountId))) return send(res, notAllowedPage('This account'));
+    const params = details.params as Record<string, unknown>;
+    const chosen = new Set(form.getAll('scope').filter(isScope));
+    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: String(params.client_id) });
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    // The resource's scopes are the library's own scopes too (provider.ts): what is unticked is
+    // refused on both sides, or the token would carry it anyway.
+    const oidcScopes = missing.missingOIDCScope ?? [];
+    const oidcAllowed = oidcScopes.filter((s) => !isScope(s) || chosen.has(s));
+    const oidcRefused = oidcScopes.filter((s) => isScope(s) && !chosen.has(s));
+    if (oidcAllowed.length) grant.addOIDCScope(oidcAllowed.join(' '));
+    if (oidcRefused.length) grant.rejectOIDCScope(oidcRefused.join(' '));
+    if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      // A scope left unticked is rejected, not just left out: otherwise consent would be asked again.
+      const allowed = scopes.filter((s) => chosen.has(s as (typeof SCOPES)[number]));
+      const refused = scopes.filter((s) => !chosen.has(s as (typeof SCOPES)[number]));
+      if (allowed.length) grant.addResourceScope(resource, allowed.join(' '));
+      if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
+    }
+    const grantId = await grant.save();
+    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  };
+
+  /** The identity provider's redirect: only `state` says which sign-in it belongs to. */
+  const upstreamReturned = async (res: ServerResponse, url: URL): Promise<void> => {
+    const state = url.searchParams.get('state') ?? '';
+    const pending = await signIn.pendingOf(state);
+    if (!pending) return send(res, expiredPage());
+    if (!pending.uid) return deps.onAccountReturn(res, url, state, pending);
+    // The interaction cookie is scoped to the interaction's path, so the code is redeemed there.
+    return redirect(res, `/oauth/interaction/${pending.uid}/callback${url.search}`);
+  };
+
+  const finishUpstream = async (req: IncomingMessage, res: ServerResponse, uid: string, url: URL): Promise<void> => {
+    const details = await provider.interactionDetails(req, res);
+    const state = url.searchParams.get('state') ?? '';
+    const pending = await signIn.pendingOf(state);
+    if (details.uid !== uid || !pending || pending.uid !== uid || !signIn.upstream) return send(res, expiredPage());
+    const who = await signIn.finish(url, state, pending);
+    if (!('member' in who)) return send(res, who);
+    return provider.interactionFinished(req, res, { login: { accountId: accountIdOf(who.member) } }, { mergeWithLastSubmission: false });
+  };
+
+  return {
+    /** Handles the request when it is one of the interaction routes; false otherwise. */
+    async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+      const method = req.method ?? 'GET';
+      try {
+        let m: RegExpExecArray | null;
+        if (method === 'GET' && url.pathname === UPSTREAM_CALLBACK_PATH) await upstreamReturned(res, url);
+        else if (method === 'GET' && (m = ROUTES.show.exec(url.pathname))) await show(req, res, m[1]!);
+        else if (method === 'POST' && (m = ROUTES.action.exec(url.pathname))) await act(req, res, m[1]!, m[2]!);
+        else if (method === 'GET' && (m = ROUTES.returned.exec(url.pathname))) await finishUpstream(req, res, m[1]!, url);
+        else return false;
+      } catch (err) {
+        if ((err as { name?: string }).name === 'SessionNotFound') send(res, expiredPage());
+        else {
+          deps.logger.error('Interaction failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+          send(res, messagePage('Something went wrong', 'The request could not be completed. Try again in a moment.', 500));
+        }
+      }
+      return true;
+    },
+  };
+};

@@ -1,0 +1,59 @@
+import { html } from '../../pages/html.js';
+import { page, type Page } from '../../pages/layout.js';
+
+/** What each scope lets an assistant do, in the words the consent page uses. */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'tasks:read': 'Read tasks, projects, comments and agendas',
+  'tasks:write': 'Create, change, complete and delete tasks, projects and comments',
+  'team:read': 'See the members of the workspace',
+  'team:admin': 'Invite members and change their roles',
+};
+
+export interface ConsentView {
+  readonly uid: string;
+  readonly csrf: string;
+  readonly clientName: string;
+  /** The metadata document's host; undefined for a registered (DCR) client, which is unverified. */
+  readonly verifiedDomain: string | undefined;
+  readonly redirectUri: string;
+  readonly person: { readonly name: string; readonly email: string };
+  readonly workspaceName: string;
+  readonly scopes: readonly string[];
+}
+
+/**
+ * Approve or deny, with the scopes asked for ticked: unticking one grants fewer. Two forms, no
+ * script: it works the same with JavaScript off.
+ */
+export const consentPage = (v: ConsentView): Page => {
+  const redirect = new URL(v.redirectUri);
+  return page(
+    { title: `Allow ${v.clientName}?`, formTargets: [redirect.origin] },
+    html`<h1>Allow <span id="client-name">${v.clientName}</span> to use doers?</h1>
+<p>${
+      v.verifiedDomain
+        ? html`The app identifies itself through <strong id="client-domain">${v.verifiedDomain}</strong>.`
+        : html`<span class="badge" id="client-unverified">unverified</span> The app registered itself; its name is its own claim.`
+    }</p>
+<dl>
+<dt>Signed in as</dt><dd id="person">${v.person.name} &lt;${v.person.email}&gt;</dd>
+<dt>Workspace</dt><dd id="workspace">${v.workspaceName}</dd>
+<dt>Returns to</dt><dd id="redirect-host">${redirect.host}</dd>
+</dl>
+<form method="post" action="/oauth/interaction/${v.uid}/consent">
+<input type="hidden" name="csrf" value="${v.csrf}">
+<fieldset>
+<legend>It may</legend>
+${v.scopes.map(
+  (s) => html`<label><input type="checkbox" name="scope" value="${s}" checked> <span>${SCOPE_DESCRIPTIONS[s] ?? s} <span class="muted">(${s})</span></span></label>
+`,
+)}
+</fieldset>
+<p class="muted">Your role in the workspace still decides what each action may change. You can revoke this access at any time.</p>
+<div class="actions">
+<button type="submit" class="primary" id="approve">Allow</button>
+<button type="submit" formaction="/oauth/interaction/${v.uid}/abort" id="deny">Deny</button>
+</div>
+</form>`,
+  );
+};

@@ -1,0 +1,187 @@
+import Provider, { errors, type AdapterFactory, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { SCOPES } from '../auth/scopes.js';
+import type { KeyRing } from '../platform/keys.js';
+import { signingKeysOf } from '../platform/signing-keys.js';
+import type { DirectoryStore } from '../workspace/directory-store.js';
+import { memberRefOfAccountId } from './item-keys.js';
+import { checkRedirectUris } from './redirect-uris.js';
+
+/** Endpoints under `/oauth/`, so one API Gateway route (`/oauth/{proxy+}`) reaches them all. */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/logout',
+  pushed_authorization_request: '/oauth/par',
+  introspection: '/oauth/introspect',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+} as const;
+
+/** Lifetimes (seconds). An access token is short because only its grant's revocation stops it early. */
+export const TOKEN_TTL = {
+  accessToken: 15 * 60,
+  authorizationCode: 60,
+  refreshToken: 30 * 24 * 3600,
+  grant: 30 * 24 * 3600,
+  interaction: 15 * 60,
+  session: 24 * 3600,
+} as const;
+
+/** Bytes a Client ID Metadata Document may have (the CIMD draft suggests 5 KB). */
+export const CLIENT_METADATA_MAX_BYTES = 5 * 1024;
+
+export interface ProviderOptions {
+  /** DOERS_PUBLIC_URL: the issuer, and with `/mcp` the one resource tokens are for. */
+  readonly publicUrl: string;
+  readonly ring: KeyRing;
+  readonly adapter: AdapterFactory;
+  readonly directory: DirectoryStore;
+  /** Renders oidc-provider's own error pages (bad client, bad redirect URI, …) in doers' look. */
+  readonly renderError: NonNullable<Configuration['renderError']>;
+  /**
+   * How metadata documents are fetched. The default is the platform fetch behind oidc-provider's
+   * SSRF guard; tests serving a document on loopback over a self-signed certificate pass their own.
+   */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * JSON only: the CIMD draft serves `application/json`, and a document that is not JSON-typed is more
+ * likely an HTML page or a redirect target than a client's metadata.
+ */
+const jsonOnly =
+  (inner: typeof globalThis.fetch): typeof globalThis.fetch =>
+  async (url, init) => {
+    const response = await inner(url, init);
+    const type = response.headers.get('content-type') ?? '';
+    if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
+      await response.body?.cancel();
+      throw new Error(`the document is served as "${type}", not JSON`);
+    }
+    return response;
+  };
+
+/**
+ * doers' own OAuth 2.1 authorization server: oidc-provider configured for exactly what MCP clients
+ * need — authorization code with PKCE S256, refresh tokens that rotate, one resource (the MCP URL),
+ * clients by Client ID Metadata Document or Dynamic Client Registration, RFC 7009 revocation.
+ */
+export const createProvider = async (opts: ProviderOptions): Promise<Provider> => {
+  const mcpUrl = `${opts.publicUrl}/mcp`;
+  const signing = await signingKeysOf(opts.ring);
+  const scopes = SCOPES.join(' ');
+
+  const configuration: Configuration = {
+    adapter: opts.adapter,
+    // The current seed's key signs (first); the previous one still verifies what it signed.
+    jwks: { keys: signing.map((k) => k.privateJwk) as NonNullable<Configuration['jwks']>['keys'] },
+    cookies: {
+      keys: opts.ring.all.map((k) => Buffer.from(k['oauth-cookies']).toString('base64url')),
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    routes: OAUTH_ROUTES,
+    // Ours are also listed as the library's own scopes: registration (RFC 7591) checks a client's
+    // `scope` against this list only, and MCP clients register with the resource's scopes.
+    scopes: ['openid', ...SCOPES],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    clientAuthMethods: ['none'],
+    // A browser-based client (the Inspector) calls the token endpoint from the page it was redirected
+    // back to: that origin, one of its own redirect URIs', may; no other.
+    clientBasedCORS: (_ctx, origin, client) => origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    // Every client of an MCP server is a public client; refresh tokens need no `offline_access`.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    // The grant outlives the browser session: it ends with its refresh tokens or a revocation.
+    expiresWithSession: async () => false,
+    // The grant id travels in the access token, so the MCP function can check it still stands.
+    extraTokenClaims: async (_ctx, token) => ('grantId' in token && token.grantId ? { gid: token.grantId } : undefined),
+    findAccount: async (_ctx, sub) => {
+      const ref = memberRefOfAccountId(sub);
+      if (!ref) return undefined;
+      const member = await opts.directory.getMember(ref.workspaceId, ref.userId);
+      if (!member || member.status !== 'active') return undefined;
+      return { accountId: sub, claims: () => ({ sub }) };
+    },
+    ttl: {
+      AccessToken: TOKEN_TTL.accessToken,
+      AuthorizationCode: TOKEN_TTL.authorizationCode,
+      RefreshToken: TOKEN_TTL.refreshToken,
+      Grant: TOKEN_TTL.grant,
+      Interaction: TOKEN_TTL.interaction,
+      Session: TOKEN_TTL.session,
+      IdToken: TOKEN_TTL.accessToken,
+    },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    renderError: opts.renderError,
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx, key, value) => {
+        if (key !== 'redirect_uris') return;
+        const problem = checkRedirectUris(value);
+        if (problem) throw new errors.InvalidRedirectUri(problem);
+      },
+    },
+    fetch: jsonOnly(opts.fetch ?? ((url, init) => globalThis.fetch(url, init))),
+    fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_METADATA_MAX_BYTES },
+    features: {
+      devInteractions: { enabled: false },
+      // The MCP function checks bearer tokens only; a DPoP-bound token it cannot check is not offered.
+      dPoP: { enabled: false },
+      // Open registration (RFC 7591) without client management: nothing would use a registration
+      // access token, and each one would be a credential stored forever.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      // A document is cached as its Cache-Control says, between one minute and one hour.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', cacheDuration: { min: 60, max: 3600 } },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => mcpUrl,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== mcpUrl) throw new errors.InvalidTarget(`the only resource here is ${mcpUrl}`);
+          return {
+            scope: scopes,
+            audience: mcpUrl,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: TOKEN_TTL.accessToken,
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    } as Configuration['features'],
+  };
+
+  const provider = new Provider(opts.publicUrl, configuration);
+  // Behind API Gateway (or the local adapter), which the caller's own headers never reach unfiltered:
+  // the app pins X-Forwarded-Proto/Host to DOERS_PUBLIC_URL before oidc-provider sees a request.
+  provider.proxy = true;
+  // The metadata lists the scopes of the one resource, not oidc-provider's own (`openid`).
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === '/.well-known/oauth-authorization-server' || ctx.path === '/.well-known/openid-configuration') {
+      (ctx.body as Record<string, unknown>).scopes_supported = [...SCOPES];
+    }
+  });
+  return provider;
+};
+
+export type { KoaContextWithOIDC };

@@ -1,0 +1,105 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Adapter, AdapterFactory } from 'oidc-provider';
+import type { DirectoryStore } from '../workspace/directory-store.js';
+import type { Member, Workspace } from '../workspace/model.js';
+import { messagePage, type Page } from '../pages/layout.js';
+import { accountIdOf, memberRefOfAccountId } from './item-keys.js';
+import { UpstreamSignInError, type PendingSignIn, type UpstreamSignIn } from './upstream-sign-in.js';
+
+/** A member the development sign-in offers. */
+export interface DevMember {
+  readonly member: Member;
+  readonly workspace: Workspace;
+}
+
+export interface ActiveMember {
+  readonly member: Member;
+  readonly workspace: Workspace;
+}
+
+/** Seconds a person has to come back from the identity provider. */
+const SIGN_IN_SECONDS = 10 * 60;
+export const UPSTREAM_CALLBACK_PATH = '/oauth/callback';
+
+export const expiredPage = (): Page =>
+  messagePage('This sign-in has expired', 'The request is no longer valid or was opened in another browser. Go back and start again.', 400);
+
+export const notAllowedPage = (who: string): Page =>
+  messagePage(
+    'No access to doers',
+    `${who} is not an active member of a doers workspace. Ask a workspace owner or admin to invite this address, then try again.`,
+    403,
+  );
+
+export interface SignInDeps {
+  readonly publicUrl: string;
+  readonly directory: DirectoryStore;
+  readonly adapter: AdapterFactory;
+  readonly logger: Logger;
+  readonly upstream?: UpstreamSignIn;
+  readonly devMembers?: () => Promise<readonly DevMember[]>;
+}
+
+/**
+ * Who a person is, shared by the authorization's sign-in and the account page's: the operator's
+ * OpenID provider (its verified e-mail mapped to an active member), or locally the development
+ * sign-in. Both end at a member of an active workspace, or at a page saying why not.
+ */
+export const createSignIn = (deps: SignInDeps) => {
+  const pending: Adapter = deps.adapter('UpstreamSignIn');
+
+  const activeMember = async (accountId: string): Promise<ActiveMember | undefined> => {
+    const ref = memberRefOfAccountId(accountId);
+    if (!ref) return undefined;
+    const [member, workspace] = await Promise.all([deps.directory.getMember(ref.workspaceId, ref.userId), deps.directory.getWorkspace(ref.workspaceId)]);
+    return member?.status === 'active' && workspace?.status === 'active' ? { member, workspace } : undefined;
+  };
+
+  return {
+    upstream: deps.upstream,
+    devMembers: deps.devMembers,
+    activeMember,
+
+    /** The identity provider's authorization URL for this sign-in; what it needs later is kept under its state. */
+    async begin(uid: string | undefined): Promise<string> {
+      const started = await deps.upstream!.start(uid);
+      await pending.upsert(started.state, { ...started.pending }, SIGN_IN_SECONDS);
+      return started.url.href;
+    },
+
+    /** The sign-in a `state` belongs to, if it is still waiting. */
+    async pendingOf(state: string): Promise<PendingSignIn | undefined> {
+      return state ? ((await pending.find(state)) as PendingSignIn | undefined) : undefined;
+    },
+
+    /**
+     * Redeems the identity provider's answer (once: the pending sign-in is gone afterwards) and
+     * finds the active member behind its verified e-mail address, or the page to show instead.
+     */
+    async finish(url: URL, state: string, waiting: PendingSignIn): Promise<ActiveMember | Page> {
+      await pending.destroy(state);
+      const error = url.searchParams.get('error');
+      if (error) {
+        return messagePage('Sign-in did not complete', `The identity provider answered: ${url.searchParams.get('error_description') ?? error}.`, 400);
+      }
+      let email: string;
+      try {
+        ({ email } = await deps.upstream!.finish(new URL(`${deps.publicUrl}${UPSTREAM_CALLBACK_PATH}${url.search}`), state, waiting));
+      } catch (err) {
+        deps.logger.warn('Upstream sign-in failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        const message = err instanceof UpstreamSignInError ? err.message : "The identity provider's answer could not be verified.";
+        return messagePage('Sign-in did not complete', `${message} Go back and try again.`, 400);
+      }
+      const member = await deps.directory.findMemberByEmail(email);
+      return (member ? await activeMember(accountIdOf(member)) : undefined) ?? notAllowedPage(email);
+    },
+
+    /** The development sign-in's choice, if it is one it offers. */
+    async devChoice(accountId: string): Promise<ActiveMember | undefined> {
+      const offered = deps.devMembers ? await deps.devMembers() : [];
+      return offered.find(({ member }) => accountIdOf(member) === accountId);
+    },
+  };
+};
+
+export type SignIn = ReturnType<typeof createSignIn>;

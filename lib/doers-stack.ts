@@ -8,7 +8,7 @@ import { CognitoSignIn } from './cognito-signin.js';
 import type { DoersSettings } from './context.js';
 import { MCP_PATH, METADATA_PATH, McpApi, OAUTH_CALLBACK_PATH } from './mcp-api.js';
 import { DEFAULT_TIMEOUT, McpFunction } from './mcp-function.js';
-import { OAuthFunction } from './oauth-function.js';
+import { OAUTH_TIMEOUT, OAuthFunction } from './oauth-function.js';
 import type { OAuthFunctionProps } from './oauth-function.js';
 import { Observability } from './observability.js';
 import { DoersSecret } from './secret.js';
@@ -63,10 +63,11 @@ export interface DoersStackProps extends StackProps {
 
 /**
  * The whole deployment: HTTP API → the MCP function → two DynamoDB tables and one secret, and the
- * operator's dashboard and alarms. The authorization server is either doers' own (the default: a second
- * function on `/oauth/*`, its metadata and `/account`, signing people in with a Cognito user pool the
- * stack makes or with the operator's OpenID provider), or an external issuer (`doers:jwtIssuer`, or the
- * Cognito pool of `doers:cognito`), in which case the stack makes no authorization server of its own.
+ * operator's dashboard and alarms (over both functions when there are two). The authorization server
+ * is either doers' own (the default: a second function on `/oauth/*`, its metadata and `/account`,
+ * signing people in with a Cognito user pool the stack makes or with the operator's OpenID provider),
+ * or an external issuer (`doers:jwtIssuer`, or the Cognito pool of `doers:cognito`), in which case the
+ * stack makes no authorization server of its own.
  */
 export class DoersStack extends Stack {
   readonly tables: DoersTables;
@@ -158,6 +159,7 @@ export class DoersStack extends Stack {
         publicUrl,
         signIn: upstream,
         logRetention,
+        timeout: OAUTH_TIMEOUT,
         ...(props.oauthHandlerEntry ? { entry: props.oauthHandlerEntry } : {}),
       });
       this.mcpApi.addOAuthRoutes(this.oauthFunction.function);
@@ -171,6 +173,7 @@ export class DoersStack extends Stack {
       handlerTimeout: DEFAULT_TIMEOUT,
       api: this.mcpApi.api,
       tables: this.tables.all,
+      ...(this.oauthFunction ? { oauthFunction: { function: this.oauthFunction.function, timeout: OAUTH_TIMEOUT } } : {}),
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
 

@@ -110,7 +110,8 @@ export class OAuthFunction extends Construct {
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
-      // Sign-ins and token grants are logged here; it outlives the stack like the MCP function's log does.
+      // Sign-ins, consents, refusals and account-page changes are logged here (one INFO line each); it
+      // outlives the stack like the MCP function's log does.
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

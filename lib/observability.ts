@@ -75,12 +75,119 @@ export interface ObservabilityProps {
   readonly latencyThreshold?: Duration;
   /** Share of API requests answered 5xx (percent) above which the 5xx alarm fires. @default 5 */
   readonly serverErrorRatePercent?: number;
+  /**
+   * The built-in authorization server's function (`/oauth/*`, its metadata, `/account`). When given,
+   * the dashboard gets a row of its Lambda graphs and it gets its own alarms (errors, throttles, p99
+   * duration), notified like the others.
+   *
+   * @default - none: an external authorization server, nothing of doers' to watch
+   */
+  readonly oauthFunction?: ObservedOAuthFunction;
 }
+
+/** The authorization server's function as {@link Observability} watches it. */
+export interface ObservedOAuthFunction {
+  /** The function. */
+  readonly function: IFunction;
+  /** Its timeout, drawn on its duration graph. */
+  readonly timeout: Duration;
+  /**
+   * p99 of its duration above which its latency alarm fires.
+   *
+   * @default - half the timeout (5 s for the 10 s default): its slowest legitimate path (a cold start that
+   * also fetches the sign-in provider's discovery document and JWKS, then redeems a code there) takes a
+   * few seconds, and with its low traffic a period's p99 is about its slowest request; half the timeout
+   * stays clear of that and still fires well before requests time out (a timeout counts as an error)
+   */
+  readonly latencyThreshold?: Duration;
+}
+
+/** The alarms on the authorization server's function. */
+export interface OAuthFunctionAlarms {
+  readonly lambdaErrors: Alarm;
+  readonly lambdaThrottles: Alarm;
+  readonly latencyP99: Alarm;
+}
+
+/** What the alarm and graph helpers need to know about a function. */
+interface WatchedFunction {
+  readonly fn: IFunction;
+  /** How alarm descriptions name it. */
+  readonly name: string;
+  /** How graph titles name it. */
+  readonly label: string;
+  readonly timeout: Duration;
+  readonly latencyThreshold: Duration;
+}
+
+const sum = { statistic: Stats.SUM, period: PERIOD } as const;
+
+/** Fires when the function failed outright (unhandled error or timeout) at least once in a period. */
+const lambdaErrorsAlarm = (scope: Construct, id: string, w: WatchedFunction, handled: string): Alarm =>
+  new Alarm(scope, id, {
+    alarmDescription: `The ${w.name} failed outright (unhandled error or timeout). ${handled}`,
+    metric: w.fn.metricErrors(sum),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
+/** Fires when the function's p99 duration stayed above its threshold in two of three periods. */
+const latencyP99Alarm = (scope: Construct, id: string, w: WatchedFunction): Alarm =>
+  new Alarm(scope, id, {
+    alarmDescription: `p99 of the ${w.name} duration stayed above ${w.latencyThreshold.toMilliseconds()} ms.`,
+    metric: w.fn.metricDuration({ statistic: Stats.p(99), period: PERIOD }),
+    threshold: w.latencyThreshold.toMilliseconds(),
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
+const WIDTH = 8;
+const HEIGHT = 6;
+
+/** A function's Lambda graphs: invocations, errors and throttles; duration against its alarm and timeout; concurrency. */
+const lambdaGraphs = (w: WatchedFunction): GraphWidget[] => [
+  new GraphWidget({
+    title: `${w.label} invocations, errors, throttles`,
+    left: [
+      w.fn.metricInvocations({ ...sum, label: 'invocations' }),
+      w.fn.metricErrors({ ...sum, label: 'errors' }),
+      w.fn.metricThrottles({ ...sum, label: 'throttles' }),
+    ],
+    width: WIDTH,
+    height: HEIGHT,
+  }),
+  new GraphWidget({
+    title: `${w.label} duration (ms)`,
+    left: [
+      w.fn.metricDuration({ statistic: Stats.p(50), period: PERIOD, label: 'p50' }),
+      w.fn.metricDuration({ statistic: Stats.p(99), period: PERIOD, label: 'p99' }),
+      w.fn.metricDuration({ statistic: Stats.MAXIMUM, period: PERIOD, label: 'max' }),
+    ],
+    leftAnnotations: [
+      { value: w.latencyThreshold.toMilliseconds(), label: 'p99 alarm' },
+      { value: w.timeout.toMilliseconds(), label: 'timeout' },
+    ],
+    width: WIDTH,
+    height: HEIGHT,
+  }),
+  new GraphWidget({
+    title: `${w.label} concurrent executions`,
+    left: [w.fn.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: PERIOD, label: 'max' })],
+    width: WIDTH,
+    height: HEIGHT,
+  }),
+];
 
 /**
  * The operator's view: a dashboard with an MCP row (the four meters written by the function through
- * Powertools EMF) and a platform row (Lambda, API Gateway, DynamoDB), and alarms on the API 5xx rate,
- * Lambda errors, DynamoDB throttling and p99 latency, optionally mailed through SNS.
+ * Powertools EMF), a platform row (Lambda, API Gateway, DynamoDB) and, with the built-in authorization
+ * server, a row of its function's Lambda graphs; alarms on the API 5xx rate, Lambda errors, DynamoDB
+ * throttling and p99 latency, plus the authorization server's Lambda errors, throttles and p99 latency,
+ * optionally mailed through SNS.
  */
 export class Observability extends Construct {
   readonly dashboard: Dashboard;
@@ -90,12 +197,29 @@ export class Observability extends Construct {
     readonly dynamoDbThrottles: Alarm;
     readonly latencyP99: Alarm;
   };
+  /** Alarms on the authorization server's function, when one was given. */
+  readonly oauthAlarms: OAuthFunctionAlarms | undefined;
   /** Alarm topic, when an e-mail address was given. */
   readonly topic: Topic | undefined;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { handler, api } = props;
+    const { api } = props;
+    const mcp: WatchedFunction = {
+      fn: props.handler,
+      name: 'MCP function',
+      label: 'Lambda (MCP)',
+      timeout: props.handlerTimeout,
+      latencyThreshold: props.latencyThreshold ?? Duration.millis(props.handlerTimeout.toMilliseconds() / 3),
+    };
+    const oauth: WatchedFunction | undefined = props.oauthFunction && {
+      fn: props.oauthFunction.function,
+      name: "authorization server's function",
+      label: 'Lambda (authorization server)',
+      timeout: props.oauthFunction.timeout,
+      latencyThreshold:
+        props.oauthFunction.latencyThreshold ?? Duration.millis(props.oauthFunction.timeout.toMilliseconds() / 2),
+    };
 
     // ---- alarms -------------------------------------------------------------------------------
     const apiServerErrorRate = new Alarm(this, 'ApiServerErrorRate', {
@@ -118,16 +242,13 @@ export class Observability extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    const lambdaErrors = new Alarm(this, 'LambdaErrors', {
-      alarmDescription:
-        'The MCP function failed outright (unhandled error or timeout). Handled failures are answered 500 ' +
-        'and counted as ToolCalls outcome=failed instead; this alarm means the handler itself broke.',
-      metric: handler.metricErrors({ statistic: Stats.SUM, period: PERIOD }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    const lambdaErrors = lambdaErrorsAlarm(
+      this,
+      'LambdaErrors',
+      mcp,
+      'Handled failures are answered 500 and counted as ToolCalls outcome=failed instead; this alarm means ' +
+        'the handler itself broke.',
+    );
 
     const throttleMetrics: Record<string, IMetric> = {};
     props.tables.forEach(({ table }, i) => {
@@ -151,18 +272,35 @@ export class Observability extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    const latencyThreshold = props.latencyThreshold ?? Duration.millis(props.handlerTimeout.toMilliseconds() / 3);
-    const latencyP99 = new Alarm(this, 'LatencyP99', {
-      alarmDescription: `p99 of the MCP function duration stayed above ${latencyThreshold.toMilliseconds()} ms.`,
-      metric: handler.metricDuration({ statistic: Stats.p(99), period: PERIOD }),
-      threshold: latencyThreshold.toMilliseconds(),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    const latencyP99 = latencyP99Alarm(this, 'LatencyP99', mcp);
 
     this.alarms = { apiServerErrorRate, lambdaErrors, dynamoDbThrottles, latencyP99 };
+
+    // The authorization server's traffic is a few requests per sign-in, lost in the API 5xx rate (which
+    // the MCP traffic dominates and which is rated only above 10 requests per period), so its function
+    // gets alarms of its own. A throttled request is a sign-in or token request refused outright, so one
+    // is enough; the MCP function's throttles show in the 5xx rate instead.
+    this.oauthAlarms = oauth && {
+      lambdaErrors: lambdaErrorsAlarm(
+        this,
+        'OAuthLambdaErrors',
+        oauth,
+        'Handled failures are answered 500 (or an error page) and logged at ERROR in its log group instead; ' +
+          'this alarm means the handler itself broke, for example at cold start (secret, sign-in client secret).',
+      ),
+      lambdaThrottles: new Alarm(this, 'OAuthLambdaThrottles', {
+        alarmDescription:
+          "Lambda throttled the authorization server's function (no concurrency left in the account or " +
+          'region): sign-in, consent or token requests were refused before reaching it.',
+        metric: oauth.fn.metricThrottles(sum),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      latencyP99: latencyP99Alarm(this, 'OAuthLatencyP99', oauth),
+    };
+    const allAlarms = [...Object.values(this.alarms), ...Object.values(this.oauthAlarms ?? {})];
 
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'AlarmTopic', {
@@ -172,7 +310,7 @@ export class Observability extends Construct {
       });
       this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
       const action = new SnsAction(this.topic);
-      for (const alarm of Object.values(this.alarms)) {
+      for (const alarm of allAlarms) {
         alarm.addAlarmAction(action);
         alarm.addOkAction(action);
       }
@@ -191,8 +329,8 @@ export class Observability extends Construct {
         period: PERIOD,
       });
 
-    const width = 8;
-    const height = 6;
+    const width = WIDTH;
+    const height = HEIGHT;
     const mcpRow = [
       new GraphWidget({
         title: 'Requests by method and status',
@@ -239,43 +377,14 @@ export class Observability extends Construct {
       }),
       new AlarmStatusWidget({
         title: 'Alarms',
-        alarms: Object.values(this.alarms),
+        alarms: allAlarms,
         width,
         height,
       }),
     ];
 
     const platformRow = [
-      new GraphWidget({
-        title: 'Lambda invocations, errors, throttles',
-        left: [
-          handler.metricInvocations({ statistic: Stats.SUM, period: PERIOD, label: 'invocations' }),
-          handler.metricErrors({ statistic: Stats.SUM, period: PERIOD, label: 'errors' }),
-          handler.metricThrottles({ statistic: Stats.SUM, period: PERIOD, label: 'throttles' }),
-        ],
-        width,
-        height,
-      }),
-      new GraphWidget({
-        title: 'Lambda duration (ms)',
-        left: [
-          handler.metricDuration({ statistic: Stats.p(50), period: PERIOD, label: 'p50' }),
-          handler.metricDuration({ statistic: Stats.p(99), period: PERIOD, label: 'p99' }),
-          handler.metricDuration({ statistic: Stats.MAXIMUM, period: PERIOD, label: 'max' }),
-        ],
-        leftAnnotations: [
-          { value: latencyThreshold.toMilliseconds(), label: 'p99 alarm' },
-          { value: props.handlerTimeout.toMilliseconds(), label: 'timeout' },
-        ],
-        width,
-        height,
-      }),
-      new GraphWidget({
-        title: 'Lambda concurrent executions',
-        left: [handler.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, period: PERIOD, label: 'max' })],
-        width,
-        height,
-      }),
+      ...lambdaGraphs(mcp),
       new GraphWidget({
         title: 'API requests, 4xx, 5xx',
         left: [api.metricCount({ statistic: Stats.SUM, period: PERIOD, label: 'requests' })],
@@ -315,6 +424,18 @@ export class Observability extends Construct {
         mcpRow,
         [new TextWidget({ markdown: '## Platform: Lambda, API Gateway, DynamoDB', width: 24, height: 1 })],
         platformRow,
+        ...(oauth
+          ? [
+              [
+                new TextWidget({
+                  markdown: "## Authorization server: its Lambda function (`/oauth/*`, its metadata, `/account`)",
+                  width: 24,
+                  height: 1,
+                }),
+              ],
+              lambdaGraphs(oauth),
+            ]
+          : []),
       ],
     });
   }

@@ -7,7 +7,7 @@ import { accountIdOf } from '../oauth/item-keys.js';
 import type { DynamoGrantStore } from '../oauth/grant-store.js';
 import { readForm, redirect, send } from '../oauth/interactions.js';
 import { devSignInPage } from '../oauth/pages/sign-in.js';
-import { notAllowedPage, type ActiveMember, type SignIn } from '../oauth/sign-in.js';
+import { expiredPage, notAllowedPage, type ActiveMember, type SignIn } from '../oauth/sign-in.js';
 import type { PendingSignIn } from '../oauth/upstream-sign-in.js';
 import { messagePage } from '../pages/layout.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
@@ -38,6 +38,18 @@ const NOTICES = {
 } as const;
 
 const MAX_LABEL_LENGTH = 100;
+
+/** oidc-provider's sign-in session cookie and its signature. */
+const PROVIDER_SESSION_COOKIES = ['_session', '_session.sig'] as const;
+
+/** An id from the path, or undefined when it is not valid percent-encoding (then: 404). */
+const idFrom = (raw: string): string | undefined => {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+};
 
 const ROUTES = {
   tokenRevoke: /^\/account\/tokens\/([^/]{1,200})\/revoke$/,
@@ -125,7 +137,11 @@ export const createAccountRoutes = (deps: AccountDeps) => {
   };
 
   const showSignIn = async (res: ServerResponse): Promise<void> => {
-    if (deps.signIn.upstream) return redirect(res, await deps.signIn.begin(undefined));
+    if (deps.signIn.upstream) {
+      // The provider's answer will count only in this browser (see PendingSignIn.binding).
+      const form = deps.sessions.signInForm();
+      return redirect(res, await deps.signIn.begin(undefined, form.csrf), { 'set-cookie': form.cookie });
+    }
     if (deps.signIn.devMembers) {
       const members = await deps.signIn.devMembers();
       const form = deps.sessions.signInForm();
@@ -142,7 +158,10 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     return send(res, messagePage('Sign-in is not available', 'This server has no identity provider configured for sign-in.', 503));
   };
 
-  const startSession = (res: ServerResponse, member: Member): void => redirect(res, '/account', { 'set-cookie': deps.sessions.start(accountIdOf(member), now()) });
+  const startSession = (res: ServerResponse, member: Member, via: string): void => {
+    deps.logger.info('Signed in', { accountId: accountIdOf(member), via, for: 'account page' });
+    redirect(res, '/account', { 'set-cookie': deps.sessions.start(accountIdOf(member), now()) });
+  };
 
   const formExpired = () => messagePage('This form has expired', 'The form could not be verified. Open your account page again and retry.', 403);
 
@@ -154,7 +173,10 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     const { member } = who;
     let m: RegExpExecArray | null;
 
-    if (path === '/account/sign-out') return redirect(res, `/account/signed-out`, { 'set-cookie': deps.sessions.end() });
+    if (path === '/account/sign-out') {
+      // Also the authorization server's sign-in session, so the next app connected here asks again.
+      return redirect(res, `/account/signed-out`, { 'set-cookie': [deps.sessions.end(), ...PROVIDER_SESSION_COOKIES.map((c) => `${c}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`)] });
+    }
 
     if (path === '/account/tokens') {
       const label = (form.get('label') ?? '').trim();
@@ -175,7 +197,7 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       }
       const secret = generateTokenSecret();
       const at = now();
-      await deps.tokens.register(secret, {
+      const made = await deps.tokens.register(secret, {
         workspaceId: member.workspaceId,
         userId: member.userId,
         scopes: scopes.filter(isScope),
@@ -184,31 +206,41 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         expiresAt: Math.floor(at.getTime() / 1000) + days * 86_400,
       });
       // The secret goes out in this answer's body only: not in a URL, not in a log line.
+      deps.logger.info('Personal access token created', { accountId: accountIdOf(member), tokenId: made.tokenId, scopes: made.scopes, days });
       return send(res, accountPage(await view(who, { created: { label, secret } })));
     }
 
+    const notFound = () => send(res, messagePage('Not found', 'There is no such page.', 404));
+
     if ((m = ROUTES.tokenRevoke.exec(path))) {
-      const tokenId = decodeURIComponent(m[1]!);
+      const tokenId = idFrom(m[1]!);
+      if (tokenId === undefined) return notFound();
       const mine = (await deps.tokens.list(member.workspaceId)).some((t) => t.tokenId === tokenId && t.userId === member.userId);
       if (!mine || !(await deps.tokens.revoke(member.workspaceId, tokenId, now().toISOString()))) {
         return send(res, messagePage('Token not found', 'You have no such token; it may have been revoked already.', 404));
       }
+      deps.logger.info('Personal access token revoked', { accountId: accountIdOf(member), tokenId });
       return redirect(res, '/account?done=token-revoked');
     }
 
     if ((m = ROUTES.appRevoke.exec(path))) {
-      const grantId = decodeURIComponent(m[1]!);
+      const grantId = idFrom(m[1]!);
+      if (grantId === undefined) return notFound();
       const grant = await deps.grants.get(grantId);
       if (!grant || grant.workspaceId !== member.workspaceId || grant.userId !== member.userId) {
         return send(res, messagePage('App not found', 'No such app is connected to your account; it may have been disconnected already.', 404));
       }
       await deps.grants.revoke(grantId);
+      deps.logger.info('Connected app revoked', { accountId: accountIdOf(member), grantId, clientId: grant.clientId });
       return redirect(res, '/account?done=app-revoked');
     }
 
     if ((m = ROUTES.memberStatus.exec(path))) {
+      const userId = idFrom(m[1]!);
+      if (userId === undefined) return notFound();
       try {
-        await changeMemberStatus(deps.directory, member, decodeURIComponent(m[1]!), m[2] === 'disable' ? 'disabled' : 'active');
+        const changed = await changeMemberStatus(deps.directory, member, userId, m[2] === 'disable' ? 'disabled' : 'active');
+        deps.logger.info('Member status changed', { by: accountIdOf(member), member: accountIdOf(changed), status: changed.status });
       } catch (err) {
         if (!(err instanceof MemberStatusRefusal)) throw err;
         const p = accountPage(await view(who, { error: err.message }));
@@ -217,15 +249,16 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       return redirect(res, `/account?done=member-${m[2]}d`);
     }
 
-    return send(res, messagePage('Not found', 'There is no such page.', 404));
+    return notFound();
   };
 
   return {
     /** The identity provider's answer to an account sign-in (routed here from /oauth/callback). */
-    async upstreamReturned(res: ServerResponse, url: URL, state: string, pending: PendingSignIn): Promise<void> {
+    async upstreamReturned(req: IncomingMessage, res: ServerResponse, url: URL, state: string, pending: PendingSignIn): Promise<void> {
+      if (!deps.sessions.signInFormValid(req.headers.cookie, pending.binding)) return send(res, expiredPage());
       const who = await deps.signIn.finish(url, state, pending);
       if (!('member' in who)) return send(res, who);
-      return startSession(res, who.member);
+      return startSession(res, who.member, 'identity provider');
     },
 
     /** Handles `/account` and below; false for any other path. */
@@ -248,7 +281,7 @@ export const createAccountRoutes = (deps: AccountDeps) => {
           else {
             const who = await deps.signIn.devChoice(form.get('account') ?? '');
             if (!who) send(res, notAllowedPage('That account'));
-            else startSession(res, who.member);
+            else startSession(res, who.member, 'development sign-in');
           }
         } else if (method === 'POST') await act(req, res, path);
         else send(res, messagePage('Not found', 'There is no such page.', 404));

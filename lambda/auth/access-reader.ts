@@ -10,6 +10,7 @@ import type { PersonalTokenRecord } from './personal-tokens.js';
 /** What the MCP function needs of a built-in authorization server's grant: that it still stands, and whose it is. */
 export interface GrantRecord {
   readonly accountId: string;
+  readonly clientId: string;
   /** Epoch seconds. */
   readonly expiresAt?: number;
   readonly lastUsedAt?: string;
@@ -108,9 +109,10 @@ export class DynamoAccessReader implements AccessReader {
 
 const grantRecordOf = (item: Record<string, unknown>): GrantRecord => {
   // oidc-provider's payload is kept as JSON text (see oauth/dynamodb-adapter.ts).
-  const payload = JSON.parse(String(item.payload)) as { accountId?: unknown };
+  const payload = JSON.parse(String(item.payload)) as { accountId?: unknown; clientId?: unknown };
   return {
     accountId: typeof payload.accountId === 'string' ? payload.accountId : '',
+    clientId: typeof payload.clientId === 'string' ? payload.clientId : '',
     ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
     ...(typeof item.lastUsedAt === 'string' ? { lastUsedAt: item.lastUsedAt } : {}),
   };

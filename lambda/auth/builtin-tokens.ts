@@ -45,7 +45,7 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
     if (!ref || typeof payload.gid !== 'string') throw new UnauthenticatedError('The token is not valid', true);
     const items = await reader.read({ member: ref, grantId: payload.gid });
     const grant = items.grant;
-    if (!grant || grant.accountId !== payload.sub || (grant.expiresAt !== undefined && grant.expiresAt * 1000 <= now.getTime())) {
+    if (!grant || grant.accountId !== payload.sub || grant.clientId !== payload.client_id || (grant.expiresAt !== undefined && grant.expiresAt * 1000 <= now.getTime())) {
       throw new UnauthenticatedError('The authorization this token was issued under was revoked', true);
     }
     if (usedBeforeToday(grant.lastUsedAt, now)) await reader.markUsed(grantKeyOf(payload.gid), now);

@@ -13,6 +13,8 @@ const ALLOW_HEADERS = 'authorization, content-type, mcp-protocol-version, mcp-me
 const EXPOSE_HEADERS = 'WWW-Authenticate, Retry-After';
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+/** Whether a Host header names this machine (the local server's DNS-rebinding check). */
+export const isLoopbackHost = (host: string | undefined): boolean => LOOPBACK_HOST.test(host ?? '');
 
 /**
  * Origin allow-list and CORS, done by the function (API-level CORS stays off so a disallowed
@@ -21,7 +23,7 @@ const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
 export const originMiddleware = (opts: OriginOptions): DoersMiddleware => ({
   before: (request) => {
     const { event } = request;
-    if (opts.loopbackHostOnly && !LOOPBACK_HOST.test(header(event, 'host') ?? '')) throw new OriginNotAllowedError('Host');
+    if (opts.loopbackHostOnly && !isLoopbackHost(header(event, 'host'))) throw new OriginNotAllowedError('Host');
 
     const origin = header(event, 'origin');
     const state = stateOf(request);

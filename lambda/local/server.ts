@@ -18,6 +18,7 @@ import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
 import { startEmbeddedDynamo } from './embedded-dynamodb.js';
 import { createHttpAdapter } from './http-adapter.js';
 import serverless from 'serverless-http';
+import { isLoopbackHost } from '../http/origin.js';
 import { createOAuthApp, isOAuthPath } from '../oauth/app.js';
 import { localDevMembers } from './dev-sign-in.js';
 
@@ -97,10 +98,15 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   // API Gateway does. Its handler is the Lambda's: oidc-provider behind serverless-http.
   let oauthHandler: Promise<ReturnType<typeof serverless>> | undefined;
   const server = createHttpAdapter(
-    async (event, context) =>
-      oauthHandler && isOAuthPath(event.rawPath)
-        ? ((await (await oauthHandler)(event, context)) as HttpResult)
-        : handler!(event, context as DoersContext),
+    async (event, context) => {
+      if (!oauthHandler || !isOAuthPath(event.rawPath)) return handler!(event, context as DoersContext);
+      // The same DNS-rebinding guard as the MCP path's: a page on evil.example resolving to 127.0.0.1
+      // must not reach the development sign-in or the account page.
+      if (!isLoopbackHost(event.headers.host)) {
+        return { statusCode: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'The local server answers loopback hosts only.' };
+      }
+      return (await (await oauthHandler)(event, context)) as HttpResult;
+    },
     baseConfig.functionTimeoutSeconds * 1000,
   );
   await new Promise<void>((resolve, reject) => {

@@ -37,6 +37,20 @@ export interface OAuthApp {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
+/**
+ * The library's endpoints this server offers, byte for byte. oidc-provider's router would also take
+ * other spellings (`/oauth/register/`, `/oauth/REGISTER`), which would slip past the checks below
+ * that match one path; anything else under `/oauth/` is 404 before it reaches the library.
+ */
+const PROVIDER_PATHS = new Set<string>([OAUTH_ROUTES.authorization, OAUTH_ROUTES.token, OAUTH_ROUTES.registration, OAUTH_ROUTES.revocation, OAUTH_ROUTES.jwks]);
+/** The authorization endpoint's resume path after an interaction (`/oauth/authorize/<uid>`). */
+const RESUME_PATH = /^\/oauth\/authorize\/[A-Za-z0-9_-]{1,64}$/;
+const isProviderPath = (path: string): boolean =>
+  PROVIDER_PATHS.has(path) || RESUME_PATH.test(path) || path === '/.well-known/oauth-authorization-server';
+
+/** A registration is a few hundred bytes of JSON; this bounds what one can make the table keep. */
+export const MAX_REGISTRATION_BYTES = 8 * 1024;
+
 /** Paths this function answers; everything else under the API belongs to the MCP function. */
 export const isOAuthPath = (path: string): boolean =>
   path.startsWith('/oauth/') ||
@@ -105,7 +119,7 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     ring,
     signIn,
     logger: rt.logger,
-    onAccountReturn: (res, url, state, pending) => account.upstreamReturned(res, url, state, pending),
+    onAccountReturn: (req, res, url, state, pending) => account.upstreamReturned(req, res, url, state, pending),
   });
   const providerListener = provider.callback();
 
@@ -121,7 +135,17 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     void (async () => {
       if (await interactions.handle(req, res, url)) return;
       if (await account.handle(req, res, url)) return;
+      if (!isProviderPath(url.pathname)) {
+        res.writeHead(404, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ error: 'not_found', error_description: `There is no ${url.pathname} here` }));
+        return;
+      }
       if (req.method === 'POST' && url.pathname === OAUTH_ROUTES.registration) {
+        if (Number(req.headers['content-length'] ?? 0) > MAX_REGISTRATION_BYTES) {
+          res.writeHead(413, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          res.end(JSON.stringify({ error: 'invalid_client_metadata', error_description: `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes` }));
+          return;
+        }
         // The address API Gateway saw (serverless-http puts it on the socket), not X-Forwarded-For.
         const wait = await takeRegistrationPermit(rt.db, table, req.socket.remoteAddress ?? 'unknown');
         if (wait > 0) {

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type Provider from 'oidc-provider';
-import { isScope, SCOPES } from '../auth/scopes.js';
+import { isScope } from '../auth/scopes.js';
 import type { KeyRing } from '../platform/keys.js';
 import { accountIdOf } from './item-keys.js';
 import { consentPage } from './pages/consent.js';
@@ -17,7 +17,7 @@ export interface InteractionDeps {
   readonly signIn: SignIn;
   readonly logger: Logger;
   /** The identity provider's answer to an account-page sign-in (the same callback URL serves both). */
-  readonly onAccountReturn: (res: ServerResponse, url: URL, state: string, pending: PendingSignIn) => Promise<void>;
+  readonly onAccountReturn: (req: IncomingMessage, res: ServerResponse, url: URL, state: string, pending: PendingSignIn) => Promise<void>;
 }
 
 /** A form post is a few hundred bytes; anything far larger is not one of ours. */
@@ -52,6 +52,11 @@ export const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefi
     req.on('error', reject);
   });
 
+/** The scopes asked for that the person unticked (for the audit line). */
+const scopesRefused = (missing: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> }, chosen: ReadonlySet<string>): string[] => [
+  ...new Set([...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()].filter((s) => isScope(s) && !chosen.has(s))),
+];
+
 /**
  * The pages between the authorization request and the code: sign-in (federated, or the local
  * development one) and consent. oidc-provider owns the protocol; these only decide who the person
@@ -78,7 +83,6 @@ export const createInteractions = (deps: InteractionDeps) => {
 
   const requestedScopes = (params: Record<string, unknown>): string[] =>
     typeof params.scope === 'string' ? [...new Set(params.scope.split(' ').filter(isScope))] : [];
-
 
   const show = async (req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> => {
     const details = await provider.interactionDetails(req, res);
@@ -115,6 +119,10 @@ export const createInteractions = (deps: InteractionDeps) => {
     if (!client) return send(res, expiredPage());
     const cimd = (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument === true;
     const requested = requestedScopes(params);
+    // Scopes this app already holds from an earlier consent are shown as such, not as choices:
+    // unticking one here would not take it back (the account page does that).
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const stillAsked = new Set([...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()]);
     return send(
       res,
       consentPage({
@@ -125,7 +133,8 @@ export const createInteractions = (deps: InteractionDeps) => {
         redirectUri: String(params.redirect_uri),
         person: { name: who.member.name, email: who.member.email },
         workspaceName: who.workspace.name,
-        scopes: requested.length ? requested : [],
+        scopes: requested.filter((scope) => stillAsked.has(scope)),
+        alreadyAllowed: requested.filter((scope) => !stillAsked.has(scope)),
       }),
     );
   };
@@ -139,6 +148,7 @@ export const createInteractions = (deps: InteractionDeps) => {
     }
 
     if (action === 'abort') {
+      deps.logger.info('Authorization denied', { clientId: String(details.params.client_id), step: details.prompt.name });
       return provider.interactionFinished(
         req,
         res,
@@ -151,6 +161,7 @@ export const createInteractions = (deps: InteractionDeps) => {
       const chosen = form.get('account') ?? '';
       const who = details.prompt.name === 'login' ? await signIn.devChoice(chosen) : undefined;
       if (!who) return send(res, notAllowedPage('That account'));
+      deps.logger.info('Signed in', { accountId: chosen, via: 'development sign-in', for: 'authorization' });
       return provider.interactionFinished(req, res, { login: { accountId: chosen } }, { mergeWithLastSubmission: false });
     }
 
@@ -159,7 +170,7 @@ export const createInteractions = (deps: InteractionDeps) => {
     const accountId = details.session?.accountId ?? '';
     if (!(await signIn.activeMember(accountId))) return send(res, notAllowedPage('This account'));
     const params = details.params as Record<string, unknown>;
-    const chosen = new Set(form.getAll('scope').filter(isScope));
+    const chosen: ReadonlySet<string> = new Set(form.getAll('scope').filter(isScope));
     const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: String(params.client_id) });
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
     // The resource's scopes are the library's own scopes too (provider.ts): what is unticked is
@@ -172,21 +183,22 @@ export const createInteractions = (deps: InteractionDeps) => {
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
       // A scope left unticked is rejected, not just left out: otherwise consent would be asked again.
-      const allowed = scopes.filter((s) => chosen.has(s as (typeof SCOPES)[number]));
-      const refused = scopes.filter((s) => !chosen.has(s as (typeof SCOPES)[number]));
+      const allowed = scopes.filter((s) => chosen.has(s));
+      const refused = scopes.filter((s) => !chosen.has(s));
       if (allowed.length) grant.addResourceScope(resource, allowed.join(' '));
       if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
     const grantId = await grant.save();
+    deps.logger.info('Consent granted', { accountId, clientId: String(params.client_id), grantId, scopes: [...chosen], refused: scopesRefused(missing, chosen) });
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   };
 
   /** The identity provider's redirect: only `state` says which sign-in it belongs to. */
-  const upstreamReturned = async (res: ServerResponse, url: URL): Promise<void> => {
+  const upstreamReturned = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const state = url.searchParams.get('state') ?? '';
     const pending = await signIn.pendingOf(state);
     if (!pending) return send(res, expiredPage());
-    if (!pending.uid) return deps.onAccountReturn(res, url, state, pending);
+    if (!pending.uid) return deps.onAccountReturn(req, res, url, state, pending);
     // The interaction cookie is scoped to the interaction's path, so the code is redeemed there.
     return redirect(res, `/oauth/interaction/${pending.uid}/callback${url.search}`);
   };
@@ -198,6 +210,7 @@ export const createInteractions = (deps: InteractionDeps) => {
     if (details.uid !== uid || !pending || pending.uid !== uid || !signIn.upstream) return send(res, expiredPage());
     const who = await signIn.finish(url, state, pending);
     if (!('member' in who)) return send(res, who);
+    deps.logger.info('Signed in', { accountId: accountIdOf(who.member), via: 'identity provider', for: 'authorization' });
     return provider.interactionFinished(req, res, { login: { accountId: accountIdOf(who.member) } }, { mergeWithLastSubmission: false });
   };
 
@@ -207,7 +220,7 @@ export const createInteractions = (deps: InteractionDeps) => {
       const method = req.method ?? 'GET';
       try {
         let m: RegExpExecArray | null;
-        if (method === 'GET' && url.pathname === UPSTREAM_CALLBACK_PATH) await upstreamReturned(res, url);
+        if (method === 'GET' && url.pathname === UPSTREAM_CALLBACK_PATH) await upstreamReturned(req, res, url);
         else if (method === 'GET' && (m = ROUTES.show.exec(url.pathname))) await show(req, res, m[1]!);
         else if (method === 'POST' && (m = ROUTES.action.exec(url.pathname))) await act(req, res, m[1]!, m[2]!);
         else if (method === 'GET' && (m = ROUTES.returned.exec(url.pathname))) await finishUpstream(req, res, m[1]!, url);

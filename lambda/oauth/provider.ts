@@ -30,7 +30,8 @@ export const TOKEN_TTL = {
   refreshToken: 30 * 24 * 3600,
   grant: 30 * 24 * 3600,
   interaction: 15 * 60,
-  session: 24 * 3600,
+  // Within it, another app can be connected without signing in again; short, for shared machines.
+  session: 60 * 60,
 } as const;
 
 /** Bytes a Client ID Metadata Document may have (the CIMD draft suggests 5 KB). */
@@ -174,11 +175,37 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
   // Behind API Gateway (or the local adapter), which the caller's own headers never reach unfiltered:
   // the app pins X-Forwarded-Proto/Host to DOERS_PUBLIC_URL before oidc-provider sees a request.
   provider.proxy = true;
-  // The metadata lists the scopes of the one resource, not oidc-provider's own (`openid`).
   provider.use(async (ctx, next) => {
+    // Codes go back in the query only: `form_post` would answer an error with a self-submitting page
+    // to the client and `fragment` hides it from the checks below; no MCP client needs either.
+    const mode = ctx.path === OAUTH_ROUTES.authorization ? new URLSearchParams(ctx.querystring).get('response_mode') : null;
+    if ((mode !== null && mode !== 'query') || (ctx.path === OAUTH_ROUTES.authorization && ctx.method === 'POST')) {
+      ctx.status = 400;
+      await opts.renderError(
+        ctx as unknown as KoaContextWithOIDC,
+        { error: 'invalid_request', error_description: 'Authorization requests are GET requests with response_mode query (or none)' },
+        undefined as never,
+      );
+      return;
+    }
     await next();
+    // The metadata lists the scopes of the one resource, not oidc-provider's own (`openid`).
     if (ctx.path === '/.well-known/oauth-authorization-server' || ctx.path === '/.well-known/openid-configuration') {
       (ctx.body as Record<string, unknown>).scopes_supported = [...SCOPES];
+      return;
+    }
+    // Anyone may register a client with any https redirect URI, so an error sent there before the
+    // person has seen a page (a bad parameter, prompt=none) would make doers' domain a redirector to
+    // it (RFC 9700 §4.11.2). Errors of the first request are shown on doers' own page instead; after
+    // sign-in and consent (the resume path) they go back to the client as usual.
+    if (ctx.path === OAUTH_ROUTES.authorization && ctx.status >= 300 && ctx.status < 400) {
+      const location = URL.parse(ctx.response.get('location'), opts.publicUrl);
+      const params = location ? new URLSearchParams(location.hash.slice(1) || location.search) : undefined;
+      if (location && location.origin !== new URL(opts.publicUrl).origin && params?.has('error')) {
+        ctx.remove('location');
+        ctx.status = 400;
+        await opts.renderError(ctx as unknown as KoaContextWithOIDC, { error: params.get('error')!, ...(params.get('error_description') ? { error_description: params.get('error_description')! } : {}) }, undefined as never);
+      }
     }
   });
   return provider;

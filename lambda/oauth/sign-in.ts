@@ -61,9 +61,9 @@ export const createSignIn = (deps: SignInDeps) => {
     activeMember,
 
     /** The identity provider's authorization URL for this sign-in; what it needs later is kept under its state. */
-    async begin(uid: string | undefined): Promise<string> {
+    async begin(uid: string | undefined, binding?: string): Promise<string> {
       const started = await deps.upstream!.start(uid);
-      await pending.upsert(started.state, { ...started.pending }, SIGN_IN_SECONDS);
+      await pending.upsert(started.state, { ...started.pending, ...(binding ? { binding } : {}) }, SIGN_IN_SECONDS);
       return started.url.href;
     },
 
@@ -78,9 +78,12 @@ export const createSignIn = (deps: SignInDeps) => {
      */
     async finish(url: URL, state: string, waiting: PendingSignIn): Promise<ActiveMember | Page> {
       await pending.destroy(state);
+      // The provider's error text is not shown: anyone holding a pending state could put words on
+      // doers' page with it. The operator finds it in the log.
       const error = url.searchParams.get('error');
       if (error) {
-        return messagePage('Sign-in did not complete', `The identity provider answered: ${url.searchParams.get('error_description') ?? error}.`, 400);
+        deps.logger.info('Upstream sign-in ended with an error', { error, description: url.searchParams.get('error_description') ?? undefined });
+        return messagePage('Sign-in did not complete', 'The identity provider did not sign you in. Go back and try again.', 400);
       }
       let email: string;
       try {
@@ -91,7 +94,11 @@ export const createSignIn = (deps: SignInDeps) => {
         return messagePage('Sign-in did not complete', `${message} Go back and try again.`, 400);
       }
       const member = await deps.directory.findMemberByEmail(email);
-      return (member ? await activeMember(accountIdOf(member)) : undefined) ?? notAllowedPage(email);
+      const who = member ? await activeMember(accountIdOf(member)) : undefined;
+      if (who) return who;
+      // The operator's record of who tried: the address the identity provider vouched for.
+      deps.logger.info('Sign-in refused: not an active member', { email, member: member ? accountIdOf(member) : undefined });
+      return notAllowedPage(email);
     },
 
     /** The development sign-in's choice, if it is one it offers. */

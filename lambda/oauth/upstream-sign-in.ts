@@ -5,6 +5,11 @@ import type { SignInConfig } from '../platform/config.js';
 export interface PendingSignIn {
   /** The authorization's interaction; absent when the person is signing in to the account page. */
   readonly uid?: string;
+  /**
+   * An account-page sign-in is bound to the browser that started it (a token only that browser's
+   * cookie matches): a provider's redirect opened in another browser signs nobody in there.
+   */
+  readonly binding?: string;
   readonly codeVerifier: string;
   readonly nonce: string;
 }

@@ -13,6 +13,7 @@ import { ACCESS_LOG_FIELDS, METADATA_PATH, ROOT_METADATA_PATH } from '../../lib/
 import {
   acknowledgements,
   actionsOf,
+  functionAlarms,
   functionEnvironment,
   functionRole,
   lambdaFunction,
@@ -23,6 +24,7 @@ import {
   render,
   rolePolicyStatements,
   synth,
+  type FunctionName,
   type Synthesized,
 } from './synth.js';
 
@@ -39,6 +41,9 @@ const OPTIONAL_CONTRACT_NAMES = [
 ] as const;
 
 const sorted = (values: Iterable<string>): string[] => [...values].sort();
+/** The named properties of an object (absent ones left out), for comparing a chosen subset. */
+const pick = (o: Record<string, unknown> | undefined, keys: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(keys.filter((k) => o !== undefined && k in o).map((k) => [k, o![k]]));
 
 /** The MCP function's route keys; they stay the same whatever the authorization server. */
 const MCP_ROUTE_KEYS = [
@@ -72,6 +77,56 @@ const routeTargets = (s: Synthesized): Record<string, string> => {
       return [RouteKey, integrations[integration]?.Properties.IntegrationUri['Fn::GetAtt'][0] ?? `unknown target ${render(Target)}`];
     }),
   );
+};
+
+/** The dashboard's body, rendered to a string. */
+const dashboardBody = (s: Synthesized): string =>
+  render(onlyResource(s.template, 'AWS::CloudWatch::Dashboard').resource.Properties['DashboardBody']);
+
+/** The Lambda metrics the dashboard charts for one function, and the statistics of each. */
+const chartedLambdaMetrics = (s: Synthesized, name: FunctionName): Record<string, string[]> => {
+  const fn = lambdaFunction(s.template, name).logicalId;
+  const pattern = new RegExp(`"AWS/Lambda","(\\w+)","FunctionName","\\$\\{Ref:${fn}\\}",\\{[^}]*"stat":"(\\w+)"`, 'g');
+  const charted: Record<string, string[]> = {};
+  for (const [, metric, stat] of dashboardBody(s).matchAll(pattern)) (charted[metric!] ??= []).push(stat!);
+  return Object.fromEntries(sorted(Object.keys(charted)).map((metric) => [metric, sorted(charted[metric]!)]));
+};
+
+/** What the dashboard charts for each function (the MCP function's platform graphs, mirrored for the authorization server). */
+const LAMBDA_GRAPHS = {
+  ConcurrentExecutions: ['Maximum'],
+  Duration: ['Maximum', 'p50', 'p99'],
+  Errors: ['Sum'],
+  Invocations: ['Sum'],
+  Throttles: ['Sum'],
+} as const;
+
+/** Every Lambda function of the template, by logical ID. */
+const functionIds = (s: Synthesized): string[] => Object.keys(s.template.findResources('AWS::Lambda::Function'));
+
+/** Variants without doers' own authorization server: the dashboard and alarms watch the MCP function only. */
+const itWatchesTheMcpFunctionOnly = (get: () => Synthesized): void => {
+  test('charts and alarms on the MCP function only: nothing for an authorization server', () => {
+    // Arrange
+    const s = get();
+    const [mcp] = functionIds(s);
+
+    // Act
+    const body = dashboardBody(s);
+    const lambdaAlarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter(
+      (a) => (a as { Properties: Record<string, unknown> }).Properties['Namespace'] === 'AWS/Lambda',
+    );
+
+    // Assert
+    assert.equal(functionIds(s).length, 1);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'mcp'))), ['Duration', 'Errors']);
+    assert.equal(lambdaAlarms.length, 2);
+    assert.deepEqual(chartedLambdaMetrics(s, 'mcp'), LAMBDA_GRAPHS);
+    const chartedFunctions = new Set([...body.matchAll(/"AWS\/Lambda","\w+","FunctionName","\$\{Ref:(\w+)\}"/g)].map((m) => m[1]));
+    assert.deepEqual([...chartedFunctions], [mcp]);
+    assert.ok(!/authorization server|OAuth/i.test(body), 'no authorization server row or alarm');
+  });
 };
 
 /** The outputs' names. */
@@ -456,13 +511,8 @@ describe('default deployment (cdk.json as shipped)', () => {
   });
 
   describe('observability', () => {
-    const dashboardBody = (): string => {
-      const dashboard = onlyResource(s.template, 'AWS::CloudWatch::Dashboard');
-      return render(dashboard.resource.Properties['DashboardBody']);
-    };
-
     test('charts the four meters with SEARCH expressions over their exact dimension sets', () => {
-      const body = dashboardBody();
+      const body = dashboardBody(s);
 
       for (const expected of [
         `SEARCH('{Doers,Method,Status,service} MetricName=\\"Requests\\" service=\\"doers\\"', 'Sum', 300)`,
@@ -478,7 +528,7 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('charts Lambda, API Gateway and DynamoDB throttling in the platform row', () => {
-      const body = dashboardBody();
+      const body = dashboardBody(s);
 
       for (const metric of ['Duration', 'Errors', 'Throttles', 'ConcurrentExecutions', 'Invocations']) {
         assert.ok(body.includes(`"AWS/Lambda","${metric}"`), metric);
@@ -492,7 +542,8 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('alarms on the API 5xx rate, Lambda errors, DynamoDB throttles and p99 latency', () => {
-      s.template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+      // Four of the seven; the other three watch the authorization server's function (below).
+      s.template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
       s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Threshold: 5,
         Metrics: Match.arrayWith([
@@ -511,6 +562,70 @@ describe('default deployment (cdk.json as shipped)', () => {
         ExtendedStatistic: 'p99',
         Threshold: 5000,
       });
+    });
+
+    test("watches the MCP function's errors and p99 duration (a third of its 15 s timeout)", () => {
+      const alarms = functionAlarms(s.template, 'mcp');
+
+      assert.deepEqual(sorted(Object.keys(alarms)), ['Duration', 'Errors']);
+      assert.equal(alarms['Errors']?.['Threshold'], 1);
+      assert.equal(alarms['Duration']?.['Threshold'], 5000);
+    });
+
+    test("charts the authorization server's function as the MCP one: invocations, errors, throttles, duration, concurrency", () => {
+      // Arrange
+      const body = dashboardBody(s);
+
+      // Act
+      const mcp = chartedLambdaMetrics(s, 'mcp');
+      const oauth = chartedLambdaMetrics(s, 'oauth');
+
+      // Assert
+      assert.deepEqual(mcp, LAMBDA_GRAPHS);
+      assert.deepEqual(oauth, LAMBDA_GRAPHS);
+      assert.match(body, /"markdown":"## Authorization server: its Lambda function/);
+      // Its duration graph marks its own alarm threshold and its 10 s timeout.
+      assert.match(body, /\{"value":5000,"label":"p99 alarm","yAxis":"left"\},\{"value":10000,"label":"timeout","yAxis":"left"\}/);
+    });
+
+    test("alarms on the authorization server's errors and throttles (any) and its p99 duration above half its 10 s timeout", () => {
+      // Act
+      const alarms = functionAlarms(s.template, 'oauth');
+
+      // Assert
+      assert.deepEqual(sorted(Object.keys(alarms)), ['Duration', 'Errors', 'Throttles']);
+      const once = {
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      };
+      assert.deepEqual(pick(alarms['Errors'], Object.keys(once)), once);
+      assert.deepEqual(pick(alarms['Throttles'], Object.keys(once)), once);
+      const latency = {
+        ExtendedStatistic: 'p99',
+        Period: 300,
+        Threshold: 5000,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+      };
+      assert.deepEqual(pick(alarms['Duration'], Object.keys(latency)), latency);
+      for (const alarm of Object.values(alarms)) assert.match(String(alarm['AlarmDescription']), /authorization server's function/);
+    });
+
+    test('lists every alarm, the authorization server\'s included, in the alarm status widget', () => {
+      // Arrange
+      const alarmIds = Object.keys(s.template.findResources('AWS::CloudWatch::Alarm'));
+
+      // Act
+      const listed = /"type":"alarm"[^}]*"alarms":\[([^\]]*)\]/.exec(dashboardBody(s))?.[1] ?? '';
+
+      // Assert
+      assert.deepEqual(sorted(listed.split(',')), sorted(alarmIds.map((id) => `"\${${id}.Arn}"`)));
     });
 
     test('creates no SNS topic without an alarm e-mail, and the alarms notify nobody', () => {
@@ -837,6 +952,32 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     s.template.resourceCountIs('AWS::Cognito::UserPool', 0);
     assert.deepEqual(sorted(outputNames(s)), sorted([...BASE_OUTPUTS, 'CustomDomainTarget', 'AlarmTopicArn']));
   });
+
+  itWatchesTheMcpFunctionOnly(() => s);
+});
+
+describe('alarm e-mail with the built-in authorization server', () => {
+  let s: Synthesized;
+  before(() => {
+    s = synth({ 'doers:alarmEmail': 'ops@example.com' }, { bundle: false });
+  });
+
+  test("mails the authorization server's alarms through the same topic as the others", () => {
+    // Arrange
+    const topic = onlyResource(s.template, 'AWS::SNS::Topic');
+    const oauthAlarms = Object.values(functionAlarms(s.template, 'oauth'));
+
+    // Act
+    const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
+
+    // Assert
+    assert.equal(alarms.length, 7);
+    assert.equal(oauthAlarms.length, 3);
+    for (const alarm of alarms) {
+      assert.deepEqual(alarm.Properties['AlarmActions'], [{ Ref: topic.logicalId }]);
+      assert.deepEqual(alarm.Properties['OKActions'], [{ Ref: topic.logicalId }]);
+    }
+  });
 });
 
 describe('Cognito as authorization server (doers:cognito=true)', () => {
@@ -956,6 +1097,8 @@ describe('Cognito as authorization server: no built-in one', () => {
       sorted([...BASE_OUTPUTS, 'CognitoUserPoolId', 'CognitoClientId', 'CognitoLoginUrl', 'CognitoScopes']),
     );
   });
+
+  itWatchesTheMcpFunctionOnly(() => s);
 });
 
 describe("the operator's OpenID provider for sign-in (doers:signin=oidc)", () => {

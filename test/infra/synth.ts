@@ -130,6 +130,22 @@ export const resourceWithPrefix = (
 export const lambdaFunction = (template: Template, name: FunctionName = 'mcp'): ReturnType<typeof resourceWithPrefix> =>
   resourceWithPrefix(template, 'AWS::Lambda::Function', `${FUNCTION_CONSTRUCT_ID[name]}Handler`);
 
+/** The alarms on one function's own Lambda metrics (dimension FunctionName = that function), by metric name. */
+export const functionAlarms = (template: Template, name: FunctionName): Record<string, Record<string, Json>> => {
+  const fn = lambdaFunction(template, name).logicalId;
+  const found: Record<string, Record<string, Json>> = {};
+  for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+    const props = (alarm as { Properties: Record<string, Json> }).Properties;
+    const dimensions = (props['Dimensions'] ?? []) as Array<{ Name: string; Value: { Ref?: string } }>;
+    const onFunction = dimensions.some((d) => d.Name === 'FunctionName' && d.Value.Ref === fn);
+    if (props['Namespace'] !== 'AWS/Lambda' || !onFunction) continue;
+    const metric = String(props['MetricName']);
+    if (metric in found) throw new Error(`two ${metric} alarms on the ${name} function`);
+    found[metric] = props;
+  }
+  return found;
+};
+
 /** The execution role of one of the two functions. */
 export const functionRole = (template: Template, name: FunctionName = 'mcp'): ReturnType<typeof resourceWithPrefix> =>
   resourceWithPrefix(template, 'AWS::IAM::Role', `${FUNCTION_CONSTRUCT_ID[name]}Role`);

@@ -160,4 +160,28 @@ describe('sign-in through the operator\'s OpenID provider', () => {
     assert.equal(replay.response.status, 400);
     assert.match(await replay.response.text(), /expired/);
   });
+
+  test('the account page signs in through the identity provider too; its answer counts only in the browser that started it', async () => {
+    // Arrange: the owner starts signing in to the account page and comes back from the provider.
+    const owner = new UserAgent();
+    const toUpstream = await owner.follow(`${server.url}/account`);
+    assert.equal(toUpstream.url.origin, upstreamUrl);
+    let step = await owner.follow(toUpstream.url);
+    for (const form of [{ prompt: 'login', login: DEMO_OWNER.email, password: 'x' }, { prompt: 'consent' }] as Record<string, string>[]) {
+      const action = /<form[^>]*action="([^"]+)"/.exec(await step.response.text())![1]!;
+      step = await owner.postForm(new URL(action, step.url), form);
+      if (step.url.origin !== upstreamUrl) break;
+    }
+    const callback = step.url;
+
+    // Act: someone else's browser opens that redirect first (login CSRF), then the owner's does.
+    const stranger = await new UserAgent().fetch(callback);
+    const mine = await owner.follow(callback);
+
+    // Assert
+    assert.equal(stranger.status, 400);
+    assert.equal(stranger.headers.getSetCookie().some((c) => c.startsWith('doers-account=')), false, 'no session for the other browser');
+    assert.equal(mine.response.status, 200);
+    assert.match(await mine.response.text(), new RegExp(`id="who">${DEMO_OWNER.name}`));
+  });
 });

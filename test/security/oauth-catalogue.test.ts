@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { generateKeyPair, SignJWT, decodeJwt } from 'jose';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
@@ -126,16 +127,6 @@ const assertRefusedOnPage = async (url: URL, expected: RegExp) => {
   assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
 };
 
-/** An authorization request refused back to the (registered) client: an error, never a code. */
-const assertRefusedToClient = async (url: URL, error: string) => {
-  const res = await fetch(url, { redirect: 'manual' });
-  const location = new URL(res.headers.get('location') ?? 'about:blank');
-  assert.equal(res.status, 303);
-  assert.equal(`${location.origin}${location.pathname}`, REDIRECT);
-  assert.equal(location.searchParams.get('error'), error);
-  assert.equal(location.searchParams.get('code'), null);
-};
-
 describe('redirect URIs are matched exactly', () => {
   for (const [label, uri] of [
     ['another path', 'http://127.0.0.1:5555/cb/extra'],
@@ -158,12 +149,12 @@ describe('redirect URIs are matched exactly', () => {
 
 describe('PKCE S256 is required', () => {
   test('an authorization request without a code challenge is refused', async () => {
-    await assertRefusedToClient(authorizeUrl(await newClient(), { code_challenge_method: undefined }), 'invalid_request');
+    await assertRefusedOnPage(authorizeUrl(await newClient(), { code_challenge_method: undefined }), /PKCE/);
   });
 
   test('the plain method is refused', async () => {
     const { verifier } = pkcePair();
-    await assertRefusedToClient(authorizeUrl(await newClient(), { code_challenge: verifier, code_challenge_method: 'plain' }), 'invalid_request');
+    await assertRefusedOnPage(authorizeUrl(await newClient(), { code_challenge: verifier, code_challenge_method: 'plain' }), /code_challenge_method/);
   });
 
   test('a code redeemed with the wrong verifier gives no token', async () => {
@@ -255,7 +246,7 @@ describe('refresh tokens rotate; a spent one revokes the grant', () => {
 
 describe('the resource is the MCP URL and nothing else', () => {
   test('an authorization request for another resource is refused', async () => {
-    await assertRefusedToClient(authorizeUrl(await newClient(), { resource: 'https://evil.example/mcp', code_challenge: pkcePair().challenge }), 'invalid_target');
+    await assertRefusedOnPage(authorizeUrl(await newClient(), { resource: 'https://evil.example/mcp', code_challenge: pkcePair().challenge }), /resource/);
   });
 
   test('a token request for another resource is refused', async () => {
@@ -338,6 +329,19 @@ describe('Dynamic Client Registration', () => {
     assert.equal(status, 201);
   });
 
+  for (const path of ['/oauth/register/', '/oauth/REGISTER', '/oauth/Register', '/oauth/register/.', '/oauth/reg']) {
+    test(`${path} is not another way to register (404)`, async () => {
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      assert.equal(res.status, 404);
+    });
+  }
+
+  test('a registration larger than 8 KB is refused (413) and not stored', async () => {
+    const { status, body } = await register(server, { client_name: 'x'.repeat(9 * 1024) });
+    assert.equal(status, 413);
+    assert.equal(body.client_id, undefined);
+  });
+
   test('one address may register only so many clients per hour', async () => {
     // Arrange: a server of its own, so the other tests' registrations do not count.
     const fresh = await startTestServer();
@@ -391,6 +395,19 @@ describe('the consent form', () => {
     assert.equal(res.response.status, 403);
   });
 
+  test('scopes the app already holds are shown as already allowed, not as choices', async () => {
+    // Arrange: a first consent with tasks:read, in this browser.
+    const agent = new UserAgent();
+    const client = await newClient();
+    await approve(authorizeUrl(client, { scope: 'tasks:read', code_challenge: pkcePair().challenge }), { agent, email: DEMO_OWNER.email });
+    // Act: the same app asks for more.
+    const { response } = await agent.follow(authorizeUrl(client, { scope: 'tasks:read team:read', code_challenge: pkcePair().challenge }));
+    const page = await response.text();
+    // Assert
+    assert.deepEqual([...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]), ['team:read']);
+    assert.match(page, /id="already-allowed">Already allowed: Read tasks/);
+  });
+
   test('denying sends access_denied to the client, no code', async () => {
     // Arrange
     const { agent, url, page } = await toConsent();
@@ -416,6 +433,28 @@ describe('the consent form', () => {
 });
 
 describe('error paths never redirect off-site', () => {
+  test('a client registered with an attacker\'s https URI gets no redirect there from an error before any page (prompt=none, bad parameters)', async () => {
+    // Arrange: open registration lets anyone name any https redirect URI.
+    const evil = 'https://evil.example/phish';
+    const { body } = await register(server, { redirect_uris: [evil] });
+    const url = (extra: Record<string, string | undefined>) => authorizeUrl(body.client_id!, { redirect_uri: evil, code_challenge: pkcePair().challenge, ...extra });
+    // Act + Assert
+    await assertRefusedOnPage(url({ prompt: 'none' }), /authentication is required/);
+    await assertRefusedOnPage(url({ scope: 'tasks:read', code_challenge_method: 'plain' }), /code_challenge_method/);
+  });
+
+  for (const mode of ['form_post', 'fragment', 'web_message']) {
+    test(`response_mode=${mode} is refused on our page`, async () => {
+      await assertRefusedOnPage(authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge, response_mode: mode }), /response_mode/);
+    });
+  }
+
+  test('an authorization request by POST is refused on our page', async () => {
+    const res = await fetch(`${server.url}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge }).search.slice(1) });
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get('location'), null);
+  });
+
   for (const path of [
     '/oauth/interaction/not-an-interaction',
     '/oauth/interaction/not-an-interaction/callback?state=x&code=y',
@@ -428,6 +467,40 @@ describe('error paths never redirect off-site', () => {
       assert.equal(res.headers.get('location'), null);
     });
   }
+});
+
+describe('the local server', () => {
+  test('answers the sign-in and account pages to loopback hosts only (DNS rebinding)', async () => {
+    for (const path of ['/account/sign-in', '/account', '/oauth/register', '/.well-known/oauth-authorization-server']) {
+      // fetch will not send a forged Host; node:http will.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${server.url}${path}`, { headers: { host: 'evil.example:1234' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status, 403, path);
+    }
+  });
+});
+
+describe('forged forwarding headers', () => {
+  test('change none of the URLs the authorization server advertises or redirects to', async () => {
+    // Arrange
+    const forged = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', forwarded: 'host=evil.example;proto=https' };
+    // Act
+    const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`, { headers: forged })).json()) as Record<string, string>;
+    const authz = await fetch(authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge }), { headers: forged, redirect: 'manual' });
+    // Assert
+    assert.equal(meta.issuer, server.url);
+    for (const key of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint', 'jwks_uri']) {
+      assert.ok(meta[key]!.startsWith(`${server.url}/oauth/`), `${key}: ${meta[key]}`);
+    }
+    assert.doesNotMatch(authz.headers.get('location') ?? '', /evil\.example/);
+    assert.doesNotMatch(authz.headers.get('set-cookie') ?? '', /secure/i, 'cookies follow the public URL (http here), not a forged proto');
+  });
 });
 
 describe('revoking a grant', () => {

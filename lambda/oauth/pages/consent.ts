@@ -18,7 +18,10 @@ export interface ConsentView {
   readonly redirectUri: string;
   readonly person: { readonly name: string; readonly email: string };
   readonly workspaceName: string;
+  /** Asked for now: ticked, and unticking one refuses it. */
   readonly scopes: readonly string[];
+  /** Granted to this app before (revoked on the account page, not here). */
+  readonly alreadyAllowed: readonly string[];
 }
 
 /**
@@ -42,13 +45,22 @@ export const consentPage = (v: ConsentView): Page => {
 </dl>
 <form method="post" action="/oauth/interaction/${v.uid}/consent">
 <input type="hidden" name="csrf" value="${v.csrf}">
-<fieldset>
+${
+  v.scopes.length
+    ? html`<fieldset>
 <legend>It may</legend>
 ${v.scopes.map(
   (s) => html`<label><input type="checkbox" name="scope" value="${s}" checked> <span>${SCOPE_DESCRIPTIONS[s] ?? s} <span class="muted">(${s})</span></span></label>
 `,
 )}
-</fieldset>
+</fieldset>`
+    : ''
+}
+${
+  v.alreadyAllowed.length
+    ? html`<p id="already-allowed">Already allowed: ${v.alreadyAllowed.map((s) => SCOPE_DESCRIPTIONS[s] ?? s).join('; ')} <span class="muted">(${v.alreadyAllowed.join(', ')})</span>.</p>`
+    : ''
+}
 <p class="muted">Your role in the workspace still decides what each action may change. You can revoke this access at any time.</p>
 <div class="actions">
 <button type="submit" class="primary" id="approve">Allow</button>

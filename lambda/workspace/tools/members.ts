@@ -149,7 +149,10 @@ export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typ
     if (target.role === args.role) return toMemberOutput(target);
     checkOwnerRules(principal, target, members, args.role);
     if (target.role === 'owner') return toMemberOutput(await demoteOwner(services, principal, target, args.role));
-    return toMemberOutput(await services.directory.setMemberRole(principal.workspaceId, target.userId, target.role, args.role));
+    // A promotion takes the owners lock too, so a disable on the account page (which reads the role
+    // under it) never acts on who someone was a moment ago.
+    const write = () => services.directory.setMemberRole(principal.workspaceId, target.userId, target.role, args.role);
+    return toMemberOutput(await (args.role === 'owner' ? services.directory.withOwnersLock(principal.workspaceId, write) : write()));
   },
   render: (m) => `Role set:\n${memberLine(m)}`,
 });

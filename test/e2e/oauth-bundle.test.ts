@@ -1,11 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Provider from 'oidc-provider';
 import { OAUTH_BUNDLING } from '../../lib/bundling.js';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { startLocalServer, type LocalServer } from '../../lambda/local/server.js';
@@ -13,6 +10,7 @@ import { loadConfig } from '../../lambda/platform/config.js';
 import { bundleLambda, lambdaEnv, startInstance, toolCallEvent, type BundleAnswer, type LambdaBundle } from '../helpers/lambda-bundle.js';
 import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
+import { passUpstream, startUpstream } from '../helpers/upstream.js';
 import { startSecretsManager, type SecretsManagerStandIn } from '../helpers/secrets-manager.js';
 
 /**
@@ -72,7 +70,7 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
   let work: string;
   let seeded: LocalServer;
   let secrets: SecretsManagerStandIn;
-  let upstreamServer: Server;
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
   let upstreamUrl: string;
   let oauthBundle: LambdaBundle;
   let oauth: Instance;
@@ -84,17 +82,9 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
     seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), { timeZone: 'UTC', observer: new RecordingObserver() });
     const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
     secrets = await startSecretsManager(seed);
-    upstreamServer = createServer();
-    await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
-    upstreamUrl = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`;
-    const upstream = new Provider(upstreamUrl, {
-      clients: [{ client_id: 'doers', redirect_uris: [`${PUBLIC_URL}/oauth/callback`], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }],
-      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-      conformIdTokenClaims: false,
-      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: sub, email_verified: true }) }),
-      cookies: { keys: ['upstream-test'] },
-    });
-    upstreamServer.on('request', upstream.callback());
+    upstream = await startUpstream();
+    upstreamUrl = upstream.url;
+    upstream.serve(`${PUBLIC_URL}/oauth/callback`);
     const [ob, mb] = await Promise.all([bundleLambda('lambda/oauth/handler.ts', join(work, 'oauth'), { keepNames: OAUTH_BUNDLING.keepNames }), bundleLambda('lambda/handler.ts', join(work, 'mcp'))]);
     oauthBundle = ob;
     const env = lambdaEnv({ dynamodbEndpoint: seeded.dynamodbEndpoint, secretsManagerUrl: secrets.url, env: { DOERS_PUBLIC_URL: PUBLIC_URL, DOERS_AUTH_CACHE_SECONDS: '0' } });
@@ -105,8 +95,7 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
   after(async () => {
     oauth.close();
     mcp.close();
-    upstreamServer.closeAllConnections();
-    upstreamServer.close();
+    upstream.close();
     await seeded.close();
     await secrets.close();
     await rm(work, { recursive: true, force: true });
@@ -137,14 +126,8 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
 
     // Act: to the identity provider, through its pages (real HTTP), back to the function, consent.
     const toUpstream = await agent.follow('GET', `/oauth/authorize?${authorize}`);
-    const browser = new UserAgent();
-    let step = await browser.follow(toUpstream.url);
-    for (const form of [{ prompt: 'login', login: DEMO_OWNER.email, password: 'x' }, { prompt: 'consent' }] as Record<string, string>[]) {
-      const action = /<form[^>]*action="([^"]+)"/.exec(await step.response.text())![1]!;
-      step = await browser.postForm(new URL(action, step.url), form);
-      if (step.url.origin === PUBLIC_URL) break;
-    }
-    const consent = await agent.follow('GET', `${step.url.pathname}${step.url.search}`);
+    const returned = await passUpstream(new UserAgent(), upstreamUrl, toUpstream.url, DEMO_OWNER.email);
+    const consent = await agent.follow('GET', `${returned.pathname}${returned.search}`);
     const page = consent.res.body;
     const back = await agent.follow('POST', `${consent.url.pathname}/consent`, {
       type: 'application/x-www-form-urlencoded',

@@ -1,12 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { callTool, startTestServer } from '../helpers/local.js';
 import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';
+import { passUpstream, startUpstream } from '../helpers/upstream.js';
 
 /**
  * Sign-in federated to a real OpenID provider on loopback — oidc-provider itself, with its
@@ -16,30 +14,21 @@ import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';
  */
 const REDIRECT = 'http://127.0.0.1:5555/cb';
 
-let upstreamServer: Server;
+let upstream: Awaited<ReturnType<typeof startUpstream>>;
 let upstreamUrl: string;
 let server: LocalServer;
 
 before(async () => {
   // The two servers must know each other's URLs: the upstream listens first, doers starts with its
-  // issuer, then the upstream is built with doers' callback as its client's redirect URI.
-  upstreamServer = createServer();
-  await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
-  upstreamUrl = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`;
+  // issuer, then the upstream gets doers' callback as its client's redirect URI.
+  upstream = await startUpstream();
+  upstreamUrl = upstream.url;
   server = await startTestServer({ DOERS_SIGNIN_ISSUER: upstreamUrl, DOERS_SIGNIN_CLIENT_ID: 'doers', DOERS_AUTH_CACHE_SECONDS: '0' });
-  const upstream = new Provider(upstreamUrl, {
-    clients: [{ client_id: 'doers', redirect_uris: [`${server.url}/oauth/callback`], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    conformIdTokenClaims: false,
-    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: sub, email_verified: !sub.startsWith('unverified') }) }),
-    cookies: { keys: ['upstream-test'] },
-  });
-  upstreamServer.on('request', upstream.callback());
+  upstream.serve(`${server.url}/oauth/callback`);
 });
 after(async () => {
   await server.close();
-  upstreamServer.closeAllConnections();
-  upstreamServer.close();
+  upstream.close();
 });
 
 const authorizeUrl = (clientId: string, challenge: string): URL => {
@@ -68,17 +57,9 @@ const signInUpstream = async (agent: UserAgent, start: URL, login: string) => {
   assert.equal(toUpstream.url.origin, upstreamUrl, 'doers sends the person to the identity provider');
   assert.equal(toUpstream.url.searchParams.get('code_challenge_method'), 'S256');
   assert.ok(toUpstream.url.searchParams.get('nonce'));
-  let step = await agent.follow(toUpstream.url);
-  // The upstream's development pages: a login form, then a consent form, both posting to the interaction.
-  for (const form of [{ prompt: 'login', login, password: 'any' }, { prompt: 'consent' }] as Record<string, string>[]) {
-    const page = await step.response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-    assert.ok(action, `an upstream form, got ${step.response.status}: ${page.slice(0, 200)}`);
-    step = await agent.postForm(new URL(action, step.url), form);
-    if (step.url.origin !== upstreamUrl) break;
-  }
-  assert.equal(step.url.origin, server.url, 'the identity provider sends the person back to doers');
-  return agent.follow(step.url);
+  const back = await passUpstream(agent, upstreamUrl, toUpstream.url, login);
+  assert.equal(back.origin, server.url, 'the identity provider sends the person back to doers');
+  return agent.follow(back);
 };
 
 describe('sign-in through the operator\'s OpenID provider', () => {
@@ -143,13 +124,7 @@ describe('sign-in through the operator\'s OpenID provider', () => {
     // Arrange: capture the redirect from the upstream back to doers.
     const agent = new UserAgent();
     const toUpstream = await agent.follow(authorizeUrl(await registerClient(), pkcePair().challenge));
-    let step = await agent.follow(toUpstream.url);
-    for (const form of [{ prompt: 'login', login: DEMO_OWNER.email, password: 'x' }, { prompt: 'consent' }] as Record<string, string>[]) {
-      const action = /<form[^>]*action="([^"]+)"/.exec(await step.response.text())![1]!;
-      step = await agent.postForm(new URL(action, step.url), form);
-      if (step.url.origin !== upstreamUrl) break;
-    }
-    const callback = step.url;
+    const callback = await passUpstream(agent, upstreamUrl, toUpstream.url, DEMO_OWNER.email);
     const first = await agent.follow(callback);
     assert.equal(first.response.status, 200);
 
@@ -166,13 +141,7 @@ describe('sign-in through the operator\'s OpenID provider', () => {
     const owner = new UserAgent();
     const toUpstream = await owner.follow(`${server.url}/account`);
     assert.equal(toUpstream.url.origin, upstreamUrl);
-    let step = await owner.follow(toUpstream.url);
-    for (const form of [{ prompt: 'login', login: DEMO_OWNER.email, password: 'x' }, { prompt: 'consent' }] as Record<string, string>[]) {
-      const action = /<form[^>]*action="([^"]+)"/.exec(await step.response.text())![1]!;
-      step = await owner.postForm(new URL(action, step.url), form);
-      if (step.url.origin !== upstreamUrl) break;
-    }
-    const callback = step.url;
+    const callback = await passUpstream(owner, upstreamUrl, toUpstream.url, DEMO_OWNER.email);
 
     // Act: someone else's browser opens that redirect first (login CSRF), then the owner's does.
     const stranger = await new UserAgent().fetch(callback);

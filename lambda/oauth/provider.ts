@@ -188,6 +188,16 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
       );
       return;
     }
+    // A request without `scope` asks for the default (RFC 6749 §3.3): what the metadata lists, as an
+    // MCP client that follows `scopes_supported` would ask; the person sees each and may untick it.
+    // (oidc-provider would otherwise end such a request with access_denied after the consent.)
+    if (ctx.path === OAUTH_ROUTES.authorization && ctx.method === 'GET') {
+      const query = new URLSearchParams(ctx.querystring);
+      if (!query.get('scope')) {
+        query.set('scope', SCOPES.join(' '));
+        ctx.querystring = query.toString();
+      }
+    }
     await next();
     // The metadata lists the scopes of the one resource, not oidc-provider's own (`openid`).
     if (ctx.path === '/.well-known/oauth-authorization-server' || ctx.path === '/.well-known/openid-configuration') {

@@ -395,6 +395,17 @@ describe('the consent form', () => {
     assert.equal(res.response.status, 403);
   });
 
+  test('a request without scope asks for the default, every scope the metadata lists, each to untick', async () => {
+    // Arrange
+    const agent = new UserAgent();
+    const signIn = await agent.follow(authorizeUrl(await newClient(), { scope: undefined, code_challenge: pkcePair().challenge }));
+    const signInPage = await signIn.response.text();
+    // Act
+    const consent = await agent.postForm(new URL(`${signIn.url.pathname}/login`, signIn.url), { csrf: formValue(signInPage, 'csrf')!, account: /name="account" value="([^"]+)"/.exec(signInPage)![1]! });
+    // Assert
+    assert.deepEqual([...(await consent.response.text()).matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]), ['tasks:read', 'tasks:write', 'team:read', 'team:admin']);
+  });
+
   test('scopes the app already holds are shown as already allowed, not as choices', async () => {
     // Arrange: a first consent with tasks:read, in this browser.
     const agent = new UserAgent();

@@ -480,6 +480,35 @@ describe('error paths never redirect off-site', () => {
   }
 });
 
+describe('the account page over plain HTTP', () => {
+  /** Signs in to the account page with the development sign-in; returns the agent and the page's CSRF token. */
+  const signedIn = async () => {
+    const agent = new UserAgent();
+    const form = await agent.follow(`${server.url}/account`);
+    const page = await form.response.text();
+    await agent.postForm(new URL('/account/sign-in', server.url), { csrf: formValue(page, 'csrf')!, account: /name="account" value="([^"]+)"/.exec(page)![1]! });
+    const account = await agent.fetch(`${server.url}/account`);
+    return { agent, csrf: formValue(await account.text(), 'csrf')! };
+  };
+
+  test('an id that is not valid percent-encoding is 404, not 500', async () => {
+    const { agent, csrf } = await signedIn();
+    for (const path of ['/account/tokens/%E0%A4%A/revoke', '/account/apps/%/revoke', '/account/members/%ZZ/disable']) {
+      const res = await agent.fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf }).toString() });
+      assert.equal(res.status, 404, path);
+    }
+  });
+
+  test('signing out ends the account session and the authorization server\'s sign-in session', async () => {
+    const { agent, csrf } = await signedIn();
+    const res = await agent.fetch(`${server.url}/account/sign-out`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf }).toString() });
+    const cleared = res.headers.getSetCookie().filter((c) => /Max-Age=0/.test(c)).map((c) => c.slice(0, c.indexOf('=')));
+    assert.equal(res.status, 303);
+    assert.deepEqual(cleared.sort(), ['_session', '_session.sig', 'doers-account']);
+    assert.equal((await agent.fetch(`${server.url}/account`)).headers.get('location'), '/account/sign-in');
+  });
+});
+
 describe('the local server', () => {
   test('answers the sign-in and account pages to loopback hosts only (DNS rebinding)', async () => {
     for (const path of ['/account/sign-in', '/account', '/oauth/register', '/.well-known/oauth-authorization-server']) {

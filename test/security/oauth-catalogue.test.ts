@@ -509,6 +509,27 @@ describe('the account page over plain HTTP', () => {
   });
 });
 
+describe('the development sign-in', () => {
+  test('is not offered when the public URL is not loopback, even by the local server', async () => {
+    // Arrange: the same code with a deployed-looking public URL and no identity provider configured.
+    const remote = await startTestServer({ DOERS_PUBLIC_URL: 'https://doers.example' });
+    try {
+      const { body } = await register(remote, {});
+      const agent = new UserAgent();
+      // Act
+      const interaction = await agent.follow(authorizeUrl(body.client_id!, { code_challenge: pkcePair().challenge, resource: 'https://doers.example/mcp' }, remote));
+      const page = await interaction.response.text();
+      const account = await fetch(`${remote.url}/account/sign-in`, { redirect: 'manual' });
+      // Assert
+      assert.equal(interaction.response.status, 503, page.slice(0, 200));
+      assert.doesNotMatch(page, /Development sign-in|name="account"/);
+      assert.equal(account.status, 503);
+    } finally {
+      await remote.close();
+    }
+  });
+});
+
 describe('the local server', () => {
   test('answers the sign-in and account pages to loopback hosts only (DNS rebinding)', async () => {
     for (const path of ['/account/sign-in', '/account', '/oauth/register', '/.well-known/oauth-authorization-server']) {

@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { KeyRing } from '../platform/keys.js';
+import { mac, macValid } from '../platform/mac.js';
 
 /**
  * The account page's own session: a signed cookie naming the member, nothing stored. It is short
@@ -19,14 +20,6 @@ export interface AccountSession {
   readonly exp: number;
 }
 
-const mac = (key: Uint8Array, value: string): string => createHmac('sha256', key).update(value).digest('base64url');
-
-const sameMac = (a: string, b: string): boolean => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
-
 const parseCookies = (header: string | undefined): Map<string, string> =>
   new Map(
     (header ?? '')
@@ -44,11 +37,10 @@ export const createSessionStore = (ring: KeyRing, secure: boolean) => {
     if (!raw) return undefined;
     const dot = raw.lastIndexOf('.');
     const value = raw.slice(0, dot);
-    return dot > 0 && ring.all.some((k) => sameMac(raw.slice(dot + 1), mac(k['account-session'], value))) ? value : undefined;
+    return dot > 0 && macValid(ring, 'account-session', value, raw.slice(dot + 1)) ? value : undefined;
   };
   const csrfOf = (purpose: string, bound: string) => mac(ring.current.csrf, `account ${purpose} ${bound}`);
-  const csrfValid = (purpose: string, bound: string, token: string | null | undefined) =>
-    typeof token === 'string' && ring.all.some((k) => sameMac(token, mac(k.csrf, `account ${purpose} ${bound}`)));
+  const csrfValid = (purpose: string, bound: string, token: string | null | undefined) => macValid(ring, 'csrf', `account ${purpose} ${bound}`, token);
 
   return {
     /** Set-Cookie for a fresh session of this member. */

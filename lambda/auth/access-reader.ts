@@ -4,7 +4,7 @@ import { batchGetConsistent, fromItem, type ItemKey } from '../platform/dynamodb
 import type { MemberRef } from '../workspace/directory-store.js';
 import { TOKEN_SK, WORKSPACE_SK, memberSk, tokenPk, wsPk } from '../workspace/keys.js';
 import type { Member, Workspace } from '../workspace/model.js';
-import { OAUTH_SK, oauthPk } from '../oauth/item-keys.js';
+import { grantKey } from '../oauth/item-keys.js';
 import type { PersonalTokenRecord } from './personal-tokens.js';
 
 /** What the MCP function needs of a built-in authorization server's grant: that it still stands, and whose it is. */
@@ -54,7 +54,7 @@ export interface AccessReader {
 export const usedBeforeToday = (lastUsedAt: string | undefined, now: Date): boolean =>
   lastUsedAt === undefined || lastUsedAt.slice(0, 10) < now.toISOString().slice(0, 10);
 
-export const grantKeyOf = (grantId: string): ItemKey => ({ pk: oauthPk('Grant', grantId), sk: OAUTH_SK });
+
 
 export class DynamoAccessReader implements AccessReader {
   constructor(
@@ -65,11 +65,11 @@ export class DynamoAccessReader implements AccessReader {
   async read(query: AccessQuery): Promise<AccessItems> {
     const tokenKeys = (query.tokenHashes ?? []).map((h): ItemKey => ({ pk: tokenPk(h), sk: TOKEN_SK }));
     const ref = query.member;
-    const grantKey: ItemKey | undefined = query.grantId ? grantKeyOf(query.grantId) : undefined;
+    const grantItemKey: ItemKey | undefined = query.grantId ? grantKey(query.grantId) : undefined;
     const keys = [
       ...tokenKeys,
       ...(ref ? [{ pk: wsPk(ref.workspaceId), sk: memberSk(ref.userId) }, { pk: wsPk(ref.workspaceId), sk: WORKSPACE_SK }] : []),
-      ...(grantKey ? [grantKey] : []),
+      ...(grantItemKey ? [grantItemKey] : []),
     ];
     if (keys.length === 0) return {};
     const items = await batchGetConsistent(this.db, this.table, keys);
@@ -79,7 +79,7 @@ export class DynamoAccessReader implements AccessReader {
     const token = tokenKey ? find(tokenKey) : undefined;
     const member = ref ? find({ pk: wsPk(ref.workspaceId), sk: memberSk(ref.userId) }) : undefined;
     const workspace = ref ? find({ pk: wsPk(ref.workspaceId), sk: WORKSPACE_SK }) : undefined;
-    const grant = grantKey ? find(grantKey) : undefined;
+    const grant = grantItemKey ? find(grantItemKey) : undefined;
     return {
       ...(grant ? { grant: grantRecordOf(grant) } : {}),
       ...(token && tokenKey ? { token: fromItem<PersonalTokenRecord>(token), tokenKey } : {}),

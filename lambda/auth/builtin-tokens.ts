@@ -1,9 +1,9 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { UnauthenticatedError } from '../errors.js';
-import { memberRefOfAccountId } from '../oauth/item-keys.js';
+import { grantKey, memberRefOfAccountId } from '../oauth/item-keys.js';
 import type { KeySource } from '../platform/keys.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
-import { grantKeyOf, usedBeforeToday, type AccessReader } from './access-reader.js';
+import { usedBeforeToday, type AccessReader } from './access-reader.js';
 import { isJwtShaped, type TokenVerifier } from './credential-gate.js';
 import { CLOCK_TOLERANCE_SECONDS, scopesOfClaims } from './jwt.js';
 
@@ -48,7 +48,7 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
     if (!grant || grant.accountId !== payload.sub || grant.clientId !== payload.client_id || (grant.expiresAt !== undefined && grant.expiresAt * 1000 <= now.getTime())) {
       throw new UnauthenticatedError('The authorization this token was issued under was revoked', true);
     }
-    if (usedBeforeToday(grant.lastUsedAt, now)) await reader.markUsed(grantKeyOf(payload.gid), now);
+    if (usedBeforeToday(grant.lastUsedAt, now)) await reader.markUsed(grantKey(payload.gid), now);
     return {
       credential: 'oauth',
       scopes: scopesOfClaims(payload),

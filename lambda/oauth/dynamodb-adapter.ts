@@ -13,6 +13,7 @@ import { isConditionFailure, type ItemKey } from '../platform/dynamodb.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
 import {
   OAUTH_SK,
+  grantKey,
   grantOfUserGsiSk,
   grantsOfWorkspaceGsiPk,
   memberRefOfAccountId,
@@ -254,8 +255,13 @@ export const deleteItems = async (db: DynamoDBDocumentClient, table: string, key
   }
 };
 
-/** Deletes a grant and every token issued under it, of every model. */
-export const revokeGrant = async (db: DynamoDBDocumentClient, table: string, grantId: string): Promise<void> => {
+/**
+ * Deletes a grant and every token issued under it, of every model; returns the grant item as it was
+ * (undefined when there was none). The tokens go first: if a delete fails, the grant is still there
+ * and the revocation can be made again.
+ */
+export const revokeGrant = async (db: DynamoDBDocumentClient, table: string, grantId: string): Promise<Record<string, unknown> | undefined> => {
   await deleteItems(db, table, await keysOfGrant(db, table, grantId));
-  await db.send(new DeleteCommand({ TableName: table, Key: { pk: oauthPk('Grant', grantId), sk: OAUTH_SK } }));
+  const out = await db.send(new DeleteCommand({ TableName: table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
+  return out.Attributes;
 };

@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
-import { deleteItems, keysOfGrant } from './dynamodb-adapter.js';
-import { OAUTH_SK, grantsOfUserPrefix, grantsOfWorkspaceGsiPk, memberRefOfAccountId, oauthPk } from './item-keys.js';
+import { revokeGrant } from './dynamodb-adapter.js';
+import { grantKey, grantsOfUserPrefix, grantsOfWorkspaceGsiPk, memberRefOfAccountId } from './item-keys.js';
 
 /** A person's consent to one client, as the account pages and the admin CLI show it. */
 export interface GrantRecord {
@@ -72,9 +72,8 @@ export class DynamoGrantStore {
    * grant was there.
    */
   async revoke(grantId: string): Promise<boolean> {
-    await deleteItems(this.db, this.table, await keysOfGrant(this.db, this.table, grantId));
-    const out = await this.db.send(new DeleteCommand({ TableName: this.table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
-    return out.Attributes !== undefined && !this.expired(out.Attributes);
+    const old = await revokeGrant(this.db, this.table, grantId);
+    return old !== undefined && !this.expired(old);
   }
 
   private expired(item: Record<string, unknown>): boolean {
@@ -114,7 +113,6 @@ interface GrantPayload {
   readonly rejected?: { readonly resources?: Record<string, unknown> };
 }
 
-const grantKey = (grantId: string) => ({ pk: oauthPk('Grant', grantId), sk: OAUTH_SK });
 
 const words = (value: unknown): string[] => (typeof value === 'string' ? value.split(' ').filter(Boolean) : []);
 

@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type Provider from 'oidc-provider';
 import { isScope } from '../auth/scopes.js';
 import type { KeyRing } from '../platform/keys.js';
+import { mac, macValid } from '../platform/mac.js';
 import { accountIdOf } from './item-keys.js';
 import { consentPage } from './pages/consent.js';
 import { messagePage, type Page } from '../pages/layout.js';
@@ -52,10 +52,16 @@ export const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefi
     req.on('error', reject);
   });
 
-/** The scopes asked for that the person unticked (for the audit line). */
-const scopesRefused = (missing: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> }, chosen: ReadonlySet<string>): string[] => [
-  ...new Set([...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()].filter((s) => isScope(s) && !chosen.has(s))),
-];
+/** What the consent prompt still asks for: oidc-provider's missing scopes, on either side. */
+interface MissingGrant {
+  readonly missingOIDCScope?: string[];
+  readonly missingOIDCClaims?: string[];
+  readonly missingResourceScopes?: Record<string, string[]>;
+}
+
+/** The scopes not yet granted to this app (ours are the library's own scopes too, see provider.ts). */
+const stillAsked = (missing: MissingGrant): Set<string> =>
+  new Set([...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()]);
 
 /**
  * The pages between the authorization request and the code: sign-in (federated, or the local
@@ -67,14 +73,8 @@ export const createInteractions = (deps: InteractionDeps) => {
 
   // Forms carry a MAC of their interaction id: a page on another site cannot know it, and it is
   // good for this interaction only. (SameSite=Lax cookies already keep a cross-site post sessionless.)
-  const csrfFor = (uid: string, key = deps.ring.current.csrf): string => createHmac('sha256', key).update(uid).digest('base64url');
-  const csrfValid = (uid: string, token: string | null): boolean =>
-    typeof token === 'string' &&
-    deps.ring.all.some((k) => {
-      const expected = Buffer.from(csrfFor(uid, k.csrf));
-      const given = Buffer.from(token);
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    });
+  const csrfFor = (uid: string): string => mac(deps.ring.current.csrf, uid);
+  const csrfValid = (uid: string, token: string | null): boolean => macValid(deps.ring, 'csrf', uid, token);
 
   const redirectOrigin = (params: Record<string, unknown>): string[] => {
     const uri = typeof params.redirect_uri === 'string' ? URL.parse(params.redirect_uri) : null;
@@ -121,8 +121,7 @@ export const createInteractions = (deps: InteractionDeps) => {
     const requested = requestedScopes(params);
     // Scopes this app already holds from an earlier consent are shown as such, not as choices:
     // unticking one here would not take it back (the account page does that).
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
-    const stillAsked = new Set([...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()]);
+    const asked = stillAsked(details.prompt.details as MissingGrant);
     return send(
       res,
       consentPage({
@@ -133,8 +132,8 @@ export const createInteractions = (deps: InteractionDeps) => {
         redirectUri: String(params.redirect_uri),
         person: { name: who.member.name, email: who.member.email },
         workspaceName: who.workspace.name,
-        scopes: requested.filter((scope) => stillAsked.has(scope)),
-        alreadyAllowed: requested.filter((scope) => !stillAsked.has(scope)),
+        scopes: requested.filter((scope) => asked.has(scope)),
+        alreadyAllowed: requested.filter((scope) => !asked.has(scope)),
       }),
     );
   };
@@ -172,7 +171,7 @@ export const createInteractions = (deps: InteractionDeps) => {
     const params = details.params as Record<string, unknown>;
     const chosen: ReadonlySet<string> = new Set(form.getAll('scope').filter(isScope));
     const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: String(params.client_id) });
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missing = details.prompt.details as MissingGrant;
     // The resource's scopes are the library's own scopes too (provider.ts): what is unticked is
     // refused on both sides, or the token would carry it anyway.
     const oidcScopes = missing.missingOIDCScope ?? [];
@@ -189,7 +188,7 @@ export const createInteractions = (deps: InteractionDeps) => {
       if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
     const grantId = await grant.save();
-    deps.logger.info('Consent granted', { accountId, clientId: String(params.client_id), grantId, scopes: [...chosen], refused: scopesRefused(missing, chosen) });
+    deps.logger.info('Consent granted', { accountId, clientId: String(params.client_id), grantId, scopes: [...chosen], refused: [...stillAsked(missing)].filter((s) => isScope(s) && !chosen.has(s)) });
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   };
 

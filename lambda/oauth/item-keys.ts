@@ -5,6 +5,8 @@
  */
 export const oauthPk = (model: string, id: string): string => `OAUTH#${model}#${id}`;
 export const OAUTH_SK = 'OAUTH';
+/** A grant's item: what the MCP function reads with the member, and what a revocation deletes last. */
+export const grantKey = (grantId: string): { pk: string; sk: string } => ({ pk: oauthPk('Grant', grantId), sk: OAUTH_SK });
 
 /** gsi1 partition holding every token issued under one grant (revocation by grant). */
 export const tokensOfGrantGsiPk = (grantId: string): string => `OAUTH#GRANT#${grantId}`;

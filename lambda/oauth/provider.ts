@@ -75,6 +75,7 @@ const jsonOnly =
  */
 export const createProvider = async (opts: ProviderOptions): Promise<Provider> => {
   const mcpUrl = `${opts.publicUrl}/mcp`;
+  const ownOrigin = new URL(opts.publicUrl).origin;
   const signing = await signingKeysOf(opts.ring);
   const scopes = SCOPES.join(' ');
 
@@ -211,7 +212,7 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
     if (ctx.path === OAUTH_ROUTES.authorization && ctx.status >= 300 && ctx.status < 400) {
       const location = URL.parse(ctx.response.get('location'), opts.publicUrl);
       const params = location ? new URLSearchParams(location.hash.slice(1) || location.search) : undefined;
-      if (location && location.origin !== new URL(opts.publicUrl).origin && params?.has('error')) {
+      if (location && location.origin !== ownOrigin && params?.has('error')) {
         ctx.remove('location');
         ctx.status = 400;
         await opts.renderError(ctx as unknown as KoaContextWithOIDC, { error: params.get('error')!, ...(params.get('error_description') ? { error_description: params.get('error_description')! } : {}) }, undefined as never);

@@ -273,10 +273,9 @@ describe('the resource is the MCP URL and nothing else', () => {
     // Act + Assert
     assert.equal(claims.aud, server.mcpUrl);
     assert.equal(await mcpStatus(await forge({})), 401, 'signed with another key under the right kid');
-    const [h, p, s] = tokens.access_token!.split('.');
+    const [h, , s] = tokens.access_token!.split('.');
     const widened = Buffer.from(JSON.stringify({ ...claims, scope: 'tasks:read tasks:write team:admin' })).toString('base64url');
     assert.equal(await mcpStatus(`${h}.${widened}.${s}`), 401, 'payload changed after signing');
-    assert.notEqual(p, widened);
   });
 });
 

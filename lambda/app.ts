@@ -1,27 +1,27 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createCredentialGate, personalTokenVerifier, type CredentialGate, type TokenVerifier } from './auth/credential-gate.js';
 import { DynamoAccessReader } from './auth/access-reader.js';
 import { builtinTokenVerifier } from './auth/builtin-tokens.js';
+import { type CredentialGate, createCredentialGate, personalTokenVerifier, type TokenVerifier } from './auth/credential-gate.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
 import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createErrorMapper, type ErrorMapper } from './http/error-mapper.js';
 import type { CallGuard } from './limits/call-guard.js';
 import { unlimitedGuard } from './limits/call-guard.js';
 import { createDispatcher } from './mcp/dispatcher.js';
-import { PromptRegistry, type PromptDefinition } from './mcp/prompt-registry.js';
+import { type PromptDefinition, PromptRegistry } from './mcp/prompt-registry.js';
 import { ResourceRegistry, type ResourceTemplateDefinition, type StaticResourceDefinition } from './mcp/resource-registry.js';
-import { ToolRegistry, type ToolDefinition } from './mcp/tool-registry.js';
+import { type ToolDefinition, ToolRegistry } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/keys.js';
+import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
 import { DynamoCommentStore } from './workspace/comment-store.js';
 import { DynamoDirectoryStore } from './workspace/directory-store.js';
-import { DynamoProjectStore } from './workspace/project-store.js';
-import { DynamoTaskStore } from './workspace/task-store.js';
 import { DirectoryNames } from './workspace/names.js';
-import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
+import { DynamoProjectStore } from './workspace/project-store.js';
 import type { WorkspaceServices } from './workspace/services.js';
+import { DynamoTaskStore } from './workspace/task-store.js';
 
 /** Extra declarations for the conformance harness only; the deployed function never passes any. */
 export interface Fixtures {

@@ -84,12 +84,10 @@ export class HeaderMismatchError extends DoersError {
 export class MissingCapabilityError extends DoersError {
   readonly code = 'ERR_MISSING_CAPABILITY';
   constructor(requiredCapabilities: Record<string, unknown>, options?: ProtocolErrorOptions) {
-    super(
-      `The client lacks a capability this request needs: ${Object.keys(requiredCapabilities).join(', ')}`,
-      -32021,
-      200,
-      { ...options, data: { requiredCapabilities } },
-    );
+    super(`The client lacks a capability this request needs: ${Object.keys(requiredCapabilities).join(', ')}`, -32021, 200, {
+      ...options,
+      data: { requiredCapabilities },
+    });
   }
 }
 

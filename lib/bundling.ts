@@ -5,8 +5,8 @@
  */
 
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 
 /**
  * CommonJS dependencies bundled into an ES module still call `require` for Node built-ins; ESM has
@@ -38,27 +38,28 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
  * own entry, so each bundle holds only what its entry imports: the authorization server's libraries
  * never reach the MCP function's bundle.
  */
-export const LAMBDA_FUNCTION_DEFAULTS: Readonly<Required<Pick<NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'bundling'>>> = {
-  runtime: Runtime.NODEJS_22_X,
-  architecture: Architecture.ARM_64,
-  handler: 'handler',
-  bundling: {
-    format: OutputFormat.ESM,
-    target: 'node22',
-    platform: 'node',
-    minify: true,
-    sourceMap: true,
-    // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
-    sourcesContent: false,
-    // Prefer packages' ESM builds (smaller after tree-shaking).
-    mainFields: ['module', 'main'],
-    banner: ESM_REQUIRE_BANNER,
-    esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
-    // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
-    // instead of whatever SDK the runtime image happens to carry.
-    bundleAwsSDK: true,
-  },
-};
+export const LAMBDA_FUNCTION_DEFAULTS: Readonly<Required<Pick<NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'bundling'>>> =
+  {
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    handler: 'handler',
+    bundling: {
+      format: OutputFormat.ESM,
+      target: 'node22',
+      platform: 'node',
+      minify: true,
+      sourceMap: true,
+      // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
+      sourcesContent: false,
+      // Prefer packages' ESM builds (smaller after tree-shaking).
+      mainFields: ['module', 'main'],
+      banner: ESM_REQUIRE_BANNER,
+      esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
+      // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
+      // instead of whatever SDK the runtime image happens to carry.
+      bundleAwsSDK: true,
+    },
+  };
 
 /**
  * The authorization server's bundling: the shared settings, but with class and function names kept.

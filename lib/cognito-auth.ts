@@ -78,12 +78,7 @@ export const inviteOnlyUserPool = (scope: Construct, removalPolicy: RemovalPolic
  *
  * @param domainPrefix - unique per region; @default `doers-<UUID of the CloudFormation stack>`
  */
-export const addManagedLogin = (
-  scope: Construct,
-  userPool: UserPool,
-  client: UserPoolClient,
-  domainPrefix?: string,
-): UserPoolDomain => {
+export const addManagedLogin = (scope: Construct, userPool: UserPool, client: UserPoolClient, domainPrefix?: string): UserPoolDomain => {
   const domain = userPool.addDomain('Domain', {
     cognitoDomain: {
       domainPrefix: domainPrefix ?? Fn.join('-', ['doers', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),

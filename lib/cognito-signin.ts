@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { OAuthScope, UserPoolClientIdentityProvider } from 'aws-cdk-lib/aws-cognito';
 import type { UserPool, UserPoolClient, UserPoolDomain } from 'aws-cdk-lib/aws-cognito';
+import { OAuthScope, UserPoolClientIdentityProvider } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { addManagedLogin, inviteOnlyUserPool } from './cognito-auth.js';
 

@@ -36,10 +36,7 @@ export const CONTEXT_KEYS = {
 } as const;
 
 /** The callback claude.ai uses for remote MCP connectors (and its claude.com twin). */
-export const CLAUDE_CALLBACK_URLS = [
-  'https://claude.ai/api/mcp/auth_callback',
-  'https://claude.com/api/mcp/auth_callback',
-] as const;
+export const CLAUDE_CALLBACK_URLS = ['https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback'] as const;
 
 /** Retention periods CloudWatch Logs accepts (days). */
 const LOG_RETENTION_DAYS = [
@@ -62,7 +59,11 @@ const httpsUrl = z.preprocess(
 /** An https URL taken exactly as given: an OpenID issuer must match its `iss` character for character. */
 const exactHttpsUrl = z.preprocess(
   blankToUndefined,
-  z.string().trim().pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' })).optional(),
+  z
+    .string()
+    .trim()
+    .pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }))
+    .optional(),
 );
 
 /** Where people sign in to the built-in authorization server. */
@@ -299,7 +300,9 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     problems.push(`${K.jwtIssuer} and ${K.jwksUri} go together`);
   }
   if (issuer && !c[K.jwtAudience]) {
-    problems.push(`${K.jwtAudience} is required with ${K.jwtIssuer}: without it a token the issuer made for another client would be accepted`);
+    problems.push(
+      `${K.jwtAudience} is required with ${K.jwtIssuer}: without it a token the issuer made for another client would be accepted`,
+    );
   }
   if (c[K.cognito]) {
     for (const key of [K.jwtIssuer, K.jwksUri, K.jwtAudience] as const) {
@@ -325,7 +328,8 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     }
   } else {
     for (const key of signInDetails) {
-      if (c[key] !== undefined) problems.push(`${key} needs ${K.signIn}=oidc (with ${K.signIn}=cognito the stack makes the user pool and its client)`);
+      if (c[key] !== undefined)
+        problems.push(`${key} needs ${K.signIn}=oidc (with ${K.signIn}=cognito the stack makes the user pool and its client)`);
     }
   }
   if (!issuer && !c[K.cognito] && c[K.jwtAudience] !== undefined) {

@@ -1,15 +1,15 @@
-import { Aws, CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { COGNITO_USER_CLAIM, CognitoAuth } from './cognito-auth.js';
 import { CognitoSignIn } from './cognito-signin.js';
 import type { DoersSettings } from './context.js';
-import { MCP_PATH, METADATA_PATH, McpApi, OAUTH_CALLBACK_PATH } from './mcp-api.js';
+import { MCP_PATH, McpApi, METADATA_PATH, OAUTH_CALLBACK_PATH } from './mcp-api.js';
 import { DEFAULT_TIMEOUT, McpFunction } from './mcp-function.js';
-import { OAUTH_TIMEOUT, OAuthFunction } from './oauth-function.js';
 import type { OAuthFunctionProps } from './oauth-function.js';
+import { OAUTH_TIMEOUT, OAuthFunction } from './oauth-function.js';
 import { Observability } from './observability.js';
 import { DoersSecret } from './secret.js';
 import { DoersTables } from './tables.js';

@@ -14,8 +14,8 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
 /** Path of the MCP endpoint. */
@@ -147,8 +147,7 @@ export class McpApi extends Construct {
       ...(this.domainName ? { domainMapping: { domainName: this.domainName } } : {}),
     });
 
-    this.publicUrl =
-      props.publicUrl ?? (props.customDomain ? `https://${props.customDomain.domainName}` : this.api.apiEndpoint);
+    this.publicUrl = props.publicUrl ?? (props.customDomain ? `https://${props.customDomain.domainName}` : this.api.apiEndpoint);
   }
 
   /** Routes the endpoint, its metadata and everything else (`$default`) to the MCP function. */

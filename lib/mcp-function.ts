@@ -2,14 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
 import { LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
-import { workspaceIndexAcknowledgement } from './tables.js';
 import type { DoersTables } from './tables.js';
+import { workspaceIndexAcknowledgement } from './tables.js';
 
 /** One name of the configuration contract the stack sets on the function. */
 export type FunctionEnvName = (typeof FUNCTION_ENV_NAMES)[number];

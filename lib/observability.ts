@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -13,7 +14,6 @@ import {
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -217,8 +217,7 @@ export class Observability extends Construct {
       name: "authorization server's function",
       label: 'Lambda (authorization server)',
       timeout: props.oauthFunction.timeout,
-      latencyThreshold:
-        props.oauthFunction.latencyThreshold ?? Duration.millis(props.oauthFunction.timeout.toMilliseconds() / 2),
+      latencyThreshold: props.oauthFunction.latencyThreshold ?? Duration.millis(props.oauthFunction.timeout.toMilliseconds() / 2),
     };
 
     // ---- alarms -------------------------------------------------------------------------------
@@ -246,8 +245,7 @@ export class Observability extends Construct {
       this,
       'LambdaErrors',
       mcp,
-      'Handled failures are answered 500 and counted as ToolCalls outcome=failed instead; this alarm means ' +
-        'the handler itself broke.',
+      'Handled failures are answered 500 and counted as ToolCalls outcome=failed instead; this alarm means ' + 'the handler itself broke.',
     );
 
     const throttleMetrics: Record<string, IMetric> = {};
@@ -319,8 +317,7 @@ export class Observability extends Construct {
     }
 
     // ---- dashboard ----------------------------------------------------------------------------
-    const search = (label: string, expression: string): SearchExpression =>
-      new SearchExpression({ expression, label, period: PERIOD });
+    const search = (label: string, expression: string): SearchExpression => new SearchExpression({ expression, label, period: PERIOD });
     const outcomeSum = (metricName: 'ToolCalls' | 'ResourceReads', dims: readonly string[], outcome: string) =>
       new MathExpression({
         label: outcome,
@@ -428,7 +425,7 @@ export class Observability extends Construct {
           ? [
               [
                 new TextWidget({
-                  markdown: "## Authorization server: its Lambda function (`/oauth/*`, its metadata, `/account`)",
+                  markdown: '## Authorization server: its Lambda function (`/oauth/*`, its metadata, `/account`)',
                   width: 24,
                   height: 1,
                 }),

@@ -44,11 +44,11 @@ export class DoersSecret extends Construct {
     });
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-        reason:
-          'The secret is a key-derivation seed, not a credential of another service, so there is nothing to rotate ' +
-          'it against and no rotation function is deployed. Operators rotate by writing a new version ' +
-          '(put-secret-value); the function reads AWSCURRENT and AWSPREVIOUS, so material derived from the ' +
-          'previous seed still verifies for one rotation.',
+      reason:
+        'The secret is a key-derivation seed, not a credential of another service, so there is nothing to rotate ' +
+        'it against and no rotation function is deployed. Operators rotate by writing a new version ' +
+        '(put-secret-value); the function reads AWSCURRENT and AWSPREVIOUS, so material derived from the ' +
+        'previous seed still verifies for one rotation.',
     });
   }
 }

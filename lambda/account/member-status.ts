@@ -1,5 +1,5 @@
 import type { DirectoryStore } from '../workspace/directory-store.js';
-import { roleAtLeast, type Member, type Status } from '../workspace/model.js';
+import { type Member, roleAtLeast, type Status } from '../workspace/model.js';
 
 /** Why a status change is refused, with the HTTP status the page answers. */
 export class MemberStatusRefusal extends Error {
@@ -27,9 +27,14 @@ export const changeMemberStatus = async (directory: DirectoryStore, actor: Membe
     const members = await directory.listMembers(actor.workspaceId);
     const target = members.find((m) => m.userId === userId);
     if (!target) throw new MemberStatusRefusal('That member is not in your workspace.', 404);
-    if (target.role === 'owner' && actor.role !== 'owner') throw new MemberStatusRefusal('Only an owner can disable or enable an owner.', 403);
+    if (target.role === 'owner' && actor.role !== 'owner')
+      throw new MemberStatusRefusal('Only an owner can disable or enable an owner.', 403);
     if (target.status === status) return target;
-    if (status === 'disabled' && target.role === 'owner' && !members.some((m) => m.role === 'owner' && m.status === 'active' && m.userId !== userId)) {
+    if (
+      status === 'disabled' &&
+      target.role === 'owner' &&
+      !members.some((m) => m.role === 'owner' && m.status === 'active' && m.userId !== userId)
+    ) {
       throw new MemberStatusRefusal(`${target.name} is the last active owner of this workspace; make someone else owner first.`, 409);
     }
     await directory.setMemberStatus(actor.workspaceId, userId, status);

@@ -3,18 +3,18 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
 import { generateTokenSecret, type TokenStore } from '../auth/personal-tokens.js';
 import { isScope, scopesForRole } from '../auth/scopes.js';
-import { accountIdOf } from '../oauth/item-keys.js';
 import type { DynamoGrantStore } from '../oauth/grant-store.js';
 import { readForm, redirect, send } from '../oauth/interactions.js';
+import { accountIdOf } from '../oauth/item-keys.js';
 import { devSignInPage } from '../oauth/pages/sign-in.js';
-import { expiredPage, notAllowedPage, type ActiveMember, type SignIn } from '../oauth/sign-in.js';
+import { type ActiveMember, expiredPage, notAllowedPage, type SignIn } from '../oauth/sign-in.js';
 import type { PendingSignIn } from '../oauth/upstream-sign-in.js';
 import { messagePage } from '../pages/layout.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
-import { roleAtLeast, type Member } from '../workspace/model.js';
+import { type Member, roleAtLeast } from '../workspace/model.js';
 import { changeMemberStatus, MemberStatusRefusal } from './member-status.js';
 import type { AccountSession, SessionStore } from './session.js';
-import { accountPage, TOKEN_EXPIRY_DAYS, type AccountView } from './templates/account-page.js';
+import { type AccountView, accountPage, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
 
 export interface AccountDeps {
   readonly publicUrl: string;
@@ -149,7 +149,13 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         action: '/account/sign-in',
         csrf: form.csrf,
         formTargets: [],
-        members: members.map(({ member, workspace }) => ({ accountId: accountIdOf(member), name: member.name, email: member.email, role: member.role, workspaceName: workspace.name })),
+        members: members.map(({ member, workspace }) => ({
+          accountId: accountIdOf(member),
+          name: member.name,
+          email: member.email,
+          role: member.role,
+          workspaceName: workspace.name,
+        })),
       });
       res.writeHead(p.status, { ...p.headers, 'set-cookie': form.cookie });
       res.end(p.body);
@@ -163,7 +169,8 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     redirect(res, '/account', { 'set-cookie': deps.sessions.start(accountIdOf(member), now()) });
   };
 
-  const formExpired = () => messagePage('This form has expired', 'The form could not be verified. Open your account page again and retry.', 403);
+  const formExpired = () =>
+    messagePage('This form has expired', 'The form could not be verified. Open your account page again and retry.', 403);
 
   const act = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     const form = await readForm(req);
@@ -175,7 +182,9 @@ export const createAccountRoutes = (deps: AccountDeps) => {
 
     if (path === '/account/sign-out') {
       // Also the authorization server's sign-in session, so the next app connected here asks again.
-      return redirect(res, `/account/signed-out`, { 'set-cookie': [deps.sessions.end(), ...PROVIDER_SESSION_COOKIES.map((c) => `${c}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`)] });
+      return redirect(res, `/account/signed-out`, {
+        'set-cookie': [deps.sessions.end(), ...PROVIDER_SESSION_COOKIES.map((c) => `${c}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`)],
+      });
     }
 
     if (path === '/account/tokens') {
@@ -206,7 +215,12 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         expiresAt: Math.floor(at.getTime() / 1000) + days * 86_400,
       });
       // The secret goes out in this answer's body only: not in a URL, not in a log line.
-      deps.logger.info('Personal access token created', { accountId: accountIdOf(member), tokenId: made.tokenId, scopes: made.scopes, days });
+      deps.logger.info('Personal access token created', {
+        accountId: accountIdOf(member),
+        tokenId: made.tokenId,
+        scopes: made.scopes,
+        days,
+      });
       return send(res, accountPage(await view(who, { created: { label, secret } })));
     }
 
@@ -228,7 +242,10 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       if (grantId === undefined) return notFound();
       const grant = await deps.grants.get(grantId);
       if (!grant || grant.workspaceId !== member.workspaceId || grant.userId !== member.userId) {
-        return send(res, messagePage('App not found', 'No such app is connected to your account; it may have been disconnected already.', 404));
+        return send(
+          res,
+          messagePage('App not found', 'No such app is connected to your account; it may have been disconnected already.', 404),
+        );
       }
       await deps.grants.revoke(grantId);
       deps.logger.info('Connected app revoked', { accountId: accountIdOf(member), grantId, clientId: grant.clientId });
@@ -287,7 +304,8 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         else send(res, messagePage('Not found', 'There is no such page.', 404));
       } catch (err) {
         deps.logger.error('Account request failed', { path, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-        if (!res.headersSent) send(res, messagePage('Something went wrong', 'The request could not be completed. Try again in a moment.', 500));
+        if (!res.headersSent)
+          send(res, messagePage('Something went wrong', 'The request could not be completed. Try again in a moment.', 500));
       }
       return true;
     },

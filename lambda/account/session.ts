@@ -40,12 +40,17 @@ export const createSessionStore = (ring: KeyRing, secure: boolean) => {
     return dot > 0 && macValid(ring, 'account-session', value, raw.slice(dot + 1)) ? value : undefined;
   };
   const csrfOf = (purpose: string, bound: string) => mac(ring.current.csrf, `account ${purpose} ${bound}`);
-  const csrfValid = (purpose: string, bound: string, token: string | null | undefined) => macValid(ring, 'csrf', `account ${purpose} ${bound}`, token);
+  const csrfValid = (purpose: string, bound: string, token: string | null | undefined) =>
+    macValid(ring, 'csrf', `account ${purpose} ${bound}`, token);
 
   return {
     /** Set-Cookie for a fresh session of this member. */
     start(accountId: string, now: Date): string {
-      const session: AccountSession = { accountId, sid: randomBytes(16).toString('base64url'), exp: Math.floor(now.getTime() / 1000) + SESSION_SECONDS };
+      const session: AccountSession = {
+        accountId,
+        sid: randomBytes(16).toString('base64url'),
+        exp: Math.floor(now.getTime() / 1000) + SESSION_SECONDS,
+      };
       return `${name}=${signed(Buffer.from(JSON.stringify(session)).toString('base64url'))}; ${attributes(SESSION_SECONDS)}`;
     },
     read(cookieHeader: string | undefined, now: Date): AccountSession | undefined {
@@ -53,7 +58,9 @@ export const createSessionStore = (ring: KeyRing, secure: boolean) => {
       if (!value) return undefined;
       try {
         const session = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as AccountSession;
-        return typeof session.accountId === 'string' && typeof session.sid === 'string' && session.exp > now.getTime() / 1000 ? session : undefined;
+        return typeof session.accountId === 'string' && typeof session.sid === 'string' && session.exp > now.getTime() / 1000
+          ? session
+          : undefined;
       } catch {
         return undefined;
       }

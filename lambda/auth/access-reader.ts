@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { grantKey } from '../oauth/item-keys.js';
 import { batchGetConsistent, fromItem, type ItemKey } from '../platform/dynamodb.js';
 import type { MemberRef } from '../workspace/directory-store.js';
-import { TOKEN_SK, WORKSPACE_SK, memberSk, tokenPk, wsPk } from '../workspace/keys.js';
+import { memberSk, TOKEN_SK, tokenPk, WORKSPACE_SK, wsPk } from '../workspace/keys.js';
 import type { Member, Workspace } from '../workspace/model.js';
-import { grantKey } from '../oauth/item-keys.js';
 import type { PersonalTokenRecord } from './personal-tokens.js';
 
 /** What the MCP function needs of a built-in authorization server's grant: that it still stands, and whose it is. */
@@ -54,8 +54,6 @@ export interface AccessReader {
 export const usedBeforeToday = (lastUsedAt: string | undefined, now: Date): boolean =>
   lastUsedAt === undefined || lastUsedAt.slice(0, 10) < now.toISOString().slice(0, 10);
 
-
-
 export class DynamoAccessReader implements AccessReader {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -68,7 +66,12 @@ export class DynamoAccessReader implements AccessReader {
     const grantItemKey: ItemKey | undefined = query.grantId ? grantKey(query.grantId) : undefined;
     const keys = [
       ...tokenKeys,
-      ...(ref ? [{ pk: wsPk(ref.workspaceId), sk: memberSk(ref.userId) }, { pk: wsPk(ref.workspaceId), sk: WORKSPACE_SK }] : []),
+      ...(ref
+        ? [
+            { pk: wsPk(ref.workspaceId), sk: memberSk(ref.userId) },
+            { pk: wsPk(ref.workspaceId), sk: WORKSPACE_SK },
+          ]
+        : []),
       ...(grantItemKey ? [grantItemKey] : []),
     ];
     if (keys.length === 0) return {};

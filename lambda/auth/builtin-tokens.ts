@@ -1,9 +1,9 @@
-import { errors, jwtVerify, type JWTPayload } from 'jose';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { UnauthenticatedError } from '../errors.js';
 import { grantKey, memberRefOfAccountId } from '../oauth/item-keys.js';
 import type { KeySource } from '../platform/keys.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
-import { usedBeforeToday, type AccessReader } from './access-reader.js';
+import { type AccessReader, usedBeforeToday } from './access-reader.js';
 import { isJwtShaped, type TokenVerifier } from './credential-gate.js';
 import { CLOCK_TOLERANCE_SECONDS, scopesOfClaims } from './jwt.js';
 
@@ -45,7 +45,12 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
     if (!ref || typeof payload.gid !== 'string') throw new UnauthenticatedError('The token is not valid', true);
     const items = await reader.read({ member: ref, grantId: payload.gid });
     const grant = items.grant;
-    if (!grant || grant.accountId !== payload.sub || grant.clientId !== payload.client_id || (grant.expiresAt !== undefined && grant.expiresAt * 1000 <= now.getTime())) {
+    if (
+      !grant ||
+      grant.accountId !== payload.sub ||
+      grant.clientId !== payload.client_id ||
+      (grant.expiresAt !== undefined && grant.expiresAt * 1000 <= now.getTime())
+    ) {
       throw new UnauthenticatedError('The authorization this token was issued under was revoked', true);
     }
     if (usedBeforeToday(grant.lastUsedAt, now)) await reader.markUsed(grantKey(payload.gid), now);

@@ -1,15 +1,10 @@
 import { createHash } from 'node:crypto';
-import {
-  DependencyUnavailableError,
-  DoersError,
-  UnauthenticatedError,
-  UserNotAllowedError,
-} from '../errors.js';
+import { DependencyUnavailableError, DoersError, UnauthenticatedError, UserNotAllowedError } from '../errors.js';
 import { BoundedMap } from '../platform/bounded-map.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
 import type { KeySource } from '../platform/keys.js';
 import type { DirectoryStore, MemberRef } from '../workspace/directory-store.js';
-import { usedBeforeToday, type AccessItems, type AccessReader } from './access-reader.js';
+import { type AccessItems, type AccessReader, usedBeforeToday } from './access-reader.js';
 import { tokenHashes } from './personal-tokens.js';
 import type { Principal } from './principal.js';
 import { normalizeScopes, type Scope } from './scopes.js';
@@ -169,7 +164,8 @@ export const createCredentialGate = (
           directoryVersion: workspace.directoryVersion ?? 0,
           scopeKey: scopes.join(' '),
         };
-        if (cacheMs > 0) principals.set(cacheKey, { principal, untilMs: Math.min(now.getTime() + cacheMs, identity.validUntilMs ?? Infinity) });
+        if (cacheMs > 0)
+          principals.set(cacheKey, { principal, untilMs: Math.min(now.getTime() + cacheMs, identity.validUntilMs ?? Infinity) });
         return principal;
       } catch (err) {
         if (err instanceof DoersError) throw err;

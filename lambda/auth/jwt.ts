@@ -1,12 +1,24 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { DependencyUnavailableError, UnauthenticatedError } from '../errors.js';
 import type { JwtConfig } from '../platform/config.js';
 import { isJwtShaped, type TokenVerifier, type VerifiedIdentity } from './credential-gate.js';
 import { isScope, type Scope } from './scopes.js';
 
 /** Asymmetric signatures only: `none` and HMAC (whose key would be the public key) never verify. */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
 
 /** Seconds of clock skew tolerated on `exp` and `nbf` between us and the authorization server. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -67,7 +79,8 @@ const describeTokenError = (err: unknown): string | undefined => {
     if (err.claim === 'iss') return 'The token was issued by another authorization server';
     return err.reason === 'missing' ? `The token lacks the ${err.claim} claim` : `The token's ${err.claim} claim is not acceptable`;
   }
-  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return 'The token is not signed with an accepted algorithm';
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported)
+    return 'The token is not signed with an accepted algorithm';
   if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) {
     return 'The token is signed with a key the authorization server does not publish';
   }
@@ -97,7 +110,8 @@ export const createJwtVerifier = (jwt: JwtConfig, logger: Logger, opts: JwtVerif
       if (describeTokenError(err) !== undefined) throw err;
       logger.warn('The authorization server key set could not be loaded; answering 503', {
         jwksUri: jwt.jwksUri,
-        error: err instanceof Error ? `${err.name}: ${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}` : String(err),
+        error:
+          err instanceof Error ? `${err.name}: ${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}` : String(err),
       });
       throw new DependencyUnavailableError('jwks', JWKS_RETRY_AFTER_SECONDS, err);
     }
@@ -129,7 +143,7 @@ export const createJwtVerifier = (jwt: JwtConfig, logger: Logger, opts: JwtVerif
       const user = payload[jwt.userClaim];
       if (typeof user !== 'string' || user.trim() === '') throw invalid(`The token has no ${jwt.userClaim} claim naming a user`);
       // An address the authorization server says it has not verified could be anyone's.
-      if (jwt.userClaim === 'email' && payload.email_verified === false) throw invalid('The token\'s e-mail address is not verified');
+      if (jwt.userClaim === 'email' && payload.email_verified === false) throw invalid("The token's e-mail address is not verified");
 
       return {
         credential: 'jwt',

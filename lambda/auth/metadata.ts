@@ -13,4 +13,3 @@ export const protectedResourceMetadata = (opts: {
   bearer_methods_supported: ['header'],
   resource_name: 'doers',
 });
-

@@ -15,4 +15,8 @@ export const normalizeScopes = (values: Iterable<string>): Scope[] => {
  * still read as if it did).
  */
 export const scopesForRole = (role: 'owner' | 'admin' | 'member' | 'viewer'): readonly Scope[] =>
-  role === 'owner' || role === 'admin' ? SCOPES : role === 'member' ? ['tasks:read', 'tasks:write', 'team:read'] : ['tasks:read', 'team:read'];
+  role === 'owner' || role === 'admin'
+    ? SCOPES
+    : role === 'member'
+      ? ['tasks:read', 'tasks:write', 'team:read']
+      : ['tasks:read', 'team:read'];

@@ -1,5 +1,5 @@
 import type { CredentialGate } from '../auth/credential-gate.js';
-import { header, stateOf, type DoersMiddleware } from './request-context.js';
+import { type DoersMiddleware, header, stateOf } from './request-context.js';
 
 /**
  * Every MCP method needs a credential (initialize and ping included); only the protected-resource

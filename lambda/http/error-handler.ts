@@ -1,9 +1,9 @@
 import type middy from '@middy/core';
 import type { Request } from '@middy/core';
-import type { Observer } from '../observability/observer.js';
-import { errorBody, type ErrorMapper, type MappedError } from './error-mapper.js';
 import { ParseError } from '../errors.js';
-import { jsonResponse, stateOf, type DoersMiddleware } from './request-context.js';
+import type { Observer } from '../observability/observer.js';
+import { type ErrorMapper, errorBody, type MappedError } from './error-mapper.js';
+import { type DoersMiddleware, jsonResponse, stateOf } from './request-context.js';
 import { readableRequestId } from './transport.js';
 
 export interface ErrorHandlerOptions {

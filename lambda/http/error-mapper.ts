@@ -1,7 +1,7 @@
-import { DependencyUnavailableError, DoersError, InsufficientScopeError, UnauthenticatedError, type JsonRpcId } from '../errors.js';
-import { isTransientDynamoError } from '../platform/dynamodb.js';
 import { bearerChallenge, metadataUrl } from '../auth/challenge.js';
+import { DependencyUnavailableError, DoersError, InsufficientScopeError, type JsonRpcId, UnauthenticatedError } from '../errors.js';
 import type { RefusalReason } from '../observability/observer.js';
+import { isTransientDynamoError } from '../platform/dynamodb.js';
 
 export interface MappedError {
   readonly status: number;
@@ -16,7 +16,11 @@ export interface MappedError {
  * The one place an error becomes HTTP status, headers and a JSON-RPC error (like middy's
  * http-error-handler with its `expose` rule): a 5xx never carries the error's own message.
  */
-export const createErrorMapper = (opts: { publicUrl: string; scopesSupported: readonly string[]; advertise?: (scope: string) => string }) => {
+export const createErrorMapper = (opts: {
+  publicUrl: string;
+  scopesSupported: readonly string[];
+  advertise?: (scope: string) => string;
+}) => {
   const advertise = opts.advertise ?? ((scope: string) => scope);
   const resourceMetadata = metadataUrl(opts.publicUrl);
   const map = (err: unknown): MappedError => {

@@ -1,6 +1,6 @@
 import { OriginNotAllowedError } from '../errors.js';
 import { isLoopbackOrigin } from '../platform/config.js';
-import { emptyResponse, header, stateOf, type DoersMiddleware } from './request-context.js';
+import { type DoersMiddleware, emptyResponse, header, stateOf } from './request-context.js';
 import { allowedVerbs } from './transport.js';
 
 export interface OriginOptions {

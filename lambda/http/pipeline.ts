@@ -5,15 +5,7 @@ import { authMiddleware } from './auth.js';
 import { errorHandlerMiddleware, requestMeterPlugin } from './error-handler.js';
 import type { MappedError } from './error-mapper.js';
 import { originMiddleware } from './origin.js';
-import {
-  emptyResponse,
-  header,
-  jsonResponse,
-  stateOf,
-  type DoersContext,
-  type HttpEvent,
-  type HttpResult,
-} from './request-context.js';
+import { type DoersContext, emptyResponse, type HttpEvent, type HttpResult, header, jsonResponse, stateOf } from './request-context.js';
 import { decodeBody, transportMiddleware } from './transport.js';
 
 /** An unexpected failure at ERROR with its stack (the caller sees only "Internal error"); a 503 at WARN. */
@@ -23,35 +15,39 @@ const logMapped = (app: App, mapped: MappedError, err: unknown): void => {
 };
 
 /** The innermost step: the metadata document, or one POST body through the JSON-RPC dispatcher. */
-const route = (app: App) => async (event: HttpEvent, context: DoersContext): Promise<HttpResult> => {
-  const state = stateOf({ context });
-  if (state.route === 'metadata') return jsonResponse(200, app.metadata);
+const route =
+  (app: App) =>
+  async (event: HttpEvent, context: DoersContext): Promise<HttpResult> => {
+    const state = stateOf({ context });
+    if (state.route === 'metadata') return jsonResponse(200, app.metadata);
 
-  const value = parseStrictJson(decodeBody(event));
-  const outcome = await app.dispatch(
-    value,
-    {
-      protocolVersion: header(event, 'mcp-protocol-version'),
-      method: header(event, 'mcp-method'),
-      name: header(event, 'mcp-name'),
-    },
-    state.principal!,
-    {
-      onRequestId: (id) => {
-        if (id !== undefined) state.rpcId = id;
+    const value = parseStrictJson(decodeBody(event));
+    const outcome = await app.dispatch(
+      value,
+      {
+        protocolVersion: header(event, 'mcp-protocol-version'),
+        method: header(event, 'mcp-method'),
+        name: header(event, 'mcp-name'),
       },
-      onMethod: (method) => {
-        state.meterMethod = method;
+      state.principal!,
+      {
+        onRequestId: (id) => {
+          if (id !== undefined) state.rpcId = id;
+        },
+        onMethod: (method) => {
+          state.meterMethod = method;
+        },
+        mapBatchError: (err) => {
+          const mapped = app.mapError(err);
+          logMapped(app, mapped, err);
+          return mapped.error;
+        },
       },
-      mapBatchError: (err) => {
-        const mapped = app.mapError(err);
-        logMapped(app, mapped, err);
-        return mapped.error;
-      },
-    },
-  );
-  return outcome.body === undefined ? emptyResponse(outcome.status, outcome.headers ?? {}) : jsonResponse(outcome.status, outcome.body, outcome.headers ?? {});
-};
+    );
+    return outcome.body === undefined
+      ? emptyResponse(outcome.status, outcome.headers ?? {})
+      : jsonResponse(outcome.status, outcome.body, outcome.headers ?? {});
+  };
 
 /**
  * The handler Lambda runs and the local server runs: errors (outermost, the only place that builds
@@ -69,4 +65,3 @@ export const buildHandler = (app: App) =>
     .use(originMiddleware({ allowedOrigins: app.config.allowedOrigins, loopbackHostOnly: app.loopbackHostOnly }))
     .use(transportMiddleware())
     .use(authMiddleware(app.gate));
-

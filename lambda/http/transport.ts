@@ -1,7 +1,7 @@
-import { MethodNotAllowedError, NotFoundRouteError, PayloadTooLargeError } from '../errors.js';
 import { metadataPath, rootMetadataPath } from '../auth/challenge.js';
 import type { JsonRpcId } from '../errors.js';
-import { stateOf, type DoersMiddleware, type HttpEvent, type Route } from './request-context.js';
+import { MethodNotAllowedError, NotFoundRouteError, PayloadTooLargeError } from '../errors.js';
+import { type DoersMiddleware, type HttpEvent, type Route, stateOf } from './request-context.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

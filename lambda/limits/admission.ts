@@ -1,8 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { LIMITS_TABLE_KEYS } from '../platform/tables.js';
 import { isConditionFailure } from '../platform/dynamodb.js';
+import { LIMITS_TABLE_KEYS } from '../platform/tables.js';
 import { noRelease } from './call-guard.js';
 import { roundTripOptions } from './round-trip.js';
 
@@ -133,7 +133,11 @@ export class AdmissionLimiter {
 
   /** One round trip: gives the lease back and drops counters no instance consults any more. */
   private async release(key: Record<string, string>, bucket: number, stale: readonly string[]): Promise<void> {
-    const names: Record<string, string> = { '#pk': LIMITS_TABLE_KEYS.partitionKey, '#cur': leaseCounter(bucket), '#next': leaseCounter(bucket + 1) };
+    const names: Record<string, string> = {
+      '#pk': LIMITS_TABLE_KEYS.partitionKey,
+      '#cur': leaseCounter(bucket),
+      '#next': leaseCounter(bucket + 1),
+    };
     stale.forEach((name, i) => (names[`#s${i}`] = name));
     const remove = stale.length ? ` REMOVE ${stale.map((_, i) => `#s${i}`).join(', ')}` : '';
     try {
@@ -167,5 +171,8 @@ export class AdmissionLimiter {
  */
 const staleCounters = (item: Item | undefined, bucket: number, windowStart: number): string[] =>
   Object.keys(item ?? {})
-    .filter((name) => (/^n\d+$/.test(name) && Number(name.slice(1)) <= bucket - 2) || (/^r\d+$/.test(name) && Number(name.slice(1)) < windowStart))
+    .filter(
+      (name) =>
+        (/^n\d+$/.test(name) && Number(name.slice(1)) <= bucket - 2) || (/^r\d+$/.test(name) && Number(name.slice(1)) < windowStart),
+    )
     .slice(0, MAX_STALE_REMOVED);

@@ -5,7 +5,7 @@ import { DependencyUnavailableError, LimitExceededError } from '../errors.js';
 import type { Config } from '../platform/config.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
 import { AdmissionLimiter } from './admission.js';
-import { unlimitedGuard, type CallGuard } from './call-guard.js';
+import { type CallGuard, unlimitedGuard } from './call-guard.js';
 
 /** What a caller is told to wait when DynamoDB cannot check the limits (as for credentials). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
@@ -24,7 +24,12 @@ export const createLimitsGuard = (db: DynamoDBDocumentClient, config: Config, lo
   const maxConcurrent = config.maxConcurrentCalls;
   const limiter =
     calls > 0 || maxConcurrent > 0
-      ? new AdmissionLimiter(db, config.tables.limits, { calls, windowSeconds, maxConcurrent, functionTimeoutSeconds: config.functionTimeoutSeconds })
+      ? new AdmissionLimiter(db, config.tables.limits, {
+          calls,
+          windowSeconds,
+          maxConcurrent,
+          functionTimeoutSeconds: config.functionTimeoutSeconds,
+        })
       : undefined;
 
   // Once per cold start: a limit that is off looks in the metrics exactly like one nobody reaches.

@@ -11,17 +11,17 @@ import {
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoTokenStore, generateTokenSecret, type PersonalTokenRecord, type TokenStore } from '../auth/personal-tokens.js';
 import { isScope, type Scope } from '../auth/scopes.js';
 import { DynamoGrantStore, type GrantRecord } from '../oauth/grant-store.js';
 import { OAUTH_SK, oauthPk } from '../oauth/item-keys.js';
 import { loadConfig } from '../platform/config.js';
 import { createDocumentClient, isTransientDynamoError } from '../platform/dynamodb.js';
-import { dataDirKeySource, secretsManagerKeySource, type KeySource } from '../platform/keys.js';
-import { DynamoDirectoryStore, type DirectoryStore } from '../workspace/directory-store.js';
+import { dataDirKeySource, type KeySource, secretsManagerKeySource } from '../platform/keys.js';
+import { type DirectoryStore, DynamoDirectoryStore } from '../workspace/directory-store.js';
+import { type Member, ROLES, type Role } from '../workspace/model.js';
 import { announceDirectoryChange } from '../workspace/names.js';
-import { ROLES, type Member, type Role } from '../workspace/model.js';
 import { DEMO_WORKSPACE_ID } from './demo-seed.js';
 import { LOCAL_SERVER_FILE } from './server.js';
 
@@ -106,7 +106,8 @@ const connect = async (stack: string | undefined, region: string | undefined): P
     const outputs = await stackOutputs(stack, r);
     const table = outputs.WorkspaceTableName;
     const secretArn = outputs.SecretArn;
-    if (!table || !secretArn) throw new CliError(`--stack: stack "${stack}" has no WorkspaceTableName/SecretArn outputs; is it a doers stack?`);
+    if (!table || !secretArn)
+      throw new CliError(`--stack: stack "${stack}" has no WorkspaceTableName/SecretArn outputs; is it a doers stack?`);
     const stackRegion = outputs.Region ?? r;
     const db = createDocumentClient({ region: stackRegion });
     const keys: KeySource = secretsManagerKeySource(new SecretsManagerClient({ region: stackRegion }), secretArn);
@@ -121,14 +122,29 @@ const connect = async (stack: string | undefined, region: string | undefined): P
   try {
     local = JSON.parse(await readFile(file, 'utf8')) as typeof local;
   } catch {
-    throw new CliError(`No local server data at ${file}: start the local server (npm start) with the same DOERS_DATA_DIR, or pass --stack NAME --region R`);
+    throw new CliError(
+      `No local server data at ${file}: start the local server (npm start) with the same DOERS_DATA_DIR, or pass --stack NAME --region R`,
+    );
   }
   if (!local.dynamodbEndpoint || !local.tables?.workspace) throw new CliError(`${file} is not a local server file`);
   const db = createDocumentClient({ endpoint: local.dynamodbEndpoint });
-  return stores(db, local.tables.workspace, dataDirKeySource(config.dataDir), DEMO_WORKSPACE_ID, `local server data (${local.dynamodbEndpoint})`);
+  return stores(
+    db,
+    local.tables.workspace,
+    dataDirKeySource(config.dataDir),
+    DEMO_WORKSPACE_ID,
+    `local server data (${local.dynamodbEndpoint})`,
+  );
 };
 
-const stores = (db: DynamoDBDocumentClient, table: string, keys: KeySource, defaultWorkspace: string, where: string, signInPool?: SignInPool): Target => ({
+const stores = (
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: KeySource,
+  defaultWorkspace: string,
+  where: string,
+  signInPool?: SignInPool,
+): Target => ({
   directory: new DynamoDirectoryStore(db, table, (ws) => announceDirectoryChange(db, table, ws)),
   tokens: new DynamoTokenStore(db, table, keys),
   grants: new DynamoGrantStore(db, table),
@@ -177,9 +193,12 @@ const workspaceOf = (value: string | undefined, target: Target): string => {
 };
 
 const scopesOf = (value: string | undefined): Scope[] => {
-  const names = required(value, 'scopes').split(/[\s,]+/).filter(Boolean);
+  const names = required(value, 'scopes')
+    .split(/[\s,]+/)
+    .filter(Boolean);
   const unknown = names.filter((s) => !isScope(s));
-  if (unknown.length) throw usage(`--scopes: unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; known: tasks:read tasks:write team:read team:admin`);
+  if (unknown.length)
+    throw usage(`--scopes: unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; known: tasks:read tasks:write team:read team:admin`);
   return [...new Set(names as Scope[])];
 };
 
@@ -213,7 +232,10 @@ const grantIdOf = (value: string | undefined): string => {
  * escaped, so it can neither break the one-line-per-grant layout nor disguise itself on a terminal.
  */
 const quoted = (text: string): string =>
-  JSON.stringify(text).replace(/[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  JSON.stringify(text).replace(
+    /[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** The host of a Client ID Metadata Document client (its client id is the document's https URL). */
 const metadataDocumentHost = (clientId: string): string | undefined => {
@@ -235,7 +257,8 @@ const clientLabel = async (target: Target, clientId: string, now: Date): Promise
   const id = /^[\x21-\x7e]+$/.test(clientId) ? clientId : quoted(clientId);
   const out = await target.db.send(new GetCommand({ TableName: target.table, Key: { pk: oauthPk('Client', clientId), sk: OAUTH_SK } }));
   const item = out.Item;
-  if (!item || typeof item.payload !== 'string' || (typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= now.getTime())) return id;
+  if (!item || typeof item.payload !== 'string' || (typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= now.getTime()))
+    return id;
   const name = (JSON.parse(item.payload) as { client_name?: unknown }).client_name;
   return typeof name === 'string' && name.trim() ? `${id} ${quoted(name)}` : id;
 };
@@ -294,7 +317,9 @@ const setSignInPoolStatus = async (pool: SignInPool, email: string, status: 'act
 
 // ---- commands ------------------------------------------------------------------------------------
 
-type Options = Partial<Record<'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id' | 'grant', string>>;
+type Options = Partial<
+  Record<'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id' | 'grant', string>
+>;
 type Out = { stdout: (line: string) => void; stderr: (line: string) => void };
 
 const tokenStatus = (t: PersonalTokenRecord, now: Date): string =>
@@ -309,7 +334,8 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       const timeZone = timeZoneOf(o['time-zone']);
       const workspaceId = workspaceOf(o.workspace, target);
       const pool = target.signInPool;
-      const alreadyExists = (where?: string) => new CliError(`--email: a user with the e-mail ${email} already exists${where ? ` (in workspace ${where})` : ''}`);
+      const alreadyExists = (where?: string) =>
+        new CliError(`--email: a user with the e-mail ${email} already exists${where ? ` (in workspace ${where})` : ''}`);
       // Re-running user add for a member whose Cognito invitation failed does the Cognito part only.
       const existing = await target.directory.findMemberByEmail(email);
       let userId: string;
@@ -317,14 +343,25 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
         if (!pool) throw alreadyExists();
         if (existing.workspaceId !== workspaceId) throw alreadyExists(existing.workspaceId);
         userId = existing.userId;
-        out.stdout(`${email} [${userId}] is already ${existing.status === 'disabled' ? 'a disabled' : 'an active'} ${existing.role} of ${workspaceId}; left as it is in doers.`);
+        out.stdout(
+          `${email} [${userId}] is already ${existing.status === 'disabled' ? 'a disabled' : 'an active'} ${existing.role} of ${workspaceId}; left as it is in doers.`,
+        );
       } else {
         const createdAt = now.toISOString();
         if (await target.directory.createWorkspace({ workspaceId, name: workspaceId, status: 'active', createdAt })) {
           out.stderr(`Created workspace ${workspaceId}.`);
         }
         userId = `usr_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-        const added = await target.directory.createMember({ workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt });
+        const added = await target.directory.createMember({
+          workspaceId,
+          userId,
+          email,
+          name,
+          role,
+          timeZone,
+          status: 'active',
+          createdAt,
+        });
         if (!added) throw alreadyExists();
         out.stdout(`Added ${name} <${email}> [${userId}] as ${role} of ${workspaceId}.`);
       }
@@ -344,7 +381,9 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       const member = await memberByEmail(target, emailOf(o.email));
       const status = command === 'user disable' ? 'disabled' : 'active';
       await target.directory.setMemberStatus(member.workspaceId, member.userId, status);
-      out.stdout(`${member.email} [${member.userId}] is ${status}${status === 'disabled' ? '; their tokens are refused from the next request on' : ''}.`);
+      out.stdout(
+        `${member.email} [${member.userId}] is ${status}${status === 'disabled' ? '; their tokens are refused from the next request on' : ''}.`,
+      );
       const pool = target.signInPool;
       if (!pool) return;
       try {
@@ -361,7 +400,8 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
     case 'workspace enable': {
       const workspaceId = workspaceOf(o.workspace, target);
       const status = command === 'workspace disable' ? 'disabled' : 'active';
-      if (!(await target.directory.setWorkspaceStatus(workspaceId, status))) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+      if (!(await target.directory.setWorkspaceStatus(workspaceId, status)))
+        throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
       out.stdout(`Workspace ${workspaceId} is ${status}.`);
       return;
     }
@@ -397,7 +437,16 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       if (!shown.length) out.stderr(`No tokens in ${workspaceId}${member ? ` for ${member.email}` : ''}.`);
       for (const t of shown) {
         const expires = t.expiresAt === undefined ? 'never' : new Date(t.expiresAt * 1000).toISOString();
-        out.stdout([t.tokenId, emails.get(t.userId) ?? t.userId, t.scopes.join(' ') || '-', `expires ${expires}`, tokenStatus(t, now), JSON.stringify(t.label)].join('\t'));
+        out.stdout(
+          [
+            t.tokenId,
+            emails.get(t.userId) ?? t.userId,
+            t.scopes.join(' ') || '-',
+            `expires ${expires}`,
+            tokenStatus(t, now),
+            JSON.stringify(t.label),
+          ].join('\t'),
+        );
       }
       return;
     }
@@ -405,21 +454,32 @@ const run = async (command: string, o: Options, target: Target, out: Out, now: D
       const id = required(o.id, 'id');
       if (!/^tok_[A-Za-z0-9]+$/.test(id)) throw usage(`--id: "${id}" is not a token id (tok_…, see token list)`);
       const workspaceId = workspaceOf(o.workspace, target);
-      if (!(await target.tokens.revoke(workspaceId, id, now.toISOString()))) throw new CliError(`--id: no token ${id} in workspace ${workspaceId}`);
+      if (!(await target.tokens.revoke(workspaceId, id, now.toISOString())))
+        throw new CliError(`--id: no token ${id} in workspace ${workspaceId}`);
       out.stdout(`Revoked ${id}; it is refused from the next request on.`);
       return;
     }
     case 'grants list': {
       const member = o.email !== undefined ? await memberByEmail(target, emailOf(o.email)) : undefined;
       const workspaceId = member?.workspaceId ?? workspaceOf(o.workspace, target);
-      const [grants, members] = await Promise.all([target.grants.list(workspaceId, member?.userId), target.directory.listMembers(workspaceId)]);
+      const [grants, members] = await Promise.all([
+        target.grants.list(workspaceId, member?.userId),
+        target.directory.listMembers(workspaceId),
+      ]);
       const emails = new Map(members.map((m) => [m.userId, m.email]));
       const shown = grants.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
       if (!shown.length) out.stderr(`No grants in ${workspaceId}${member ? ` for ${member.email}` : ''}.`);
       const clients = await clientLabels(target, shown, now);
       for (const g of shown) {
         out.stdout(
-          [g.grantId, clients.get(g.clientId)!, emails.get(g.userId) ?? g.userId, g.scopes.join(' ') || '-', `created ${g.createdAt}`, `expires ${g.expiresAt ?? 'never'}`].join('\t'),
+          [
+            g.grantId,
+            clients.get(g.clientId)!,
+            emails.get(g.userId) ?? g.userId,
+            g.scopes.join(' ') || '-',
+            `created ${g.createdAt}`,
+            `expires ${g.expiresAt ?? 'never'}`,
+          ].join('\t'),
         );
       }
       return;

@@ -1,4 +1,4 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../platform/config.js';
 import { createTableInput, type TableRole } from '../platform/tables.js';
@@ -27,7 +27,9 @@ export const ensureTables = async (db: DynamoDBDocumentClient, config: Config): 
           const wanted = createTableInput(role, name).GlobalSecondaryIndexes?.map((g) => g.IndexName) ?? [];
           const missing = wanted.filter((n) => !Table.GlobalSecondaryIndexes?.some((g) => g.IndexName === n));
           if (missing.length) {
-            throw new Error(`table ${name} lacks the index ${missing.join(', ')}: it was made by an older doers; move the data dir away (or drop the table) to start afresh`);
+            throw new Error(
+              `table ${name} lacks the index ${missing.join(', ')}: it was made by an older doers; move the data dir away (or drop the table) to start afresh`,
+            );
           }
           return;
         }

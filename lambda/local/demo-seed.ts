@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { WorkspaceServices } from '../workspace/services.js';
 import { SCOPES } from '../auth/scopes.js';
 import type { Member, Priority, Project, Task } from '../workspace/model.js';
+import type { WorkspaceServices } from '../workspace/services.js';
 import { addDays, dateInZone } from '../workspace/time.js';
 
 export const DEMO_WORKSPACE_ID = 'ws_demo';
@@ -43,9 +43,17 @@ export const DEMO_MEMBERS = [
 ] as const;
 
 export const DEMO_PROJECTS = {
-  acme: { projectId: '5d1c7a3e-2b4f-4c8e-9a61-0f3e8b7d2c10', name: 'Acme renewal', description: 'Renew the Acme contract before the end of the quarter.' },
+  acme: {
+    projectId: '5d1c7a3e-2b4f-4c8e-9a61-0f3e8b7d2c10',
+    name: 'Acme renewal',
+    description: 'Renew the Acme contract before the end of the quarter.',
+  },
   website: { projectId: '8e2f4b6a-1c3d-4e5f-8a7b-9c0d1e2f3a20', name: 'Website relaunch', description: 'New site, new docs, same domain.' },
-  hiring: { projectId: 'b3a9c8d7-6e5f-4a3b-8c2d-1e0f9a8b7c30', name: 'Hiring: backend engineer', description: 'One senior backend engineer by autumn.' },
+  hiring: {
+    projectId: 'b3a9c8d7-6e5f-4a3b-8c2d-1e0f9a8b7c30',
+    name: 'Hiring: backend engineer',
+    description: 'One senior backend engineer by autumn.',
+  },
 } as const;
 
 type Who = 'ada' | 'grace' | 'alan' | undefined;
@@ -54,7 +62,15 @@ type Where = keyof typeof DEMO_PROJECTS | undefined;
 type DemoTask = [string, number | null, Priority, Who, Where, string[], { done?: number; notes?: string; time?: string }?];
 
 const DEMO_TASKS: DemoTask[] = [
-  ['Send the Acme renewal quote', -2, 'P3', 'ada', 'acme', ['sales'], { notes: 'Use the 2025 price list; 12% discount approved by Grace.' }],
+  [
+    'Send the Acme renewal quote',
+    -2,
+    'P3',
+    'ada',
+    'acme',
+    ['sales'],
+    { notes: 'Use the 2025 price list; 12% discount approved by Grace.' },
+  ],
   ['Review the Acme contract redlines', -1, 'P1', 'ada', 'acme', ['legal']],
   ['Book the Acme kickoff call', 0, 'P2', 'ada', 'acme', ['sales'], { time: '15:00' }],
   ['Draft the renewal announcement', 3, 'P4', 'grace', 'acme', ['writing']],
@@ -62,7 +78,15 @@ const DEMO_TASKS: DemoTask[] = [
   ['Ask Acme for usage numbers', 1, 'P3', 'ada', 'acme', []],
   ['Prepare the renewal slide deck', 5, 'P2', 'grace', 'acme', ['sales']],
   ['Send the signed NDA to Acme', -10, 'P3', 'alan', 'acme', ['legal'], { done: 30 }],
-  ['Write the homepage copy', 0, 'P1', 'ada', 'website', ['writing'], { notes: 'Three variants for the hero line; keep it under 12 words.' }],
+  [
+    'Write the homepage copy',
+    0,
+    'P1',
+    'ada',
+    'website',
+    ['writing'],
+    { notes: 'Three variants for the hero line; keep it under 12 words.' },
+  ],
   ['Pick the new colour palette', -3, 'P3', 'grace', 'website', ['design']],
   ['Migrate the docs to the new theme', 7, 'P2', 'alan', 'website', ['docs']],
   ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo']],
@@ -82,7 +106,7 @@ const DEMO_TASKS: DemoTask[] = [
   ['Order a new laptop for Alan', 1, 'P2', undefined, undefined, ['admin']],
   ['Plan the team offsite', 14, 'P3', undefined, undefined, []],
   ['Update the on-call rota', 0, 'P2', 'alan', undefined, ['ops'], { done: 3 }],
-  ['Archive last year\'s shared drive', null, 'P4', undefined, undefined, ['admin']],
+  ["Archive last year's shared drive", null, 'P4', undefined, undefined, ['admin']],
   ['Reply to the insurance broker', 3, 'P3', 'ada', undefined, []],
 ];
 
@@ -109,7 +133,15 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
       services.directory.createMember({ workspaceId: ws, ...m, timeZone, status: 'active', createdAt: at } satisfies Member),
     ),
     ...Object.values(DEMO_PROJECTS).map((p) =>
-      services.projects.create({ workspaceId: ws, ...p, status: 'active', createdBy: DEMO_OWNER.userId, createdAt: at, updatedAt: at, version: 1 } satisfies Project),
+      services.projects.create({
+        workspaceId: ws,
+        ...p,
+        status: 'active',
+        createdBy: DEMO_OWNER.userId,
+        createdAt: at,
+        updatedAt: at,
+        version: 1,
+      } satisfies Project),
     ),
   ]);
   await Promise.all(

@@ -1,4 +1,4 @@
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { DevMember } from '../oauth/sign-in.js';
 import { fromItem } from '../platform/dynamodb.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
@@ -27,6 +27,8 @@ export const localDevMembers =
       start = page.LastEvaluatedKey;
     } while (start);
     const active = workspaces.filter((w) => w.status === 'active');
-    const members = await Promise.all(active.map(async (workspace) => (await directory.listMembers(workspace.workspaceId)).map((member) => ({ member, workspace }))));
+    const members = await Promise.all(
+      active.map(async (workspace) => (await directory.listMembers(workspace.workspaceId)).map((member) => ({ member, workspace }))),
+    );
     return members.flat().filter(({ member }) => member.status === 'active');
   };

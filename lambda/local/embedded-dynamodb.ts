@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 

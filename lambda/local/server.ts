@@ -1,12 +1,15 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createApp, type App, type Fixtures } from '../app.js';
+import { join } from 'node:path';
+import serverless from 'serverless-http';
+import { type App, createApp, type Fixtures } from '../app.js';
 import { createJwtVerifier } from '../auth/jwt.js';
 import { generateTokenSecret } from '../auth/personal-tokens.js';
-import type { DoersContext, HttpResult } from '../http/request-context.js';
+import { isLoopbackHost } from '../http/origin.js';
 import { buildHandler } from '../http/pipeline.js';
+import type { DoersContext, HttpResult } from '../http/request-context.js';
 import { createLimitsGuard } from '../limits/limits-guard.js';
+import { createOAuthApp, isOAuthPath } from '../oauth/app.js';
 import { createLogger } from '../observability/logger.js';
 import type { Observer } from '../observability/observer.js';
 import { createPowertoolsObserver } from '../observability/powertools-observer.js';
@@ -15,12 +18,9 @@ import { createDocumentClient } from '../platform/dynamodb.js';
 import { dataDirKeySource } from '../platform/keys.js';
 import { ensureTables } from './bootstrap.js';
 import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
+import { localDevMembers } from './dev-sign-in.js';
 import { startEmbeddedDynamo } from './embedded-dynamodb.js';
 import { createHttpAdapter } from './http-adapter.js';
-import serverless from 'serverless-http';
-import { isLoopbackHost } from '../http/origin.js';
-import { createOAuthApp, isOAuthPath } from '../oauth/app.js';
-import { localDevMembers } from './dev-sign-in.js';
 
 export interface LocalServer {
   readonly url: string;
@@ -97,18 +97,21 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   // The authorization server is the stack's second function; one port routes to both, by path, as
   // API Gateway does. Its handler is the Lambda's: oidc-provider behind serverless-http.
   let oauthHandler: Promise<ReturnType<typeof serverless>> | undefined;
-  const server = createHttpAdapter(
-    async (event, context) => {
-      if (!oauthHandler || !isOAuthPath(event.rawPath)) return handler!(event, context as DoersContext);
-      // The same DNS-rebinding guard as the MCP path's: a page on evil.example resolving to 127.0.0.1
-      // must not reach the development sign-in or the account page.
-      if (!isLoopbackHost(event.headers.host)) {
-        return { statusCode: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'The local server answers loopback hosts only.' };
-      }
-      return (await (await oauthHandler)(event, context)) as HttpResult;
-    },
-    baseConfig.functionTimeoutSeconds * 1000,
-  );
+  const server = createHttpAdapter(async (event, context) => {
+    if (!oauthHandler || !isOAuthPath(event.rawPath)) return handler!(event, context as DoersContext);
+    // The same DNS-rebinding guard as the MCP path's: a page on evil.example resolving to 127.0.0.1
+    // must not reach the development sign-in or the account page.
+    if (!isLoopbackHost(event.headers.host)) {
+      return {
+        statusCode: 403,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: 'The local server answers loopback hosts only.',
+      };
+    }
+    return (await (
+      await oauthHandler
+    )(event, context)) as HttpResult;
+  }, baseConfig.functionTimeoutSeconds * 1000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(baseConfig.port, '127.0.0.1', () => resolve());
@@ -134,7 +137,10 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   }
 
   if (config.dataDir !== ':memory:') {
-    await writeFile(join(config.dataDir, LOCAL_SERVER_FILE), JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables }, null, 2));
+    await writeFile(
+      join(config.dataDir, LOCAL_SERVER_FILE),
+      JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables }, null, 2),
+    );
   }
 
   return {

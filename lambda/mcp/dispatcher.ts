@@ -1,8 +1,8 @@
-import { InvalidRequestError, MethodNotFoundError, type JsonRpcId } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
+import { InvalidRequestError, type JsonRpcId, MethodNotFoundError } from '../errors.js';
 import { checkHeaderVersion, checkStandardHeaders, resolveRequestMeta, type TransportHeaders } from './era.js';
 import { idOf, toMessage } from './jsonrpc.js';
-import { COMMON_METHODS, HANDSHAKE_METHODS, MODERN_METHODS, type McpApp, type MethodResult } from './methods.js';
+import { COMMON_METHODS, HANDSHAKE_METHODS, type McpApp, type MethodResult, MODERN_METHODS } from './methods.js';
 import { CACHE_HINTS, HEADERLESS_VERSION, META, SERVER_INFO } from './protocol.js';
 
 /** What one POST body produces: a JSON body, or nothing (202) when it held only notifications. */
@@ -27,7 +27,8 @@ const KNOWN_METHODS = new Set([...Object.keys(COMMON_METHODS), ...Object.keys(HA
  * A table's own entry only: the method name comes from the client, and `constructor`, `toString`
  * or `__proto__` would otherwise find Object.prototype's members and call them as methods.
  */
-const ownEntry = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+const ownEntry = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
 
 /** A fixed set for the Requests meter: nothing a client makes up becomes a dimension value. */
 export const meterMethodOf = (method: string): string =>
@@ -38,7 +39,13 @@ export const meterMethodOf = (method: string): string =>
  * middleware maps them, with the id recorded through `hooks.onRequestId`.
  */
 export const createDispatcher = <S>(app: McpApp<S>) => {
-  const single = async (value: unknown, headers: TransportHeaders, principal: Principal, hooks: DispatchHooks, now: Date): Promise<DispatchOutcome> => {
+  const single = async (
+    value: unknown,
+    headers: TransportHeaders,
+    principal: Principal,
+    hooks: DispatchHooks,
+    now: Date,
+  ): Promise<DispatchOutcome> => {
     const parsed = toMessage(value);
     if (parsed.kind === 'response') return { status: 202 };
     const req = parsed.message;
@@ -61,7 +68,13 @@ export const createDispatcher = <S>(app: McpApp<S>) => {
     return { status: 200, body: { jsonrpc: '2.0', id: req.id, result }, ...(out.headers ? { headers: out.headers } : {}) };
   };
 
-  return async (value: unknown, headers: TransportHeaders, principal: Principal, hooks: DispatchHooks, now = new Date()): Promise<DispatchOutcome> => {
+  return async (
+    value: unknown,
+    headers: TransportHeaders,
+    principal: Principal,
+    hooks: DispatchHooks,
+    now = new Date(),
+  ): Promise<DispatchOutcome> => {
     // The id first: an unsupported header version is refused before parsing, yet still echoes it.
     if (!Array.isArray(value)) hooks.onRequestId(idOf(value));
     checkHeaderVersion(headers.protocolVersion);

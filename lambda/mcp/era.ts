@@ -1,6 +1,6 @@
 import { HeaderMismatchError, InvalidParamsError, UnsupportedVersionError } from '../errors.js';
 import type { JsonRpcRequest } from './jsonrpc.js';
-import { HEADERLESS_VERSION, META, MODERN_VERSION, PROTOCOL_VERSIONS, isKnownVersion } from './protocol.js';
+import { HEADERLESS_VERSION, isKnownVersion, META, MODERN_VERSION, PROTOCOL_VERSIONS } from './protocol.js';
 import type { ClientCapabilities, ClientInfo, RequestMeta } from './types.js';
 
 export interface TransportHeaders {

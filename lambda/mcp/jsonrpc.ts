@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../platform/zod-locale.js';
-import { InvalidRequestError, ParseError, type JsonRpcId } from '../errors.js';
+import { InvalidRequestError, type JsonRpcId, ParseError } from '../errors.js';
 
 /**
  * Strict JSON (JSON.parse refuses single quotes, unquoted names, comments and trailing data) and
@@ -50,7 +50,9 @@ export const toMessage = (value: unknown): JsonRpcMessage => {
   }
   const res = z.safeParse(responseSchema, value);
   if (res.success && ('result' in (value as object) || 'error' in (value as object))) return { kind: 'response' };
-  throw new InvalidRequestError(`Invalid request: not a JSON-RPC 2.0 message (${req.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ')})`);
+  throw new InvalidRequestError(
+    `Invalid request: not a JSON-RPC 2.0 message (${req.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ')})`,
+  );
 };
 
 /** The id of a message that failed validation, so the error can still name it. */

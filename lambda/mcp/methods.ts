@@ -1,20 +1,20 @@
-import { InvalidParamsError, MissingCapabilityError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
+import { InvalidParamsError, MissingCapabilityError } from '../errors.js';
 import type { KeyRing } from '../platform/keys.js';
 import type { JsonRpcRequest } from './jsonrpc.js';
 import type { PromptRegistry } from './prompt-registry.js';
 import {
   HANDSHAKE_DEFAULT_VERSION,
   INSTRUCTIONS,
+  isKnownVersion,
   MODERN_VERSION,
   PROTOCOL_VERSIONS,
   SERVER_CAPABILITIES,
   SERVER_INFO,
-  isKnownVersion,
 } from './protocol.js';
-import { verifyRequestState, signRequestState } from './request-state.js';
+import { signRequestState, verifyRequestState } from './request-state.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import { isInputRequired, textResult, type InputRequired, type ToolRegistry } from './tool-registry.js';
+import { type InputRequired, isInputRequired, type ToolRegistry, textResult } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
 export interface McpApp<S> {
@@ -81,11 +81,20 @@ const roundTripInput = async <S>(app: McpApp<S>, call: MethodCall, target: strin
       if (!isObject(answer)) throw new InvalidParamsError(`params.inputResponses.${key} must be a result object`);
     }
   }
-  const state = requestState === undefined ? undefined : await verifyRequestState(await app.keys(), bindingOf(call, target, args), requestState, call.now);
+  const state =
+    requestState === undefined
+      ? undefined
+      : await verifyRequestState(await app.keys(), bindingOf(call, target, args), requestState, call.now);
   return { responses: (inputResponses ?? {}) as Record<string, unknown>, state };
 };
 
-const toInputRequiredResult = async <S>(app: McpApp<S>, call: MethodCall, target: string, args: unknown, out: InputRequired): Promise<MethodResult> => {
+const toInputRequiredResult = async <S>(
+  app: McpApp<S>,
+  call: MethodCall,
+  target: string,
+  args: unknown,
+  out: InputRequired,
+): Promise<MethodResult> => {
   if (!call.meta.era.modern) {
     // The handshake era could only ask mid-call over a stream, which this server never opens; -32021
     // does not exist there. A tool says so as a tool error the model can relay; a prompt as -32602.
@@ -119,7 +128,12 @@ export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
     return isInputRequired(out) ? toInputRequiredResult(app, c, `prompt:${name}`, args, out) : { result: out };
   },
   'resources/read': async (app, c) => ({
-    result: await app.resources.read(stringParam(c.req.params, 'uri'), { principal: c.principal, services: app.services, now: c.now, meta: c.meta }),
+    result: await app.resources.read(stringParam(c.req.params, 'uri'), {
+      principal: c.principal,
+      services: app.services,
+      now: c.now,
+      meta: c.meta,
+    }),
   }),
   'tools/call': async (app, c) => {
     const name = stringParam(c.req.params, 'name');

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
-import { InsufficientScopeError, InvalidParamsError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import { InsufficientScopeError, InvalidParamsError } from '../errors.js';
 import { describeIssues } from './json-schema.js';
-import { ScopeCache } from './scope-cache.js';
-import { covers, isInputRequired, type InputRequired } from './tool-registry.js';
-import type { RequestMeta } from './types.js';
 import { byKey } from './ordering.js';
+import { ScopeCache } from './scope-cache.js';
+import { covers, type InputRequired, isInputRequired } from './tool-registry.js';
+import type { RequestMeta } from './types.js';
 
 export interface PromptMessage {
   readonly role: 'user' | 'assistant';

@@ -1,7 +1,7 @@
 import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../platform/config.js';
 
-export { PROTOCOL_VERSIONS };
 export type { ProtocolVersion };
+export { PROTOCOL_VERSIONS };
 
 export const MODERN_VERSION: ProtocolVersion = '2026-07-28';
 /** What an `initialize` asking for an unknown revision is answered with. */
@@ -9,7 +9,8 @@ export const HANDSHAKE_DEFAULT_VERSION: ProtocolVersion = '2025-11-25';
 /** A request with neither header nor `_meta` revision speaks this (the 2025 transport rule). */
 export const HEADERLESS_VERSION: ProtocolVersion = '2025-03-26';
 
-export const isKnownVersion = (v: unknown): v is ProtocolVersion => typeof v === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(v);
+export const isKnownVersion = (v: unknown): v is ProtocolVersion =>
+  typeof v === 'string' && (PROTOCOL_VERSIONS as readonly string[]).includes(v);
 
 export const SERVER_INFO = { name: 'doers', title: 'doers', version: '2.0.0' } as const;
 
@@ -42,5 +43,5 @@ export const INSTRUCTIONS = [
   'and today\'s date there; every other tool takes absolute dates, so turn "tomorrow" into a date with it.',
   'Search, then read: tasks_search returns summaries with identifiers, task_get the whole task.',
   'Lists are paged: pass nextCursor back as cursor with the same other arguments, or narrow the query.',
-  'Updates take the task\'s current version; a conflict means someone else changed it: read it again.',
+  "Updates take the task's current version; a conflict means someone else changed it: read it again.",
 ].join(' ');

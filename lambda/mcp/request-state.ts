@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import { InvalidParamsError } from '../errors.js';
 import type { KeyRing } from '../platform/keys.js';
 
@@ -21,7 +21,9 @@ export interface StateBinding {
 }
 
 const fingerprint = (b: StateBinding): string =>
-  createHash('sha256').update(JSON.stringify([b.workspaceId, b.userId, b.target, b.args ?? {}])).digest('base64url');
+  createHash('sha256')
+    .update(JSON.stringify([b.workspaceId, b.userId, b.target, b.args ?? {}]))
+    .digest('base64url');
 
 export const signRequestState = async (keys: KeyRing, binding: StateBinding, state: unknown, now: Date): Promise<string> =>
   new SignJWT({ s: state ?? null, b: fingerprint(binding) })

@@ -1,12 +1,12 @@
-import { InsufficientScopeError, LimitExceededError, ResourceNotFoundError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import { InsufficientScopeError, LimitExceededError, ResourceNotFoundError } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ReadOutcome } from '../observability/observer.js';
+import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
 import { covers } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
-import { byKey } from './ordering.js';
 
 export interface ResourceContents {
   readonly uri: string;
@@ -94,7 +94,13 @@ export class ResourceRegistry<S> {
     return this.templateCache.get(principal, () =>
       this.templates
         .filter((t) => covers(principal, t.def.scope))
-        .map(({ def }) => ({ uriTemplate: def.uriTemplate, name: def.name, title: def.title, description: def.description, mimeType: def.mimeType })),
+        .map(({ def }) => ({
+          uriTemplate: def.uriTemplate,
+          name: def.name,
+          title: def.title,
+          description: def.description,
+          mimeType: def.mimeType,
+        })),
     );
   }
 
@@ -102,7 +108,13 @@ export class ResourceRegistry<S> {
     return this.staticCache.get(principal, () =>
       [...this.statics.values()]
         .filter((r) => covers(principal, r.scope))
-        .map((r) => ({ uri: r.uri, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), mimeType: r.mimeType })),
+        .map((r) => ({
+          uri: r.uri,
+          name: r.name,
+          ...(r.title ? { title: r.title } : {}),
+          ...(r.description ? { description: r.description } : {}),
+          mimeType: r.mimeType,
+        })),
     );
   }
 
@@ -140,13 +152,19 @@ export class ResourceRegistry<S> {
         await release();
       }
     } finally {
-      this.observer.resourceRead({ provider, outcome, durationMs: performance.now() - started, principal: ctx.principal, clientInfo: ctx.meta.clientInfo });
+      this.observer.resourceRead({
+        provider,
+        outcome,
+        durationMs: performance.now() - started,
+        principal: ctx.principal,
+        clientInfo: ctx.meta.clientInfo,
+      });
     }
   }
 
-  private resolve(uri: string):
-    | { provider: string; scope: Scope | null; read: (ctx: ReadContext<S>) => Promise<ResourceContents[] | undefined> }
-    | undefined {
+  private resolve(
+    uri: string,
+  ): { provider: string; scope: Scope | null; read: (ctx: ReadContext<S>) => Promise<ResourceContents[] | undefined> } | undefined {
     const fixed = this.statics.get(uri);
     if (fixed) return { provider: fixed.uri, scope: fixed.scope, read: (ctx) => fixed.read(uri, ctx) };
     for (const t of this.templates) {

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
-import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ToolOutcome } from '../observability/observer.js';
 import { describeIssues, toJsonSchema } from './json-schema.js';
+import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
 import type { ContentBlock, RequestMeta } from './types.js';
-import { byKey } from './ordering.js';
 
 export interface ToolAnnotations {
   readonly readOnlyHint: boolean;
@@ -116,7 +116,14 @@ export class ToolRegistry<S> {
     const started = performance.now();
     const argNames = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? Object.keys(rawArgs) : [];
     const audit = (outcome: ToolOutcome) =>
-      this.observer.toolCall({ tool: name, argNames, outcome, durationMs: performance.now() - started, principal: ctx.principal, clientInfo: ctx.meta.clientInfo });
+      this.observer.toolCall({
+        tool: name,
+        argNames,
+        outcome,
+        durationMs: performance.now() - started,
+        principal: ctx.principal,
+        clientInfo: ctx.meta.clientInfo,
+      });
 
     if (!covers(ctx.principal, def.scope)) {
       audit('denied');
@@ -154,7 +161,9 @@ export class ToolRegistry<S> {
       }
       const checked = def.output ? z.safeParse(def.output, out) : { success: true as const, data: out };
       if (!checked.success) throw new Error(`tool ${name} produced output outside its schema: ${describeIssues(checked.error)}`);
-      const content = def.content ? def.content(checked.data) : [{ type: 'text', text: def.render ? def.render(checked.data) : String(checked.data) }];
+      const content = def.content
+        ? def.content(checked.data)
+        : [{ type: 'text', text: def.render ? def.render(checked.data) : String(checked.data) }];
       outcome = 'ok';
       return { result: { content, ...(def.output ? { structuredContent: checked.data } : {}), isError: false } };
     } catch (err) {

@@ -2,20 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type Provider from 'oidc-provider';
-import type { Config } from '../platform/config.js';
-import type { KeySource } from '../platform/keys.js';
-import { DynamoDirectoryStore, type DirectoryStore } from '../workspace/directory-store.js';
-import { createAdapterFactory } from './dynamodb-adapter.js';
 import { createAccountRoutes } from '../account/routes.js';
 import { createSessionStore } from '../account/session.js';
 import { DynamoTokenStore } from '../auth/personal-tokens.js';
-import { DynamoGrantStore } from './grant-store.js';
-import { createInteractions } from './interactions.js';
-import { createSignIn, UPSTREAM_CALLBACK_PATH, type DevMember } from './sign-in.js';
 import { html } from '../pages/html.js';
 import { page } from '../pages/layout.js';
+import type { Config } from '../platform/config.js';
+import type { KeySource } from '../platform/keys.js';
+import { type DirectoryStore, DynamoDirectoryStore } from '../workspace/directory-store.js';
+import { createAdapterFactory } from './dynamodb-adapter.js';
+import { DynamoGrantStore } from './grant-store.js';
+import { createInteractions } from './interactions.js';
 import { createProvider, OAUTH_ROUTES } from './provider.js';
 import { takeRegistrationPermit } from './registration-limit.js';
+import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in.js';
 import { createUpstreamSignIn } from './upstream-sign-in.js';
 
 export interface OAuthRuntime {
@@ -42,7 +42,13 @@ export interface OAuthApp {
  * other spellings (`/oauth/register/`, `/oauth/REGISTER`), which would slip past the checks below
  * that match one path; anything else under `/oauth/` is 404 before it reaches the library.
  */
-const PROVIDER_PATHS = new Set<string>([OAUTH_ROUTES.authorization, OAUTH_ROUTES.token, OAUTH_ROUTES.registration, OAUTH_ROUTES.revocation, OAUTH_ROUTES.jwks]);
+const PROVIDER_PATHS = new Set<string>([
+  OAUTH_ROUTES.authorization,
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.registration,
+  OAUTH_ROUTES.revocation,
+  OAUTH_ROUTES.jwks,
+]);
 /** The authorization endpoint's resume path after an interaction (`/oauth/authorize/<uid>`). */
 const RESUME_PATH = /^\/oauth\/authorize\/[A-Za-z0-9_-]{1,64}$/;
 const isProviderPath = (path: string): boolean =>
@@ -53,10 +59,7 @@ export const MAX_REGISTRATION_BYTES = 8 * 1024;
 
 /** Paths this function answers; everything else under the API belongs to the MCP function. */
 export const isOAuthPath = (path: string): boolean =>
-  path.startsWith('/oauth/') ||
-  path === '/account' ||
-  path.startsWith('/account/') ||
-  path === '/.well-known/oauth-authorization-server';
+  path.startsWith('/oauth/') || path === '/account' || path.startsWith('/account/') || path === '/.well-known/oauth-authorization-server';
 
 /**
  * The authorization server's composition root, run once per cold start: the key ring is loaded
@@ -143,14 +146,24 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
       if (req.method === 'POST' && url.pathname === OAUTH_ROUTES.registration) {
         if (Number(req.headers['content-length'] ?? 0) > MAX_REGISTRATION_BYTES) {
           res.writeHead(413, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-          res.end(JSON.stringify({ error: 'invalid_client_metadata', error_description: `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes` }));
+          res.end(
+            JSON.stringify({
+              error: 'invalid_client_metadata',
+              error_description: `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes`,
+            }),
+          );
           return;
         }
         // The address API Gateway saw (serverless-http puts it on the socket), not X-Forwarded-For.
         const wait = await takeRegistrationPermit(rt.db, table, req.socket.remoteAddress ?? 'unknown');
         if (wait > 0) {
           res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(wait), 'cache-control': 'no-store' });
-          res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: `Too many client registrations from this address; try again in ${wait} seconds` }));
+          res.end(
+            JSON.stringify({
+              error: 'temporarily_unavailable',
+              error_description: `Too many client registrations from this address; try again in ${wait} seconds`,
+            }),
+          );
           return;
         }
       }

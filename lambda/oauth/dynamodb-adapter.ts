@@ -1,23 +1,23 @@
 import {
   BatchWriteCommand,
   DeleteCommand,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  paginateQuery,
   QueryCommand,
   UpdateCommand,
-  paginateQuery,
-  type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { errors, type Adapter, type AdapterFactory, type AdapterPayload } from 'oidc-provider';
-import { isConditionFailure, type ItemKey } from '../platform/dynamodb.js';
+import { type Adapter, type AdapterFactory, type AdapterPayload, errors } from 'oidc-provider';
+import { type ItemKey, isConditionFailure } from '../platform/dynamodb.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
 import {
-  OAUTH_SK,
   grantKey,
   grantOfUserGsiSk,
   grantsOfWorkspaceGsiPk,
   memberRefOfAccountId,
   modelPrefix,
+  OAUTH_SK,
   oauthPk,
   tokenOfGrantGsiSk,
   tokensOfGrantGsiPk,
@@ -248,7 +248,8 @@ export const deleteItems = async (db: DynamoDBDocumentClient, table: string, key
   for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
     let pending = keys.slice(i, i + BATCH_WRITE_MAX).map((Key) => ({ DeleteRequest: { Key } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_BATCH_WRITE_ATTEMPTS) throw Object.assign(new Error('BatchWriteItem left deletes unprocessed'), { name: 'ThrottlingException' });
+      if (attempt === MAX_BATCH_WRITE_ATTEMPTS)
+        throw Object.assign(new Error('BatchWriteItem left deletes unprocessed'), { name: 'ThrottlingException' });
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
       pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
     }
@@ -260,7 +261,11 @@ export const deleteItems = async (db: DynamoDBDocumentClient, table: string, key
  * (undefined when there was none). The tokens go first: if a delete fails, the grant is still there
  * and the revocation can be made again.
  */
-export const revokeGrant = async (db: DynamoDBDocumentClient, table: string, grantId: string): Promise<Record<string, unknown> | undefined> => {
+export const revokeGrant = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  grantId: string,
+): Promise<Record<string, unknown> | undefined> => {
   await deleteItems(db, table, await keysOfGrant(db, table, grantId));
   const out = await db.send(new DeleteCommand({ TableName: table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
   return out.Attributes;

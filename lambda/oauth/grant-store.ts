@@ -1,4 +1,4 @@
-import { GetCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
 import { revokeGrant } from './dynamodb-adapter.js';
 import { grantKey, grantsOfUserPrefix, grantsOfWorkspaceGsiPk, memberRefOfAccountId } from './item-keys.js';
@@ -112,7 +112,6 @@ interface GrantPayload {
   readonly resources?: Record<string, unknown>;
   readonly rejected?: { readonly resources?: Record<string, unknown> };
 }
-
 
 const words = (value: unknown): string[] => (typeof value === 'string' ? value.split(' ').filter(Boolean) : []);
 

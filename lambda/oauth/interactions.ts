@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type Provider from 'oidc-provider';
 import { isScope } from '../auth/scopes.js';
+import { messagePage, type Page } from '../pages/layout.js';
 import type { KeyRing } from '../platform/keys.js';
 import { mac, macValid } from '../platform/mac.js';
 import { accountIdOf } from './item-keys.js';
 import { consentPage } from './pages/consent.js';
-import { messagePage, type Page } from '../pages/layout.js';
-import { expiredPage, notAllowedPage, UPSTREAM_CALLBACK_PATH, type SignIn } from './sign-in.js';
 import { devSignInPage } from './pages/sign-in.js';
+import { expiredPage, notAllowedPage, type SignIn, UPSTREAM_CALLBACK_PATH } from './sign-in.js';
 import type { PendingSignIn } from './upstream-sign-in.js';
 
 export interface InteractionDeps {
@@ -143,7 +143,10 @@ export const createInteractions = (deps: InteractionDeps) => {
     const details = await provider.interactionDetails(req, res);
     if (details.uid !== uid) return send(res, expiredPage());
     if (!form || !csrfValid(uid, form.get('csrf'))) {
-      return send(res, messagePage('This form has expired', 'The form could not be verified. Go back to the app and start connecting again.', 403));
+      return send(
+        res,
+        messagePage('This form has expired', 'The form could not be verified. Go back to the app and start connecting again.', 403),
+      );
     }
 
     if (action === 'abort') {
@@ -170,7 +173,9 @@ export const createInteractions = (deps: InteractionDeps) => {
     if (!(await signIn.activeMember(accountId))) return send(res, notAllowedPage('This account'));
     const params = details.params as Record<string, unknown>;
     const chosen: ReadonlySet<string> = new Set(form.getAll('scope').filter(isScope));
-    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: String(params.client_id) });
+    const grant =
+      (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+      new provider.Grant({ accountId, clientId: String(params.client_id) });
     const missing = details.prompt.details as MissingGrant;
     // The resource's scopes are the library's own scopes too (provider.ts): what is unticked is
     // refused on both sides, or the token would carry it anyway.
@@ -188,7 +193,13 @@ export const createInteractions = (deps: InteractionDeps) => {
       if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
     const grantId = await grant.save();
-    deps.logger.info('Consent granted', { accountId, clientId: String(params.client_id), grantId, scopes: [...chosen], refused: [...stillAsked(missing)].filter((s) => isScope(s) && !chosen.has(s)) });
+    deps.logger.info('Consent granted', {
+      accountId,
+      clientId: String(params.client_id),
+      grantId,
+      scopes: [...chosen],
+      refused: [...stillAsked(missing)].filter((s) => isScope(s) && !chosen.has(s)),
+    });
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   };
 

@@ -35,7 +35,8 @@ export interface MemberRef {
  * oidc-provider knows an account by one string; ours is a member of a workspace. Each part is
  * encoded, so a `/` inside an id cannot move the boundary between them.
  */
-export const accountIdOf = ({ workspaceId, userId }: MemberRef): string => `${encodeURIComponent(workspaceId)}/${encodeURIComponent(userId)}`;
+export const accountIdOf = ({ workspaceId, userId }: MemberRef): string =>
+  `${encodeURIComponent(workspaceId)}/${encodeURIComponent(userId)}`;
 
 /**
  * The member an accountId names, or undefined when it is not one `accountIdOf` could have made

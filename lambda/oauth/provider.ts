@@ -1,4 +1,4 @@
-import Provider, { errors, type AdapterFactory, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type AdapterFactory, type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { SCOPES } from '../auth/scopes.js';
 import type { KeyRing } from '../platform/keys.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
@@ -104,7 +104,8 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
     clientAuthMethods: ['none'],
     // A browser-based client (the Inspector) calls the token endpoint from the page it was redirected
     // back to: that origin, one of its own redirect URIs', may; no other.
-    clientBasedCORS: (_ctx, origin, client) => origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     // Every client of an MCP server is a public client; refresh tokens need no `offline_access`.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -215,7 +216,14 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
       if (location && location.origin !== ownOrigin && params?.has('error')) {
         ctx.remove('location');
         ctx.status = 400;
-        await opts.renderError(ctx as unknown as KoaContextWithOIDC, { error: params.get('error')!, ...(params.get('error_description') ? { error_description: params.get('error_description')! } : {}) }, undefined as never);
+        await opts.renderError(
+          ctx as unknown as KoaContextWithOIDC,
+          {
+            error: params.get('error')!,
+            ...(params.get('error_description') ? { error_description: params.get('error_description')! } : {}),
+          },
+          undefined as never,
+        );
       }
     }
   });

@@ -1,10 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
+import { messagePage, type Page } from '../pages/layout.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
 import type { Member, Workspace } from '../workspace/model.js';
-import { messagePage, type Page } from '../pages/layout.js';
 import { accountIdOf, memberRefOfAccountId } from './item-keys.js';
-import { UpstreamSignInError, type PendingSignIn, type UpstreamSignIn } from './upstream-sign-in.js';
+import { type PendingSignIn, type UpstreamSignIn, UpstreamSignInError } from './upstream-sign-in.js';
 
 /** A member the development sign-in offers. */
 export interface DevMember {
@@ -51,7 +51,10 @@ export const createSignIn = (deps: SignInDeps) => {
   const activeMember = async (accountId: string): Promise<ActiveMember | undefined> => {
     const ref = memberRefOfAccountId(accountId);
     if (!ref) return undefined;
-    const [member, workspace] = await Promise.all([deps.directory.getMember(ref.workspaceId, ref.userId), deps.directory.getWorkspace(ref.workspaceId)]);
+    const [member, workspace] = await Promise.all([
+      deps.directory.getMember(ref.workspaceId, ref.userId),
+      deps.directory.getWorkspace(ref.workspaceId),
+    ]);
     return member?.status === 'active' && workspace?.status === 'active' ? { member, workspace } : undefined;
   };
 
@@ -82,7 +85,10 @@ export const createSignIn = (deps: SignInDeps) => {
       // doers' page with it. The operator finds it in the log.
       const error = url.searchParams.get('error');
       if (error) {
-        deps.logger.info('Upstream sign-in ended with an error', { error, description: url.searchParams.get('error_description') ?? undefined });
+        deps.logger.info('Upstream sign-in ended with an error', {
+          error,
+          description: url.searchParams.get('error_description') ?? undefined,
+        });
         return messagePage('Sign-in did not complete', 'The identity provider did not sign you in. Go back and try again.', 400);
       }
       let email: string;

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { ClientInfo } from '../mcp/types.js';
 import type { Observer, ResourceReadEvent, ToolCallEvent } from './observer.js';
 
@@ -16,8 +16,16 @@ const ms = (d: number): number => Math.round(d * 10) / 10;
  * provider prefix, never the id) and the four meters as CloudWatch EMF via Powertools. Each record
  * is a single metric with its own dimension set, so one invocation can emit several shapes.
  */
-export const createPowertoolsObserver = (logger: Logger, metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'doers' })): Observer => {
-  const emit = (name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number, dimensions: Record<string, string>): void => {
+export const createPowertoolsObserver = (
+  logger: Logger,
+  metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'doers' }),
+): Observer => {
+  const emit = (
+    name: string,
+    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
+    value: number,
+    dimensions: Record<string, string>,
+  ): void => {
     const single = metrics.singleMetric();
     for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
     single.addMetric(name, unit, value);

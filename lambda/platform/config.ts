@@ -24,14 +24,23 @@ const intFromEnv = (fallback: number) =>
     z.transform((v) => v ?? fallback),
   );
 
-const optionalString = z.pipe(z.optional(z.string().check(z.trim())), z.transform((v) => (v === '' ? undefined : v)));
+const optionalString = z.pipe(
+  z.optional(z.string().check(z.trim())),
+  z.transform((v) => (v === '' ? undefined : v)),
+);
 
-const urlWithoutTrailingSlash = z.pipe(z.url(), z.transform((v) => v.replace(/\/+$/, '')));
+const urlWithoutTrailingSlash = z.pipe(
+  z.url(),
+  z.transform((v) => v.replace(/\/+$/, '')),
+);
 
 const envSchema = z.object({
   // 0 picks a free port (tests, several local servers side by side).
   PORT: z.pipe(intFromEnv(8787), z.number().check(z.int(), z.minimum(0), z.maximum(65535))),
-  DOERS_DATA_DIR: z.pipe(optionalString, z.transform((v) => v ?? '.data')),
+  DOERS_DATA_DIR: z.pipe(
+    optionalString,
+    z.transform((v) => v ?? '.data'),
+  ),
   DOERS_DYNAMODB_ENDPOINT: z.pipe(optionalString, z.optional(z.url())),
   // Sent as a bearer token, so it must fit RFC 6750's token syntax, be hard to guess, and not look
   // like a JWT (those go to the JWT verifier).
@@ -41,7 +50,10 @@ const envSchema = z.object({
       z.string().check(
         z.minLength(16, 'must be at least 16 characters'),
         z.regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'may only contain letters, digits and - . _ ~ + / (then = padding)'),
-        z.refine((v) => !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(v), 'must not look like a JWT (three dot-separated parts)'),
+        z.refine(
+          (v) => !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(v),
+          'must not look like a JWT (three dot-separated parts)',
+        ),
       ),
     ),
   ),
@@ -50,16 +62,28 @@ const envSchema = z.object({
   DOERS_JWT_ISSUER: optionalString,
   DOERS_JWKS_URI: z.pipe(optionalString, z.optional(z.url())),
   DOERS_JWT_AUDIENCE: optionalString,
-  DOERS_JWT_USER_CLAIM: z.pipe(optionalString, z.transform((v) => v ?? 'email')),
+  DOERS_JWT_USER_CLAIM: z.pipe(
+    optionalString,
+    z.transform((v) => v ?? 'email'),
+  ),
   DOERS_JWT_SCOPE_PREFIX: optionalString,
   DOERS_RATE_LIMIT_CALLS: intFromEnv(120),
   DOERS_RATE_LIMIT_WINDOW_SECONDS: z.pipe(intFromEnv(60), z.number().check(z.int(), z.minimum(1))),
   DOERS_MAX_CONCURRENT_CALLS: intFromEnv(4),
   // Bounds how long a disable, revocation, scope or role change takes to reach every instance.
-  DOERS_AUTH_CACHE_SECONDS: z.pipe(intFromEnv(5), z.number().check(z.int(), z.maximum(300, 'must be at most 300 (it bounds how long a revocation takes)'))),
+  DOERS_AUTH_CACHE_SECONDS: z.pipe(
+    intFromEnv(5),
+    z.number().check(z.int(), z.maximum(300, 'must be at most 300 (it bounds how long a revocation takes)')),
+  ),
   // Set by the CDK stack; the local server fills them with its own defaults.
-  DOERS_WORKSPACE_TABLE: z.pipe(optionalString, z.transform((v) => v ?? 'doers-workspace')),
-  DOERS_LIMITS_TABLE: z.pipe(optionalString, z.transform((v) => v ?? 'doers-limits')),
+  DOERS_WORKSPACE_TABLE: z.pipe(
+    optionalString,
+    z.transform((v) => v ?? 'doers-workspace'),
+  ),
+  DOERS_LIMITS_TABLE: z.pipe(
+    optionalString,
+    z.transform((v) => v ?? 'doers-limits'),
+  ),
   DOERS_SECRET_ARN: optionalString,
   // The built-in authorization server's upstream sign-in (unset: the development sign-in, local only).
   DOERS_SIGNIN_ISSUER: z.pipe(optionalString, z.optional(z.url())),
@@ -130,6 +154,7 @@ const isLoopbackOrigin = (origin: string): boolean => {
     return false;
   }
 };
+
 export { isLoopbackOrigin };
 
 /** Parses the contract's names; a bad value fails start-up naming the variable. */

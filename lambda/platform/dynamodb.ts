@@ -84,7 +84,8 @@ export const batchGetConsistent = async (
   const items: Record<string, unknown>[] = [];
   let pending: ItemKey[] = [...keys];
   for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_BATCH_GET_ATTEMPTS) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
+    if (attempt === MAX_BATCH_GET_ATTEMPTS)
+      throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
     const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
     items.push(...(out.Responses?.[table] ?? []));
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];

@@ -1,4 +1,4 @@
-import { fromEnv, type FromEnvInit } from '@aws-sdk/credential-provider-env';
+import { type FromEnvInit, fromEnv } from '@aws-sdk/credential-provider-env';
 
 /**
  * Bundling only (lib/bundling.ts aliases `@aws-sdk/credential-provider-node` to this file): the

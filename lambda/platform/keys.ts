@@ -18,12 +18,21 @@ export interface KeyRing {
   readonly all: ReadonlyArray<Readonly<Record<KeyPurpose, Uint8Array>>>;
 }
 
-const PURPOSES: readonly KeyPurpose[] = ['token-hash', 'cursor', 'request-state', 'oauth-signing', 'oauth-cookies', 'csrf', 'account-session'];
+const PURPOSES: readonly KeyPurpose[] = [
+  'token-hash',
+  'cursor',
+  'request-state',
+  'oauth-signing',
+  'oauth-cookies',
+  'csrf',
+  'account-session',
+];
 
 const derive = (seed: string): Record<KeyPurpose, Uint8Array> =>
-  Object.fromEntries(
-    PURPOSES.map((p) => [p, new Uint8Array(hkdfSync('sha256', seed, 'doers', `doers ${p} v1`, 32))]),
-  ) as Record<KeyPurpose, Uint8Array>;
+  Object.fromEntries(PURPOSES.map((p) => [p, new Uint8Array(hkdfSync('sha256', seed, 'doers', `doers ${p} v1`, 32))])) as Record<
+    KeyPurpose,
+    Uint8Array
+  >;
 
 export const keyRingFromSeeds = (current: string, previous?: string): KeyRing => {
   const cur = derive(current);
@@ -85,14 +94,15 @@ export const secretsManagerKeySource = (client: SecretsManagerClient, secretArn:
     try {
       const [current, previous] = await Promise.all([
         client.send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: 'AWSCURRENT' })),
-        client
-          .send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: 'AWSPREVIOUS' }))
-          .catch((err: unknown) => {
-            if (err instanceof ResourceNotFoundException) return undefined;
-            throw err;
-          }),
+        client.send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: 'AWSPREVIOUS' })).catch((err: unknown) => {
+          if (err instanceof ResourceNotFoundException) return undefined;
+          throw err;
+        }),
       ]);
-      return keyRingFromSeeds(seedOf(current.SecretString, 'AWSCURRENT'), previous ? seedOf(previous.SecretString, 'AWSPREVIOUS') : undefined);
+      return keyRingFromSeeds(
+        seedOf(current.SecretString, 'AWSCURRENT'),
+        previous ? seedOf(previous.SecretString, 'AWSPREVIOUS') : undefined,
+      );
     } catch (err) {
       throw new DependencyUnavailableError('secretsmanager', 2, err);
     }

@@ -1,9 +1,9 @@
 import type { PromptDefinition } from '../mcp/prompt-registry.js';
 import type { ResourceTemplateDefinition } from '../mcp/resource-registry.js';
 import type { ToolDefinition } from '../mcp/tool-registry.js';
-import type { WorkspaceServices } from './services.js';
 import { WORKSPACE_PROMPTS } from './prompts.js';
 import { WORKSPACE_RESOURCE_TEMPLATES } from './resources.js';
+import type { WorkspaceServices } from './services.js';
 import { agendaGet } from './tools/agenda.js';
 import { COMMENT_TOOLS } from './tools/comments.js';
 import { meGet } from './tools/me.js';
@@ -12,6 +12,13 @@ import { PROJECT_TOOLS } from './tools/projects.js';
 import { TASK_TOOLS } from './tools/tasks.js';
 
 /** Everything the deployed function offers; `tools/list` sorts it by name. */
-export const PRODUCT_TOOLS: readonly ToolDefinition<WorkspaceServices>[] = [meGet, agendaGet, ...TASK_TOOLS, ...PROJECT_TOOLS, ...COMMENT_TOOLS, ...MEMBER_TOOLS];
+export const PRODUCT_TOOLS: readonly ToolDefinition<WorkspaceServices>[] = [
+  meGet,
+  agendaGet,
+  ...TASK_TOOLS,
+  ...PROJECT_TOOLS,
+  ...COMMENT_TOOLS,
+  ...MEMBER_TOOLS,
+];
 export const PRODUCT_PROMPTS: readonly PromptDefinition[] = WORKSPACE_PROMPTS;
 export const PRODUCT_RESOURCE_TEMPLATES: readonly ResourceTemplateDefinition<WorkspaceServices>[] = WORKSPACE_RESOURCE_TEMPLATES;

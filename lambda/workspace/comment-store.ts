@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { conditionally, deleteKeys } from './item-support.js';
 import { fromItem } from '../platform/dynamodb.js';
+import { conditionally, deleteKeys } from './item-support.js';
 import { commentSk, commentsOfTaskPrefix, wsPk } from './keys.js';
 import type { Comment } from './model.js';
 
@@ -44,7 +44,10 @@ export class DynamoCommentStore implements CommentStore {
         return comment;
       },
       // The id is a fresh UUIDv7, so this is a collision no retry repeats; the comment was not stored.
-      () => Promise.reject(new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again')),
+      () =>
+        Promise.reject(
+          new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again'),
+        ),
     );
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import { InvalidArgumentRefusal } from '../errors.js';
 import type { KeyRing } from '../platform/keys.js';
 
@@ -36,7 +36,9 @@ const stable = (value: unknown): unknown => {
 
 const fingerprint = (b: CursorBinding): string => {
   const { cursor: _c, limit: _l, ...question } = b.args;
-  return createHash('sha256').update(JSON.stringify([FORMAT, b.tool, b.workspaceId, b.userId, stable(question)])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([FORMAT, b.tool, b.workspaceId, b.userId, stable(question)]))
+    .digest('base64url');
 };
 
 export const signCursor = async (keys: KeyRing, binding: CursorBinding, position: unknown): Promise<string> =>

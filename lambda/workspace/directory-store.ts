@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { conditionally } from './item-support.js';
 import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
+import { conditionally } from './item-support.js';
+import { EMAIL_SK, emailPk, MEMBER_PREFIX, memberSk, WORKSPACE_SK, wsPk } from './keys.js';
 import type { Member, Role, Status, Workspace } from './model.js';
-import { EMAIL_SK, MEMBER_PREFIX, WORKSPACE_SK, emailPk, memberSk, wsPk } from './keys.js';
 
 export interface MemberRef {
   readonly workspaceId: string;
@@ -42,7 +42,6 @@ export interface DirectoryStore {
   withOwnersLock<T>(workspaceId: string, fn: () => Promise<T>): Promise<T>;
 }
 
-
 /** Sort key of the workspace's owners lock (see `withOwnersLock`). */
 const OWNERS_LOCK_SK = 'OWNERS_LOCK';
 /** Longest an owner change holds the lock: a few reads and one write. */
@@ -59,17 +58,23 @@ export class DynamoDirectoryStore implements DirectoryStore {
   ) {}
 
   async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK }, ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK }, ConsistentRead: true }),
+    );
     return out.Item ? fromItem<Workspace>(out.Item) : undefined;
   }
 
   async getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: memberSk(userId) }, ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: memberSk(userId) }, ConsistentRead: true }),
+    );
     return out.Item ? fromItem<Member>(out.Item) : undefined;
   }
 
   async findMemberRefByEmail(email: string): Promise<MemberRef | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(email), sk: EMAIL_SK }, ConsistentRead: true }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: emailPk(email), sk: EMAIL_SK }, ConsistentRead: true }),
+    );
     const item = out.Item as MemberRef | undefined;
     return item ? { workspaceId: item.workspaceId, userId: item.userId } : undefined;
   }
@@ -158,7 +163,12 @@ export class DynamoDirectoryStore implements DirectoryStore {
     const released = await conditionally(
       async () => {
         await this.db.send(
-          new DeleteCommand({ TableName: this.table, Key: claimKey, ConditionExpression: 'userId = :u', ExpressionAttributeValues: { ':u': claim.userId } }),
+          new DeleteCommand({
+            TableName: this.table,
+            Key: claimKey,
+            ConditionExpression: 'userId = :u',
+            ExpressionAttributeValues: { ':u': claim.userId },
+          }),
         );
         return true;
       },
@@ -248,7 +258,14 @@ export class DynamoDirectoryStore implements DirectoryStore {
       return await fn();
     } finally {
       await this.db
-        .send(new DeleteCommand({ TableName: this.table, Key: key, ConditionExpression: 'lockId = :id', ExpressionAttributeValues: { ':id': lockId } }))
+        .send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: key,
+            ConditionExpression: 'lockId = :id',
+            ExpressionAttributeValues: { ':id': lockId },
+          }),
+        )
         .catch(() => undefined); // taken over after expiry, or a fault: it expires by itself
     }
   }
@@ -256,7 +273,9 @@ export class DynamoDirectoryStore implements DirectoryStore {
   private async memberRefusal(workspaceId: string, userId: string, expectedRole: Role): Promise<never> {
     const current = await this.getMember(workspaceId, userId);
     if (!current) throw new NotFoundRefusal(`Member ${userId} was not found in this workspace`);
-    throw new ConflictRefusal(`Conflict: member ${userId} is now ${current.role}, no longer ${expectedRole}; someone changed it. Read members_list and retry.`);
+    throw new ConflictRefusal(
+      `Conflict: member ${userId} is now ${current.role}, no longer ${expectedRole}; someone changed it. Read members_list and retry.`,
+    );
   }
 
   private async setStatus(key: { pk: string; sk: string }, status: Status): Promise<boolean> {

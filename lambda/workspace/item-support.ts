@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../platform/dynamodb.js';
 
-
 /**
  * Runs a conditional write; a failed ConditionExpression becomes what `onRefused` decides (a domain
  * refusal), in the manner of Powertools' DynamoDBPersistenceLayer. Anything else propagates.

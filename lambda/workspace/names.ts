@@ -1,4 +1,4 @@
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { BoundedMap } from '../platform/bounded-map.js';
 import { WORKSPACE_SK, wsPk } from './keys.js';
@@ -41,7 +41,9 @@ const covers = (names: Names, needs: NeededIds | undefined): boolean =>
  * lacks (made elsewhere a moment ago) makes it read again before anything is refused.
  */
 export class DirectoryNames implements NamesSource {
-  private readonly snapshots = new BoundedMap<string, { readonly version: number; readonly atMs: number; readonly names: Promise<Names> }>(MAX_WORKSPACES);
+  private readonly snapshots = new BoundedMap<string, { readonly version: number; readonly atMs: number; readonly names: Promise<Names> }>(
+    MAX_WORKSPACES,
+  );
 
   constructor(
     private readonly db: DynamoDBDocumentClient,

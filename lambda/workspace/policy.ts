@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import { RoleTooLowRefusal } from '../errors.js';
-import { roleAtLeast, type Role } from './model.js';
+import { type Role, roleAtLeast } from './model.js';
 
 /**
  * Who may do what: viewers read; members write tasks and comments and delete what they created;
@@ -8,7 +8,9 @@ import { roleAtLeast, type Role } from './model.js';
  */
 export const requireRole = (principal: Principal, needed: Role, action: string): void => {
   if (!roleAtLeast(principal.role, needed)) {
-    throw new RoleTooLowRefusal(`Refused, role too low: ${action} needs the role ${needed} or higher, and you are ${principal.role} in this workspace.`);
+    throw new RoleTooLowRefusal(
+      `Refused, role too low: ${action} needs the role ${needed} or higher, and you are ${principal.role} in this workspace.`,
+    );
   }
 };
 

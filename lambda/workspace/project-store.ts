@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { conditionally } from './item-support.js';
 import { fromItem } from '../platform/dynamodb.js';
+import { conditionally } from './item-support.js';
 import { PROJECT_PREFIX, projectSk, wsPk } from './keys.js';
 import type { Project } from './model.js';
 
@@ -44,7 +44,9 @@ export class DynamoProjectStore implements ProjectStore {
   async create(project: Project): Promise<boolean> {
     return conditionally(
       async () => {
-        await this.db.send(new PutCommand({ TableName: this.table, Item: toItem(project), ConditionExpression: 'attribute_not_exists(pk)' }));
+        await this.db.send(
+          new PutCommand({ TableName: this.table, Item: toItem(project), ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
         await this.changed(project.workspaceId);
         return true;
       },
@@ -96,7 +98,11 @@ export class DynamoProjectStore implements ProjectStore {
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ...(opts.includeArchived ? {} : { FilterExpression: '#s = :active', ExpressionAttributeNames: { '#s': 'status' } }),
-          ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': PROJECT_PREFIX, ...(opts.includeArchived ? {} : { ':active': 'active' }) },
+          ExpressionAttributeValues: {
+            ':pk': wsPk(workspaceId),
+            ':p': PROJECT_PREFIX,
+            ...(opts.includeArchived ? {} : { ':active': 'active' }),
+          },
           ExclusiveStartKey: startKey,
           Limit: opts.includeArchived ? limit + 1 - found.length : 100,
         }),

@@ -18,7 +18,7 @@ export const dailyBriefing = definePrompt({
   messages: () =>
     userText(
       'Brief me on my day in the doers workspace.\n' +
-        '1. Call me_get to learn my name, time zone and today\'s date.\n' +
+        "1. Call me_get to learn my name, time zone and today's date.\n" +
         '2. Call agenda_get (assignee "me") for today\'s counts and the overdue and due-today tasks.\n' +
         '3. Call tasks_search with assignee "me", dueAfter tomorrow and dueBefore one week from today (dates from step 1) for what comes next.\n' +
         'Then give me a short briefing: first the counts, then what is overdue, then what is due today in priority order, then the ' +
@@ -36,7 +36,7 @@ export const weeklyReview = definePrompt({
   messages: () =>
     userText(
       'Run my weekly review of the doers workspace.\n' +
-        '1. Call me_get for today\'s date in my time zone.\n' +
+        "1. Call me_get for today's date in my time zone.\n" +
         '2. Call projects_list for the active projects.\n' +
         '3. Call tasks_search with status "done" and assignee "me" to see what I finished (the newest come first; stop paging once ' +
         'they are older than seven days).\n' +
@@ -51,13 +51,14 @@ export const weeklyReview = definePrompt({
 export const triageInbox = definePrompt({
   name: 'triage_inbox',
   title: 'Triage the inbox',
-  description: 'Goes through open tasks that are in no project and proposes a project, priority and due date for each; changes only what the user confirms.',
+  description:
+    'Goes through open tasks that are in no project and proposes a project, priority and due date for each; changes only what the user confirms.',
   args: z.object({}),
   tools: ['me_get', 'tasks_search', 'projects_list', 'task_update'],
   messages: () =>
     userText(
       'Help me triage the inbox of the doers workspace: the open tasks that belong to no project.\n' +
-        '1. Call me_get for today\'s date and my time zone.\n' +
+        "1. Call me_get for today's date and my time zone.\n" +
         '2. Call tasks_search with project "none" (status open) for the inbox, and projects_list for the projects there are.\n' +
         '3. For each inbox task, propose a project, a priority (P1 to P4) and, where it needs one, a due date, with one line of reason.\n' +
         'Show me the proposals as a list and wait. Only after I confirm, call task_update for the confirmed tasks, each with the ' +

@@ -1,8 +1,8 @@
 import type { ResourceTemplateDefinition } from '../mcp/resource-registry.js';
-import type { WorkspaceServices } from './services.js';
-import { dateInZone } from './time.js';
 import { duePhrase } from './render.js';
 import { MAX_ID_LENGTH } from './schemas.js';
+import type { WorkspaceServices } from './services.js';
+import { dateInZone } from './time.js';
 import { loadNames, toSummary, toTaskOutput } from './views.js';
 
 /**
@@ -49,7 +49,8 @@ export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
     if (t.notes) lines.push('', '## Notes', '', t.notes);
     if (comments.comments.length) {
       lines.push('', '## Comments', '');
-      for (const c of comments.comments) lines.push(`- **${names.members.get(c.authorId)?.name ?? c.authorId}**, ${c.createdAt}: ${esc(c.body)}`);
+      for (const c of comments.comments)
+        lines.push(`- **${names.members.get(c.authorId)?.name ?? c.authorId}**, ${c.createdAt}: ${esc(c.body)}`);
       if (comments.next) lines.push(`- … more in comments_list`);
     }
     return [{ uri, mimeType: 'text/markdown', text: `${lines.join('\n')}\n` }];

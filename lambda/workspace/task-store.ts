@@ -1,17 +1,17 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { conditionally } from './item-support.js';
 import { fromItem } from '../platform/dynamodb.js';
+import { conditionally } from './item-support.js';
 import {
   AGENDA_DONE_PREFIX,
+  agendaOrderKey,
   DONE_ORDER_PREFIX,
   OPEN_ORDER_PREFIX,
-  UNDATED,
-  agendaOrderKey,
   taskOrderKey,
   taskSk,
   tasksGsiPk,
   tasksOfAssigneeGsiPk,
+  UNDATED,
   wsPk,
 } from './keys.js';
 import type { Priority, Task } from './model.js';

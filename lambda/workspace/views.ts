@@ -72,7 +72,8 @@ export const taskOrRefuse = async (services: WorkspaceServices, principal: Princ
 
 export const projectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string): Promise<Project> => {
   const project = await services.projects.get(principal.workspaceId, projectId);
-  if (!project) throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace; projects_list lists projects and their ids.`);
+  if (!project)
+    throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace; projects_list lists projects and their ids.`);
   return project;
 };
 
@@ -87,22 +88,35 @@ export const resolveAssignee = async (
   if (value === 'none') return null;
   // Checked against the snapshot; one that lacks the id is read again before the id is refused.
   const member = (await services.names.get(principal, { members: [value] })).members.get(value);
-  if (!member) throw new InvalidArgumentRefusal(`${param}: no member ${value} in this workspace; use "me", "none" or a userId from members_list.`);
+  if (!member)
+    throw new InvalidArgumentRefusal(`${param}: no member ${value} in this workspace; use "me", "none" or a userId from members_list.`);
   return member.userId;
 };
 
 /** A project id given as an argument, archived or not, checked against the directory snapshot. */
-export const projectArgOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
+export const projectArgOrRefuse = async (
+  services: WorkspaceServices,
+  principal: Principal,
+  projectId: string,
+  param: string,
+): Promise<Project> => {
   const project = (await services.names.get(principal, { projects: [projectId] })).projects.get(projectId);
   if (!project) throw new InvalidArgumentRefusal(`${param}: no project ${projectId} in this workspace; projects_list lists them.`);
   return project;
 };
 
 /** A project that takes tasks: it exists in this workspace and is not archived. */
-export const activeProjectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string, param: string): Promise<Project> => {
+export const activeProjectOrRefuse = async (
+  services: WorkspaceServices,
+  principal: Principal,
+  projectId: string,
+  param: string,
+): Promise<Project> => {
   const project = await projectArgOrRefuse(services, principal, projectId, param);
   if (project.status === 'archived') {
-    throw new InvalidArgumentRefusal(`${param}: project ${project.name} [${projectId}] is archived; restore it with project_update (archived: false) first.`);
+    throw new InvalidArgumentRefusal(
+      `${param}: project ${project.name} [${projectId}] is archived; restore it with project_update (archived: false) first.`,
+    );
   }
   return project;
 };

@@ -21,7 +21,10 @@ const listen = (handler: Parameters<typeof createServer>[1]): Promise<string> =>
 
 if (kind === 'doers-off' || kind === 'doers-on') {
   const { startTestServer } = await import('../helpers/local.js');
-  const limits = kind === 'doers-on' ? { DOERS_RATE_LIMIT_CALLS: '1000000', DOERS_MAX_CONCURRENT_CALLS: '64' } : { DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' };
+  const limits =
+    kind === 'doers-on'
+      ? { DOERS_RATE_LIMIT_CALLS: '1000000', DOERS_MAX_CONCURRENT_CALLS: '64' }
+      : { DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' };
   const { RecordingObserver } = await import('../helpers/recording-observer.js');
   const server = await startTestServer(limits, { observer: new RecordingObserver() });
   console.log(JSON.stringify({ url: server.mcpUrl, token: server.token }));
@@ -30,7 +33,12 @@ if (kind === 'doers-off' || kind === 'doers-on') {
   const handler = createMcpHandler((server) => {
     server.registerTool(
       'me_get',
-      { title: 'Who am I', description: 'The caller and today', inputSchema: z.object({}), outputSchema: z.object({ name: z.string(), role: z.string(), today: z.string() }) },
+      {
+        title: 'Who am I',
+        description: 'The caller and today',
+        inputSchema: z.object({}),
+        outputSchema: z.object({ name: z.string(), role: z.string(), today: z.string() }),
+      },
       async () => {
         const out = { name: 'Ada Lovelace', role: 'owner', today: new Date().toISOString().slice(0, 10) };
         return { content: [{ type: 'text', text: `${out.name} (${out.role}), today ${out.today}` }], structuredContent: out };
@@ -43,7 +51,11 @@ if (kind === 'doers-off' || kind === 'doers-on') {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     const response = await handler(
-      new Request(`http://127.0.0.1${req.url}`, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) }),
+      new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method!,
+        headers,
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+      }),
     );
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));

@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { loadConfig } from '../../lambda/platform/config.js';
 import { startLocalServer } from '../../lambda/local/server.js';
+import { loadConfig } from '../../lambda/platform/config.js';
 import { startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { bundleLambda, invokeFresh, lambdaEnv, ROOT, toolCallEvent } from '../helpers/lambda-bundle.js';
 import { modernCall } from '../helpers/local.js';
@@ -35,7 +35,10 @@ interface Target {
 
 const startServer = (kind: string): Promise<{ target: Target; child: ChildProcess }> =>
   new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bench-server.ts', kind], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bench-server.ts', kind], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
@@ -60,7 +63,10 @@ const requestOf = (t: Target, method: 'tools/call' | 'tools/list') => {
       jsonrpc: '2.0',
       id: 1,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        ...params,
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
     }),
   };
 };
@@ -129,7 +135,9 @@ const measureServer = async (kind: string, label: string): Promise<Row[]> => {
         p99: median(seq.map((s) => s.p99)),
         rps: median(rps),
       });
-      console.log(`${label.padEnd(26)} ${method.padEnd(11)} p50 ${rows.at(-1)!.p50.toFixed(2)} ms  p95 ${rows.at(-1)!.p95.toFixed(2)} ms  ${rows.at(-1)!.rps.toFixed(0)} req/s`);
+      console.log(
+        `${label.padEnd(26)} ${method.padEnd(11)} p50 ${rows.at(-1)!.p50.toFixed(2)} ms  p95 ${rows.at(-1)!.p95.toFixed(2)} ms  ${rows.at(-1)!.rps.toFixed(0)} req/s`,
+      );
     }
     return rows;
   } finally {
@@ -177,7 +185,10 @@ try {
   const lambdaBundle = await bundleLambda('lambda/handler.ts', join(work, 'lambda'));
   const dataDir = join(work, 'data');
   await mkdir(dataDir);
-  const seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), { timeZone: 'UTC', observer: new RecordingObserver() });
+  const seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), {
+    timeZone: 'UTC',
+    observer: new RecordingObserver(),
+  });
   const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
   const secrets = await startSecretsManager(seed);
   const env = lambdaEnv({
@@ -186,12 +197,16 @@ try {
     env: { NODE_OPTIONS: '--enable-source-maps', DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' },
   });
   const importScript = join(work, 'import-time.mjs');
-  await writeFile(importScript, `const t = performance.now(); await import(${JSON.stringify(lambdaBundle.file)}); console.log(JSON.stringify({ ms: performance.now() - t, ok: true })); process.exit(0);`);
+  await writeFile(
+    importScript,
+    `const t = performance.now(); await import(${JSON.stringify(lambdaBundle.file)}); console.log(JSON.stringify({ ms: performance.now() - t, ok: true })); process.exit(0);`,
+  );
   const importMs = median((await runs(7, [importScript], env)).map((r) => r.ms));
   const doersCold: number[] = [];
   for (let i = 0; i < 7; i++) {
     const { res, ms } = await invokeFresh(lambdaBundle, toolCallEvent(seeded.token, 'me_get'), env, NODE22);
-    if (res.statusCode !== 200 || res.body.includes('"isError":true')) throw new Error(`a cold start did not answer its tools/call: ${res.body}`);
+    if (res.statusCode !== 200 || res.body.includes('"isError":true'))
+      throw new Error(`a cold start did not answer its tools/call: ${res.body}`);
     doersCold.push(ms);
   }
   const coldHandler = await bundleLambda('test/bench/cold-start-mcp-handler.ts', join(work, 'cold-handler'));

@@ -6,7 +6,12 @@ import * as z from 'zod';
 const handler = createMcpHandler((server) => {
   server.registerTool(
     'me_get',
-    { title: 'Who am I', description: 'The caller and today', inputSchema: z.object({}), outputSchema: z.object({ name: z.string(), today: z.string() }) },
+    {
+      title: 'Who am I',
+      description: 'The caller and today',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ name: z.string(), today: z.string() }),
+    },
     async () => {
       const out = { name: 'Ada Lovelace', today: new Date().toISOString().slice(0, 10) };
       return { content: [{ type: 'text', text: `${out.name}, today ${out.today}` }], structuredContent: out };
@@ -27,7 +32,11 @@ const res = await handler(
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'me_get', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        name: 'me_get',
+        arguments: {},
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
     }),
   }),
 );

@@ -3,8 +3,8 @@ import { writeSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../lambda/platform/config.js';
 import { startLocalServer } from '../../lambda/local/server.js';
+import { loadConfig } from '../../lambda/platform/config.js';
 import { addMember, createTestWorkspace } from '../helpers/workspace-fixtures.js';
 
 /**
@@ -37,7 +37,19 @@ const out = await Promise.all(
   members.map(async (m) => {
     const now = new Date().toISOString();
     const taskId = randomUUID();
-    await server.app.services.tasks.create({ workspaceId: ws.workspaceId, taskId, title: `Soak task of ${m.name}`, status: 'open', priority: 'P3', labels: [], createdBy: m.userId, createdAt: now, updatedAt: now, version: 1, assigneeId: m.userId });
+    await server.app.services.tasks.create({
+      workspaceId: ws.workspaceId,
+      taskId,
+      title: `Soak task of ${m.name}`,
+      status: 'open',
+      priority: 'P3',
+      labels: [],
+      createdBy: m.userId,
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+      assigneeId: m.userId,
+    });
     return { token: m.token, taskId };
   }),
 );

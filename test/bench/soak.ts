@@ -4,8 +4,8 @@ import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/lambda-bundle.js';
-import { javaAvailable, startDynalite, startDynamoDbLocal } from '../integration/limits-harness.js';
 import { MODERN, modernMeta } from '../helpers/local.js';
+import { javaAvailable, startDynalite, startDynamoDbLocal } from '../integration/limits-harness.js';
 
 /**
  * `npm run soak`: the local server (limits as the stack sets them, the real audit lines and meters)
@@ -133,7 +133,8 @@ const loop = async (user: { token: string; taskId: string }, i: number) => {
       if (outcome === 'error' && errorSamples.length < 5) errorSamples.push(`${method} ${res.status} ${res.body.slice(0, 200)}`);
       if (params.name === 'task_update') {
         const parsed = JSON.parse(res.body) as { result?: { structuredContent?: { version?: number }; content?: { text: string }[] } };
-        const stored = parsed.result?.structuredContent?.version ?? Number(/version (\d+)/.exec(parsed.result?.content?.[0]?.text ?? '')?.[1]);
+        const stored =
+          parsed.result?.structuredContent?.version ?? Number(/version (\d+)/.exec(parsed.result?.content?.[0]?.text ?? '')?.[1]);
         if (Number.isFinite(stored)) version = stored;
       }
     } catch (err) {
@@ -166,7 +167,15 @@ await rm(ready.dataDir, { recursive: true, force: true });
 
 // ---- verdict and report ----
 const full = minutes.filter((m) => m.rssMb > 0);
-const totals = full.reduce((t, m) => ({ requests: t.requests + m.requests, admitted: t.admitted + m.admitted, refused: t.refused + m.refused, errors: t.errors + m.errors }), { requests: 0, admitted: 0, refused: 0, errors: 0 });
+const totals = full.reduce(
+  (t, m) => ({
+    requests: t.requests + m.requests,
+    admitted: t.admitted + m.admitted,
+    refused: t.refused + m.refused,
+    errors: t.errors + m.errors,
+  }),
+  { requests: 0, admitted: 0, refused: 0, errors: 0 },
+);
 // Minute 1 warms up (JIT, DynamoDB's own warm-up, the first snapshots and caches): both the memory
 // and the latency verdicts start from minute 2.
 const steady = full.length > 1 ? full.slice(1) : full;
@@ -176,8 +185,14 @@ const last = full[full.length - 1]!;
 const rssDrift = (last.rssMb - base.rssMb) / base.rssMb;
 const checks = [
   [`errors: ${totals.errors} (expected 0)`, totals.errors === 0],
-  [`RSS at minute ${full.length} vs minute ${Math.min(2, full.length)}: ${base.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB (${(rssDrift * 100).toFixed(1)} %, within ±10 %)`, Math.abs(rssDrift) <= 0.1],
-  [`worst minute p99 from minute ${full.length - steady.length + 1} on: ${Math.max(...p99s).toFixed(1)} ms vs the median minute's ${median(p99s).toFixed(1)} ms (at most ×2)`, Math.max(...p99s) <= 2 * median(p99s)],
+  [
+    `RSS at minute ${full.length} vs minute ${Math.min(2, full.length)}: ${base.rssMb.toFixed(0)} → ${last.rssMb.toFixed(0)} MB (${(rssDrift * 100).toFixed(1)} %, within ±10 %)`,
+    Math.abs(rssDrift) <= 0.1,
+  ],
+  [
+    `worst minute p99 from minute ${full.length - steady.length + 1} on: ${Math.max(...p99s).toFixed(1)} ms vs the median minute's ${median(p99s).toFixed(1)} ms (at most ×2)`,
+    Math.max(...p99s) <= 2 * median(p99s),
+  ],
 ] as const;
 const report = [
   '# Soak results',
@@ -187,7 +202,10 @@ const report = [
   '',
   '| minute | requests | req/s | p50 ms | p99 ms | admitted | refused | errors | server RSS MB |',
   '|---|---|---|---|---|---|---|---|---|',
-  ...full.map((m, i) => `| ${i + 1} | ${m.requests} | ${(m.requests / 60).toFixed(0)} | ${pct(m.latencies, 50).toFixed(1)} | ${pct(m.latencies, 99).toFixed(1)} | ${m.admitted} | ${m.refused} | ${m.errors} | ${m.rssMb.toFixed(0)} |`),
+  ...full.map(
+    (m, i) =>
+      `| ${i + 1} | ${m.requests} | ${(m.requests / 60).toFixed(0)} | ${pct(m.latencies, 50).toFixed(1)} | ${pct(m.latencies, 99).toFixed(1)} | ${m.admitted} | ${m.refused} | ${m.errors} | ${m.rssMb.toFixed(0)} |`,
+  ),
   '',
   `Totals: ${totals.requests} requests, ${totals.admitted} admitted, ${totals.refused} refused, ${totals.errors} errors.`,
   '',

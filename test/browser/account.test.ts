@@ -1,8 +1,8 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'puppeteer-core';
+import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Page } from 'puppeteer-core';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
@@ -23,13 +23,22 @@ before(async () => {
 });
 after(() => server.close());
 
-const PEOPLE = { owner: DEMO_OWNER.email, admin: 'grace@example.com', member: 'alan@example.com', viewer: 'katherine@example.com' } as const;
+const PEOPLE = {
+  owner: DEMO_OWNER.email,
+  admin: 'grace@example.com',
+  member: 'alan@example.com',
+  viewer: 'katherine@example.com',
+} as const;
 
 /** Opens /account, meets the sign-in, picks the member with this e-mail, lands on the account page. */
 const signIn = async (page: Page, email: string): Promise<void> => {
   await page.goto(`${server.url}/account`);
   assert.equal(new URL(page.url()).pathname, '/account/sign-in');
-  const index = await page.$$eval('button[name=account]', (buttons, e) => buttons.findIndex((b) => b.textContent!.includes(`<${e}>`)), email);
+  const index = await page.$$eval(
+    'button[name=account]',
+    (buttons, e) => buttons.findIndex((b) => b.textContent!.includes(`<${e}>`)),
+    email,
+  );
   assert.ok(index >= 0, `${email} is offered`);
   await Promise.all([page.waitForNavigation(), page.$$('button[name=account]').then((b) => b[index]!.click())]);
   assert.equal(new URL(page.url()).pathname, '/account');
@@ -44,7 +53,9 @@ const clickInRow = async (page: Page, attribute: string, value: string, label: s
 
 const sdkMe = async (token: string): Promise<string> => {
   const client = new Client({ name: 'account-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   try {
     const result = await client.callTool({ name: 'me_get', arguments: {} });
     return (result.content as { text: string }[])[0]!.text;
@@ -94,17 +105,35 @@ describe('the account page', () => {
     // Arrange: an assistant connects as the owner (registration, sign-in, consent, token).
     const redirect = 'http://127.0.0.1:5555/cb';
     const { client_id: clientId } = (await (
-      await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Example assistant', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }) })
+      await fetch(`${server.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Example assistant', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+      })
     ).json()) as { client_id: string };
     const pkce = pkcePair();
     const authorize = new URL(`${server.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: redirect, scope: 'tasks:read', code_challenge: pkce.challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: redirect,
+      scope: 'tasks:read',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+    }))
+      authorize.searchParams.set(k, v);
     const back = await approve(authorize, { email: PEOPLE.owner });
     const { access_token: accessToken } = (await (
       await fetch(`${server.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: clientId, code_verifier: pkce.verifier }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: redirect,
+          client_id: clientId,
+          code_verifier: pkce.verifier,
+        }).toString(),
       })
     ).json()) as { access_token: string };
     assert.equal(await mcpStatus(accessToken), 200);
@@ -134,7 +163,9 @@ describe('the account page', () => {
       // Arrange
       await page.setJavaScriptEnabled(false);
       await signIn(page, PEOPLE.viewer);
-      const offered = await page.$$eval('#create-token input[name=scope]', (inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+      const offered = await page.$$eval('#create-token input[name=scope]', (inputs) =>
+        inputs.map((i) => (i as unknown as { value: string }).value),
+      );
       const csrf = await page.$eval('#create-token input[name=csrf]', (i) => (i as unknown as { value: string }).value);
       const cookie = (await page.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
 
@@ -143,7 +174,13 @@ describe('the account page', () => {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-        body: new URLSearchParams([['csrf', csrf], ['label', 'forged'], ['days', '30'], ['scope', 'tasks:read'], ['scope', 'tasks:write']]).toString(),
+        body: new URLSearchParams([
+          ['csrf', csrf],
+          ['label', 'forged'],
+          ['days', '30'],
+          ['scope', 'tasks:read'],
+          ['scope', 'tasks:write'],
+        ]).toString(),
       });
       const body = await forged.text();
       await page.reload();
@@ -161,7 +198,13 @@ describe('the account page', () => {
     // Arrange: the member has a working token.
     const alan = await server.app.services.directory.findMemberByEmail(PEOPLE.member);
     const secret = generateTokenSecret();
-    await server.app.services.tokens.register(secret, { workspaceId: DEMO_WORKSPACE_ID, userId: alan!.userId, scopes: ['tasks:read'], label: 'alan', createdAt: new Date().toISOString() });
+    await server.app.services.tokens.register(secret, {
+      workspaceId: DEMO_WORKSPACE_ID,
+      userId: alan!.userId,
+      scopes: ['tasks:read'],
+      label: 'alan',
+      createdAt: new Date().toISOString(),
+    });
     assert.equal(await mcpStatus(secret), 200);
 
     await withPage(async (page) => {
@@ -206,7 +249,8 @@ describe('the account page', () => {
         const res = await page.goto(`${server.url}/account`);
         const csp = res!.headers()['content-security-policy'] ?? '';
         const overflow = await page.evaluate(() => {
-          const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+          const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
+            .documentElement;
           return d.scrollWidth - d.clientWidth;
         });
         assert.match(csp, /frame-ancestors 'none'/);

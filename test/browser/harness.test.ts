@@ -1,7 +1,7 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
 import { withPage } from '../helpers/browser.js';
 
 const CSP = "default-src 'none'; form-action 'self'; frame-ancestors 'none'";

@@ -1,5 +1,5 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
@@ -38,7 +38,16 @@ after(() => server.close());
 
 const authorizeUrl = (challenge: string, scope = 'tasks:read tasks:write team:read'): string => {
   const url = new URL(`${server.url}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope, resource: server.mcpUrl, code_challenge: challenge, code_challenge_method: 'S256', state: 'browser' })) {
+  for (const [k, v] of Object.entries({
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope,
+    resource: server.mcpUrl,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'browser',
+  })) {
     url.searchParams.set(k, v);
   }
   return url.href;
@@ -60,7 +69,11 @@ const catchRedirect = async (page: Page): Promise<() => URL | undefined> => {
 const signInAsOwner = async (page: Page): Promise<void> => {
   await page.waitForSelector('h1');
   assert.equal(await page.$eval('h1', (h) => h.textContent), 'Development sign-in');
-  const button = await page.$$eval('button[name=account]', (buttons, email) => buttons.findIndex((b) => b.textContent!.includes(`<${email}>`)), DEMO_OWNER.email);
+  const button = await page.$$eval(
+    'button[name=account]',
+    (buttons, email) => buttons.findIndex((b) => b.textContent!.includes(`<${email}>`)),
+    DEMO_OWNER.email,
+  );
   assert.ok(button >= 0, 'the owner is offered');
   await Promise.all([page.waitForNavigation(), page.$$('button[name=account]').then((b) => b[button]!.click())]);
 };
@@ -84,7 +97,9 @@ describe('sign-in and consent in a real browser, JavaScript off', () => {
         person: await page.$eval('#person', (e) => e.textContent),
         workspace: await page.$eval('#workspace', (e) => e.textContent),
         redirectHost: await page.$eval('#redirect-host', (e) => e.textContent),
-        scopes: await page.$$eval('input[name=scope]', (inputs) => inputs.map((i) => [(i as unknown as Checkbox).value, (i as unknown as Checkbox).checked])),
+        scopes: await page.$$eval('input[name=scope]', (inputs) =>
+          inputs.map((i) => [(i as unknown as Checkbox).value, (i as unknown as Checkbox).checked]),
+        ),
         labelled: await page.$$eval('input[type=checkbox]', (inputs) => inputs.every((i) => i.closest('label') !== null)),
       };
       await screenshot(page, 'consent');
@@ -118,7 +133,13 @@ describe('sign-in and consent in a real browser, JavaScript off', () => {
       await fetch(`${server.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: clientId, code_verifier: pkce.verifier }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: REDIRECT,
+          client_id: clientId,
+          code_verifier: pkce.verifier,
+        }).toString(),
       })
     ).json()) as { access_token: string; scope: string };
     assert.equal(tokens.scope, 'tasks:read team:read');
@@ -155,10 +176,13 @@ describe('sign-in and consent in a real browser, JavaScript off', () => {
       const order: string[] = [];
       for (let i = 0; i < 2; i++) {
         await page.keyboard.press('Tab');
-        order.push(await page.evaluate(() => {
-          const active = (globalThis as unknown as { document: { activeElement: (Checkbox & { id: string }) | null } }).document.activeElement;
-          return active?.id || active?.value || '';
-        }));
+        order.push(
+          await page.evaluate(() => {
+            const active = (globalThis as unknown as { document: { activeElement: (Checkbox & { id: string }) | null } }).document
+              .activeElement;
+            return active?.id || active?.value || '';
+          }),
+        );
       }
       await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
       return { order, back: redirected() };

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { startTestServer } from '../helpers/local.js';
 import { approve } from '../helpers/oauth.js';
@@ -43,14 +43,35 @@ describe('official conformance suite, authorization-server mode', () => {
       const registered = await fetch(`${server.url}/oauth/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'MCP conformance suite', redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: 'none' }),
+        body: JSON.stringify({
+          client_name: 'MCP conformance suite',
+          redirect_uris: [`http://127.0.0.1:${port}/callback`],
+          token_endpoint_auth_method: 'none',
+        }),
       });
       const { client_id: clientId } = (await registered.json()) as { client_id: string };
 
       // Act
-      const cli = spawn(NODE_22, [CLI, 'authorization', '--url', server.url, '--client-id', clientId, '--resource', server.mcpUrl, '--port', String(port), '--spec-version', revision], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const cli = spawn(
+        NODE_22,
+        [
+          CLI,
+          'authorization',
+          '--url',
+          server.url,
+          '--client-id',
+          clientId,
+          '--resource',
+          server.mcpUrl,
+          '--port',
+          String(port),
+          '--spec-version',
+          revision,
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       let person: Promise<void> | undefined;
       cli.stdout.on('data', (chunk: Buffer) => {

@@ -1,10 +1,10 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer, request, Agent, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { startTestServer } from '../helpers/local.js';
 import { CONFORMANCE_FIXTURES } from './fixtures.js';
@@ -70,7 +70,16 @@ const runSuite = (mcpUrl: string, revision: string): Promise<SuiteRun> =>
     const started = performance.now();
     const child = spawn(
       NODE_22,
-      [CLI, 'server', '--url', mcpUrl, '--requirements', revision, '--expected-failures', `${ROOT}test/conformance/baseline-${revision}.yml`],
+      [
+        CLI,
+        'server',
+        '--url',
+        mcpUrl,
+        '--requirements',
+        revision,
+        '--expected-failures',
+        `${ROOT}test/conformance/baseline-${revision}.yml`,
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -145,7 +154,9 @@ describe('official MCP conformance suite (server mode)', () => {
 
       const summary = summaryOf(run.output);
       const total = /Total: (\d+) passed, (\d+) failed/.exec(summary);
-      t.diagnostic(`conformance ${revision}: ${total ? `${total[1]} checks passed, ${total[2]} failed` : 'no total'} in ${run.seconds.toFixed(1)} s`);
+      t.diagnostic(
+        `conformance ${revision}: ${total ? `${total[1]} checks passed, ${total[2]} failed` : 'no total'} in ${run.seconds.toFixed(1)} s`,
+      );
       console.log(`\n--- conformance ${revision} ---\n${summary}`);
       assert.ok(total, `the suite printed no summary:\n${run.output.slice(-4000)}`);
       assert.match(summary, /Baseline check passed: all failures are expected/);

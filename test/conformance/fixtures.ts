@@ -3,7 +3,7 @@ import type { Fixtures } from '../../lambda/app.js';
 import { ToolRefusal } from '../../lambda/errors.js';
 import { definePrompt, type PromptMessage } from '../../lambda/mcp/prompt-registry.js';
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
-import { defineTool, inputRequired, type InputRequired, type ToolContext, type ToolDefinition } from '../../lambda/mcp/tool-registry.js';
+import { defineTool, type InputRequired, inputRequired, type ToolContext, type ToolDefinition } from '../../lambda/mcp/tool-registry.js';
 import type { ContentBlock } from '../../lambda/mcp/types.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
 
@@ -69,11 +69,7 @@ const accepted = (ctx: { input?: Ctx['input'] }, key: string): Record<string, an
 };
 
 /** A fixture that asks until it has what it needs, then answers with text. */
-const roundTripTool = (
-  name: string,
-  description: string,
-  step: (ctx: Ctx) => string | InputRequired,
-): ToolDefinition<Services> =>
+const roundTripTool = (name: string, description: string, step: (ctx: Ctx) => string | InputRequired): ToolDefinition<Services> =>
   defineTool<Services, typeof noArgs, z.ZodType>({
     name,
     title: name,
@@ -91,16 +87,28 @@ const stateOf = (ctx: Ctx): Record<string, unknown> | undefined =>
 // ---- tools ----------------------------------------------------------------------------------------
 
 const tools: ToolDefinition<Services>[] = [
-  contentTool('test_simple_text', 'Answers with one text block (conformance fixture).', [text('This is a simple text response for testing.')]),
-  contentTool('test_image_content', 'Answers with one PNG image block (conformance fixture).', [{ type: 'image', data: PNG, mimeType: 'image/png' }]),
-  contentTool('test_audio_content', 'Answers with one WAV audio block (conformance fixture).', [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }]),
+  contentTool('test_simple_text', 'Answers with one text block (conformance fixture).', [
+    text('This is a simple text response for testing.'),
+  ]),
+  contentTool('test_image_content', 'Answers with one PNG image block (conformance fixture).', [
+    { type: 'image', data: PNG, mimeType: 'image/png' },
+  ]),
+  contentTool('test_audio_content', 'Answers with one WAV audio block (conformance fixture).', [
+    { type: 'audio', data: WAV, mimeType: 'audio/wav' },
+  ]),
   contentTool('test_embedded_resource', 'Answers with one embedded text resource (conformance fixture).', [
-    { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } },
+    {
+      type: 'resource',
+      resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+    },
   ]),
   contentTool('test_multiple_content_types', 'Answers with text, image and embedded resource blocks (conformance fixture).', [
     text('Multiple content types test:'),
     { type: 'image', data: PNG, mimeType: 'image/png' },
-    { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+    {
+      type: 'resource',
+      resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+    },
   ]),
   defineTool<Services, typeof noArgs, z.ZodType>({
     name: 'test_error_handling',
@@ -115,24 +123,38 @@ const tools: ToolDefinition<Services>[] = [
   }),
   // The suite expects progress and log notifications streamed during these calls; this server
   // answers JSON only, so they run and answer but cannot stream (baselined, see the YAML files).
-  contentTool('test_tool_with_progress', 'Would report progress while running; answers JSON only, so no progress is streamed (conformance fixture).', [
-    text('Progress is not streamed: this server answers JSON only.'),
-  ]),
-  contentTool('test_tool_with_logging', 'Would log while running; answers JSON only, so no log message is streamed (conformance fixture).', [
-    text('Tool with logging executed (no log notifications: JSON only).'),
-  ]),
+  contentTool(
+    'test_tool_with_progress',
+    'Would report progress while running; answers JSON only, so no progress is streamed (conformance fixture).',
+    [text('Progress is not streamed: this server answers JSON only.')],
+  ),
+  contentTool(
+    'test_tool_with_logging',
+    'Would log while running; answers JSON only, so no log message is streamed (conformance fixture).',
+    [text('Tool with logging executed (no log notifications: JSON only).')],
+  ),
   // 2026-07-28 `server-stateless` diagnostics.
   contentTool('test_logging_tool', 'Runs without emitting log notifications when the request names no log level (conformance fixture).', [
     text('logging tool ok'),
   ]),
-  roundTripTool('test_streaming_elicitation', 'Asks for a name through an input request, never a request on the response stream (conformance fixture).', (ctx) => {
-    const name = accepted(ctx, 'name')?.name;
-    return typeof name === 'string' ? `Hello, ${name}!` : inputRequired({ name: elicit('What is your name?', { name: { type: 'string' } }) }, undefined);
-  }),
-  roundTripTool('test_missing_capability', 'Needs the sampling capability; a client without it gets -32021 (conformance fixture).', (ctx) => {
-    const reply = answerOf(ctx, 'sample');
-    return reply ? `Sampling said: ${JSON.stringify(reply.content)}` : inputRequired({ sample: sample('Say hello', 20) }, undefined);
-  }),
+  roundTripTool(
+    'test_streaming_elicitation',
+    'Asks for a name through an input request, never a request on the response stream (conformance fixture).',
+    (ctx) => {
+      const name = accepted(ctx, 'name')?.name;
+      return typeof name === 'string'
+        ? `Hello, ${name}!`
+        : inputRequired({ name: elicit('What is your name?', { name: { type: 'string' } }) }, undefined);
+    },
+  ),
+  roundTripTool(
+    'test_missing_capability',
+    'Needs the sampling capability; a client without it gets -32021 (conformance fixture).',
+    (ctx) => {
+      const reply = answerOf(ctx, 'sample');
+      return reply ? `Sampling said: ${JSON.stringify(reply.content)}` : inputRequired({ sample: sample('Say hello', 20) }, undefined);
+    },
+  ),
   // Legacy-era scenarios that need a server-to-client request in the middle of the call: on
   // 2026-07-28 the same question goes through an input request.
   defineTool<Services, z.ZodObject<{ prompt: z.ZodString }>, z.ZodType>({
@@ -171,27 +193,31 @@ const tools: ToolDefinition<Services>[] = [
     },
     content: (out) => [text(String(out))],
   }),
-  roundTripTool('test_elicitation_sep1034_defaults', 'Asks for values with defaults of every primitive type (conformance fixture).', (ctx) => {
-    const reply = answerOf(ctx, 'defaults');
-    return reply
-      ? `Elicitation completed: action=${reply.action}, content=${JSON.stringify(reply.content ?? {})}`
-      : inputRequired(
-          {
-            defaults: elicit(
-              'Please review and update the form fields with defaults',
-              {
-                name: { type: 'string', description: 'User name', default: 'John Doe' },
-                age: { type: 'integer', description: 'User age', default: 30 },
-                score: { type: 'number', description: 'User score', default: 95.5 },
-                status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
-                verified: { type: 'boolean', description: 'Verification status', default: true },
-              },
-              [],
-            ),
-          },
-          undefined,
-        );
-  }),
+  roundTripTool(
+    'test_elicitation_sep1034_defaults',
+    'Asks for values with defaults of every primitive type (conformance fixture).',
+    (ctx) => {
+      const reply = answerOf(ctx, 'defaults');
+      return reply
+        ? `Elicitation completed: action=${reply.action}, content=${JSON.stringify(reply.content ?? {})}`
+        : inputRequired(
+            {
+              defaults: elicit(
+                'Please review and update the form fields with defaults',
+                {
+                  name: { type: 'string', description: 'User name', default: 'John Doe' },
+                  age: { type: 'integer', description: 'User age', default: 30 },
+                  score: { type: 'number', description: 'User score', default: 95.5 },
+                  status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+                  verified: { type: 'boolean', description: 'Verification status', default: true },
+                },
+                [],
+              ),
+            },
+            undefined,
+          );
+    },
+  ),
   roundTripTool('test_elicitation_sep1330_enums', 'Asks for values with every enum schema variant (conformance fixture).', (ctx) => {
     const reply = answerOf(ctx, 'enums');
     return reply
@@ -230,63 +256,93 @@ const tools: ToolDefinition<Services>[] = [
         );
   }),
   // 2026-07-28 multi round-trip scenarios (input-required-result-*).
-  roundTripTool('test_input_required_result_elicitation', 'Asks for the user\'s name, then greets them (conformance fixture).', (ctx) => {
+  roundTripTool('test_input_required_result_elicitation', "Asks for the user's name, then greets them (conformance fixture).", (ctx) => {
     const name = accepted(ctx, 'user_name')?.name;
-    return typeof name === 'string' ? `Hello, ${name}!` : inputRequired({ user_name: elicit('What is your name?', { name: { type: 'string' } }) }, undefined);
+    return typeof name === 'string'
+      ? `Hello, ${name}!`
+      : inputRequired({ user_name: elicit('What is your name?', { name: { type: 'string' } }) }, undefined);
   }),
-  roundTripTool('test_input_required_result_sampling', 'Asks the client to sample an answer, then reports it (conformance fixture).', (ctx) => {
-    const reply = answerOf(ctx, 'capital_question');
-    return reply
-      ? `Sampling said: ${JSON.stringify(reply.content)}`
-      : inputRequired({ capital_question: sample('What is the capital of France?', 100) }, undefined);
-  }),
-  roundTripTool('test_input_required_result_list_roots', 'Asks for the client\'s roots, then lists them (conformance fixture).', (ctx) => {
+  roundTripTool(
+    'test_input_required_result_sampling',
+    'Asks the client to sample an answer, then reports it (conformance fixture).',
+    (ctx) => {
+      const reply = answerOf(ctx, 'capital_question');
+      return reply
+        ? `Sampling said: ${JSON.stringify(reply.content)}`
+        : inputRequired({ capital_question: sample('What is the capital of France?', 100) }, undefined);
+    },
+  ),
+  roundTripTool('test_input_required_result_list_roots', "Asks for the client's roots, then lists them (conformance fixture).", (ctx) => {
     const roots = answerOf(ctx, 'client_roots')?.roots;
     return Array.isArray(roots)
       ? `Roots: ${roots.map((r: { uri?: unknown }) => String(r?.uri)).join(', ')}`
       : inputRequired({ client_roots: listRoots }, undefined);
   }),
-  roundTripTool('test_input_required_result_request_state', 'Asks for a confirmation and carries state across the round trip (conformance fixture).', (ctx) => {
-    const ok = accepted(ctx, 'confirm')?.ok;
-    if (ok !== undefined && stateOf(ctx)?.step === 'confirm') return `state-ok: confirmed=${String(ok)}`;
-    return inputRequired({ confirm: elicit('Please confirm', { ok: { type: 'boolean' } }) }, { step: 'confirm' });
-  }),
-  roundTripTool('test_input_required_result_multiple_inputs', 'Asks for a name, a sampled greeting and the roots at once (conformance fixture).', (ctx) => {
-    const name = accepted(ctx, 'user_name')?.name;
-    const greeting = answerOf(ctx, 'greeting');
-    const roots = answerOf(ctx, 'client_roots')?.roots;
-    if (typeof name === 'string' && greeting && Array.isArray(roots) && stateOf(ctx)?.step === 'all') {
-      return `all inputs received: ${name}, ${JSON.stringify(greeting.content)}, ${roots.length} root(s)`;
-    }
-    return inputRequired(
-      { user_name: elicit('What is your name?', { name: { type: 'string' } }), greeting: sample('Generate a greeting', 50), client_roots: listRoots },
-      { step: 'all' },
-    );
-  }),
-  roundTripTool('test_input_required_result_multi_round', 'Asks for a name, then a colour, across two rounds (conformance fixture).', (ctx) => {
-    const state = stateOf(ctx);
-    const color = accepted(ctx, 'step2')?.color;
-    if (state?.round === 2 && typeof color === 'string') return `${String(state.name)} likes ${color}`;
-    const name = accepted(ctx, 'step1')?.name;
-    if (state?.round === 1 && typeof name === 'string') {
-      return inputRequired({ step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }) }, { round: 2, name });
-    }
-    return inputRequired({ step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }) }, { round: 1 });
-  }),
-  roundTripTool('test_input_required_result_tampered_state', 'Carries signed state; a tampered state is refused (conformance fixture).', (ctx) => {
-    if (stateOf(ctx)?.step === 'confirm' && accepted(ctx, 'confirm')) return 'state verified';
-    return inputRequired({ confirm: elicit('Please confirm', { ok: { type: 'boolean' } }) }, { step: 'confirm' });
-  }),
-  roundTripTool('test_input_required_result_capabilities', 'Asks only for what the client declared it can answer (conformance fixture).', (ctx) => {
-    if (ctx.input && Object.keys(ctx.input.responses).length > 0) return `answers: ${Object.keys(ctx.input.responses).join(', ')}`;
-    const caps = ctx.meta.clientCapabilities;
-    const requests: Record<string, InputRequest> = {
-      ...(caps.sampling ? { greeting: sample('Generate a greeting', 50) } : {}),
-      ...(caps.elicitation ? { user_name: elicit('What is your name?', { name: { type: 'string' } }) } : {}),
-      ...(caps.roots ? { client_roots: listRoots } : {}),
-    };
-    return Object.keys(requests).length > 0 ? inputRequired(requests, undefined) : 'the client declared no capability to ask through';
-  }),
+  roundTripTool(
+    'test_input_required_result_request_state',
+    'Asks for a confirmation and carries state across the round trip (conformance fixture).',
+    (ctx) => {
+      const ok = accepted(ctx, 'confirm')?.ok;
+      if (ok !== undefined && stateOf(ctx)?.step === 'confirm') return `state-ok: confirmed=${String(ok)}`;
+      return inputRequired({ confirm: elicit('Please confirm', { ok: { type: 'boolean' } }) }, { step: 'confirm' });
+    },
+  ),
+  roundTripTool(
+    'test_input_required_result_multiple_inputs',
+    'Asks for a name, a sampled greeting and the roots at once (conformance fixture).',
+    (ctx) => {
+      const name = accepted(ctx, 'user_name')?.name;
+      const greeting = answerOf(ctx, 'greeting');
+      const roots = answerOf(ctx, 'client_roots')?.roots;
+      if (typeof name === 'string' && greeting && Array.isArray(roots) && stateOf(ctx)?.step === 'all') {
+        return `all inputs received: ${name}, ${JSON.stringify(greeting.content)}, ${roots.length} root(s)`;
+      }
+      return inputRequired(
+        {
+          user_name: elicit('What is your name?', { name: { type: 'string' } }),
+          greeting: sample('Generate a greeting', 50),
+          client_roots: listRoots,
+        },
+        { step: 'all' },
+      );
+    },
+  ),
+  roundTripTool(
+    'test_input_required_result_multi_round',
+    'Asks for a name, then a colour, across two rounds (conformance fixture).',
+    (ctx) => {
+      const state = stateOf(ctx);
+      const color = accepted(ctx, 'step2')?.color;
+      if (state?.round === 2 && typeof color === 'string') return `${String(state.name)} likes ${color}`;
+      const name = accepted(ctx, 'step1')?.name;
+      if (state?.round === 1 && typeof name === 'string') {
+        return inputRequired({ step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }) }, { round: 2, name });
+      }
+      return inputRequired({ step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }) }, { round: 1 });
+    },
+  ),
+  roundTripTool(
+    'test_input_required_result_tampered_state',
+    'Carries signed state; a tampered state is refused (conformance fixture).',
+    (ctx) => {
+      if (stateOf(ctx)?.step === 'confirm' && accepted(ctx, 'confirm')) return 'state verified';
+      return inputRequired({ confirm: elicit('Please confirm', { ok: { type: 'boolean' } }) }, { step: 'confirm' });
+    },
+  ),
+  roundTripTool(
+    'test_input_required_result_capabilities',
+    'Asks only for what the client declared it can answer (conformance fixture).',
+    (ctx) => {
+      if (ctx.input && Object.keys(ctx.input.responses).length > 0) return `answers: ${Object.keys(ctx.input.responses).join(', ')}`;
+      const caps = ctx.meta.clientCapabilities;
+      const requests: Record<string, InputRequest> = {
+        ...(caps.sampling ? { greeting: sample('Generate a greeting', 50) } : {}),
+        ...(caps.elicitation ? { user_name: elicit('What is your name?', { name: { type: 'string' } }) } : {}),
+        ...(caps.roots ? { client_roots: listRoots } : {}),
+      };
+      return Object.keys(requests).length > 0 ? inputRequired(requests, undefined) : 'the client declared no capability to ask through';
+    },
+  ),
 ];
 
 // ---- resources ------------------------------------------------------------------------------------
@@ -311,10 +367,18 @@ const resources: StaticResourceDefinition<Services>[] = [
   staticResource('test://static-text', 'static-text', 'A static text resource (conformance fixture).', 'text/plain', {
     text: 'This is the content of the static text resource.',
   }),
-  staticResource('test://static-binary', 'static-binary', 'A static binary resource: a PNG image (conformance fixture).', 'image/png', { blob: PNG }),
-  staticResource('test://watched-resource', 'watched-resource', 'A resource a client may subscribe to (conformance fixture).', 'text/plain', {
-    text: 'Watched resource content',
+  staticResource('test://static-binary', 'static-binary', 'A static binary resource: a PNG image (conformance fixture).', 'image/png', {
+    blob: PNG,
   }),
+  staticResource(
+    'test://watched-resource',
+    'watched-resource',
+    'A resource a client may subscribe to (conformance fixture).',
+    'text/plain',
+    {
+      text: 'Watched resource content',
+    },
+  ),
 ];
 
 const templates: ResourceTemplateDefinition<Services>[] = [
@@ -369,7 +433,10 @@ const prompts = [
     description: 'A prompt with an image (conformance fixture).',
     args: z.object({}),
     tools: [],
-    messages: () => [user({ type: 'image', data: PNG, mimeType: 'image/png' }), user({ type: 'text', text: 'Please analyze the image above.' })],
+    messages: () => [
+      user({ type: 'image', data: PNG, mimeType: 'image/png' }),
+      user({ type: 'text', text: 'Please analyze the image above.' }),
+    ],
   }),
   definePrompt({
     name: 'test_input_required_result_prompt',
@@ -381,10 +448,7 @@ const prompts = [
       const context = accepted(ctx, 'user_context')?.context;
       return typeof context === 'string'
         ? [user({ type: 'text', text: `Use this context: ${context}` })]
-        : inputRequired(
-            { user_context: elicit('What context should the prompt use?', { context: { type: 'string' } }) },
-            undefined,
-          );
+        : inputRequired({ user_context: elicit('What context should the prompt use?', { context: { type: 'string' } }) }, undefined);
     },
   }),
 ];

@@ -1,4 +1,3 @@
-import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,14 +5,15 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { DynamoDirectoryStore } from '../../lambda/workspace/directory-store.js';
-import { startCognito, type CognitoStandIn } from '../helpers/cognito.js';
+import { type CognitoStandIn, startCognito } from '../helpers/cognito.js';
 import { modernCall, startTestServer } from '../helpers/local.js';
 import { approve, pkcePair, startHttpsServer, trustingFetch } from '../helpers/oauth.js';
-import { startSecretsManager, type SecretsManagerStandIn } from '../helpers/secrets-manager.js';
+import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secrets-manager.js';
 
 // `npm run admin`, end to end: the CLI as a separate process against a running local server's data,
 // and the server refusing or admitting what the CLI minted, revoked, disabled and enabled. The
@@ -57,7 +57,12 @@ before(async () => {
       ? {
           status: 200,
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ client_id: `${documents.origin}${CLIENT_DOC_PATH}`, client_name: 'Document app', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+          body: JSON.stringify({
+            client_id: `${documents.origin}${CLIENT_DOC_PATH}`,
+            client_name: 'Document app',
+            redirect_uris: [REDIRECT],
+            token_endpoint_auth_method: 'none',
+          }),
         }
       : { status: 404, body: '' },
   );
@@ -72,10 +77,32 @@ after(async () => {
 
 describe('admin CLI against a running local server', { timeout: 300_000 }, () => {
   test('mint, use, list, revoke: the revoked token is refused', async () => {
-    const added = await cli('user', 'add', '--email', 'Bob@Example.com', '--name', 'Bob Builder', '--role', 'admin', '--time-zone', 'Europe/Berlin');
+    const added = await cli(
+      'user',
+      'add',
+      '--email',
+      'Bob@Example.com',
+      '--name',
+      'Bob Builder',
+      '--role',
+      'admin',
+      '--time-zone',
+      'Europe/Berlin',
+    );
     assert.equal(added.code, 0, added.stderr);
 
-    const minted = await cli('token', 'create', '--email', 'bob@example.com', '--scopes', 'tasks:read team:read', '--expires-in', '30d', '--label', 'laptop');
+    const minted = await cli(
+      'token',
+      'create',
+      '--email',
+      'bob@example.com',
+      '--scopes',
+      'tasks:read team:read',
+      '--expires-in',
+      '30d',
+      '--label',
+      'laptop',
+    );
     assert.equal(minted.code, 0, minted.stderr);
     const lines = minted.stdout.split('\n').filter(Boolean);
     assert.equal(lines.length, 1, 'nothing on stdout but the secret');
@@ -93,7 +120,10 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
 
     const listed = await cli('token', 'list', '--email', 'bob@example.com');
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, new RegExp(`^${tokenId}\\tbob@example.com\\ttasks:read team:read\\texpires \\S+\\tactive\\t"laptop"$`, 'm'));
+    assert.match(
+      listed.stdout,
+      new RegExp(`^${tokenId}\\tbob@example.com\\ttasks:read team:read\\texpires \\S+\\tactive\\t"laptop"$`, 'm'),
+    );
     assert.doesNotMatch(listed.stdout, /doers_pat_/, 'a listing never shows a secret');
     assert.doesNotMatch(listed.stdout, /ada@example.com/, 'only the named user');
 
@@ -201,17 +231,28 @@ const connectApp = async (clientId: string, email: string) => {
   const back = await approve(url, { email });
   const code = back.searchParams.get('code');
   assert.ok(code, `no code in ${back.href}`);
-  const tokens = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: pkce.verifier, resource: server.mcpUrl });
+  const tokens = await tokenRequest({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: pkce.verifier,
+    resource: server.mcpUrl,
+  });
   assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
   const access = tokens.body.access_token!;
-  return { access, refresh: tokens.body.refresh_token!, grantId: String(JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString()).gid) };
+  return {
+    access,
+    refresh: tokens.body.refresh_token!,
+    grantId: String(JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString()).gid),
+  };
 };
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 
 describe('admin CLI: grants (apps connected through the built-in authorization server)', { timeout: 300_000 }, () => {
-  test('grants list shows each grant: id, client (id and name, or a metadata document\'s host), person, scopes, created, expires', async () => {
+  test("grants list shows each grant: id, client (id and name, or a metadata document's host), person, scopes, created, expires", async () => {
     // Arrange: Ada connects a registered app and a metadata-document app; Erin connects one too.
     const registered = await registerClient('Listed app');
     const documentClient = `${documents.origin}${CLIENT_DOC_PATH}`;
@@ -237,7 +278,7 @@ describe('admin CLI: grants (apps connected through the built-in authorization s
     assert.match(everyone.stdout, line(viaRegistration.grantId, `${registered} "Listed app"`, DEMO_OWNER.email));
   });
 
-  test('a registrant\'s client name cannot break the listing: tabs, newlines, terminal escapes and bidi overrides come out escaped', async () => {
+  test("a registrant's client name cannot break the listing: tabs, newlines, terminal escapes and bidi overrides come out escaped", async () => {
     // Arrange: anyone may register a client, and its name is theirs to choose.
     const client = await registerClient('Evil\tapp\nforged line\u001b[31m\u202eexe.txt');
     const app = await connectApp(client, DEMO_OWNER.email);
@@ -259,7 +300,10 @@ describe('admin CLI: grants (apps connected through the built-in authorization s
     const app = await connectApp(client, DEMO_OWNER.email);
     assert.equal((await meGet(app.access)).status, 200);
     const listed = await cli('grants', 'list', '--email', DEMO_OWNER.email);
-    const grantId = listed.stdout.split('\n').find((l) => l.includes(`${client} "Revoked app"`))?.split('\t')[0];
+    const grantId = listed.stdout
+      .split('\n')
+      .find((l) => l.includes(`${client} "Revoked app"`))
+      ?.split('\t')[0];
     assert.equal(grantId, app.grantId, listed.stdout);
 
     // Act
@@ -325,10 +369,14 @@ const startCloudFormation = (stacks: Record<string, Record<string, string>>): Pr
       res.setHeader('content-type', 'text/xml');
       if (!outputs) {
         res.statusCode = 400;
-        res.end(`<ErrorResponse xmlns="${ns}"><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${xml(name)} does not exist</Message></Error><RequestId>1</RequestId></ErrorResponse>`);
+        res.end(
+          `<ErrorResponse xmlns="${ns}"><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${xml(name)} does not exist</Message></Error><RequestId>1</RequestId></ErrorResponse>`,
+        );
         return;
       }
-      const members = Object.entries(outputs).map(([k, v]) => `<member><OutputKey>${xml(k)}</OutputKey><OutputValue>${xml(v)}</OutputValue></member>`);
+      const members = Object.entries(outputs).map(
+        ([k, v]) => `<member><OutputKey>${xml(k)}</OutputKey><OutputValue>${xml(v)}</OutputValue></member>`,
+      );
       res.end(
         `<DescribeStacksResponse xmlns="${ns}"><DescribeStacksResult><Stacks><member><StackName>${xml(name)}</StackName>` +
           `<StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime><Outputs>${members.join('')}</Outputs>` +
@@ -336,7 +384,10 @@ const startCloudFormation = (stacks: Record<string, Record<string, string>>): Pr
       );
     });
     server.listen(0, '127.0.0.1', () =>
-      ok({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((done) => server.close(() => done())) }),
+      ok({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      }),
     );
   });
 
@@ -349,7 +400,11 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
   let directory: DynamoDirectoryStore;
 
   before(async () => {
-    const base = { WorkspaceTableName: server.app.config.tables.workspace, SecretArn: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:doers', Region: 'eu-west-1' };
+    const base = {
+      WorkspaceTableName: server.app.config.tables.workspace,
+      SecretArn: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:doers',
+      Region: 'eu-west-1',
+    };
     [cloudFormation, secrets, cognito] = await Promise.all([
       startCloudFormation({ Doers: { ...base, SignInUserPoolId: POOL }, DoersExternalIssuer: base }),
       startSecretsManager('s'.repeat(43)),
@@ -421,7 +476,10 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
     assert.equal(added.code, 0, added.stderr);
     assert.deepEqual(operations(), ['AdminCreateUser']);
     assert.match(added.stdout, /^Added Gus <gus@example\.com> \[usr_\w+\] as member of ws_main\.$/m);
-    assert.match(added.stdout, new RegExp(`^Cognito user pool ${POOL}: gus@example.com already exists there; left as it is \\(no new invitation\\)\\.$`, 'm'));
+    assert.match(
+      added.stdout,
+      new RegExp(`^Cognito user pool ${POOL}: gus@example.com already exists there; left as it is \\(no new invitation\\)\\.$`, 'm'),
+    );
   });
 
   test('user disable and user enable disable and enable the person in the pool too', async () => {
@@ -452,7 +510,11 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
 
   test('a Cognito failure after user add says the member is in doers but not in Cognito; re-running user add does only the Cognito part', async () => {
     // Arrange
-    cognito.failing = { status: 400, type: 'AccessDeniedException', message: 'User is not authorized to perform: cognito-idp:AdminCreateUser' };
+    cognito.failing = {
+      status: 400,
+      type: 'AccessDeniedException',
+      message: 'User is not authorized to perform: cognito-idp:AdminCreateUser',
+    };
 
     // Act
     const failed = await onStack('Doers', 'user', 'add', '--email', 'ivy@example.com', '--name', 'Ivy');
@@ -486,7 +548,11 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
   test('a Cognito failure after user disable says the user is disabled in doers but not in Cognito, and how to retry', async () => {
     // Arrange
     assert.equal((await onStack('Doers', 'user', 'add', '--email', 'jon@example.com', '--name', 'Jon')).code, 0);
-    cognito.failing = { status: 400, type: 'AccessDeniedException', message: 'User is not authorized to perform: cognito-idp:AdminDisableUser' };
+    cognito.failing = {
+      status: 400,
+      type: 'AccessDeniedException',
+      message: 'User is not authorized to perform: cognito-idp:AdminDisableUser',
+    };
 
     // Act
     const failed = await onStack('Doers', 'user', 'disable', '--email', 'jon@example.com');
@@ -497,7 +563,10 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
     assert.match(failed.stdout, /^jon@example\.com \[usr_\w+\] is disabled; their tokens are refused from the next request on\.$/m);
     assert.match(
       failed.stderr,
-      new RegExp(`^error: jon@example.com is disabled in doers \\(their tokens are refused\\), but not in Cognito user pool ${POOL} \\(AccessDeniedException: .*\\)\\. Run the same user disable command again to retry\\.$`, 'm'),
+      new RegExp(
+        `^error: jon@example.com is disabled in doers \\(their tokens are refused\\), but not in Cognito user pool ${POOL} \\(AccessDeniedException: .*\\)\\. Run the same user disable command again to retry\\.$`,
+        'm',
+      ),
     );
   });
 

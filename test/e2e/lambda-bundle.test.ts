@@ -1,14 +1,22 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
+import { type LocalServer, startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { startLocalServer, type LocalServer } from '../../lambda/local/server.js';
-import { BUNDLE_ACCESS_KEY, bundleLambda, invokeFresh, lambdaEnv, startInstance, toolCallEvent, type LambdaBundle } from '../helpers/lambda-bundle.js';
+import {
+  BUNDLE_ACCESS_KEY,
+  bundleLambda,
+  invokeFresh,
+  type LambdaBundle,
+  lambdaEnv,
+  startInstance,
+  toolCallEvent,
+} from '../helpers/lambda-bundle.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { startSecretsManager, type SecretsManagerStandIn } from '../helpers/secrets-manager.js';
+import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secrets-manager.js';
 
 // The artifact Lambda runs: lambda/handler.ts bundled as the stack bundles it, imported by a fresh
 // Node process with the environment Lambda gives it (role credentials in AWS_* variables, the stack's
@@ -30,7 +38,10 @@ describe('the Lambda bundle', () => {
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'doers-bundle-'));
     const dataDir = join(work, 'data');
-    seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), { timeZone: 'UTC', observer: new RecordingObserver() });
+    seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), {
+      timeZone: 'UTC',
+      observer: new RecordingObserver(),
+    });
     const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
     secrets = await startSecretsManager(seed);
     bundle = await bundleLambda('lambda/handler.ts', join(work, 'out'));
@@ -50,21 +61,30 @@ describe('the Lambda bundle', () => {
 
   test('a fresh process answers tools/call with the role credentials from the environment and the secret from Secrets Manager, without loading undici', async () => {
     // Arrange: limits on, as the stack sets them, so the admission write goes through the bundle too
-    const env = lambdaEnv({ dynamodbEndpoint: seeded.dynamodbEndpoint, secretsManagerUrl: secrets.url, env: { DOERS_RATE_LIMIT_CALLS: '120', DOERS_MAX_CONCURRENT_CALLS: '4' } });
+    const env = lambdaEnv({
+      dynamodbEndpoint: seeded.dynamodbEndpoint,
+      secretsManagerUrl: secrets.url,
+      env: { DOERS_RATE_LIMIT_CALLS: '120', DOERS_MAX_CONCURRENT_CALLS: '4' },
+    });
 
     // Act
     const { res, undici } = await invokeFresh(bundle, toolCallEvent(seeded.token, 'me_get'), env);
 
     // Assert
     assert.equal(res.statusCode, 200, res.body);
-    const body = JSON.parse(res.body) as { result: { isError: boolean; structuredContent: { userId: string; email: string; role: string } } };
+    const body = JSON.parse(res.body) as {
+      result: { isError: boolean; structuredContent: { userId: string; email: string; role: string } };
+    };
     assert.equal(body.result.isError, false);
     const { userId, email, role } = body.result.structuredContent;
     assert.deepEqual({ userId, email, role }, { userId: DEMO_OWNER.userId, email: DEMO_OWNER.email, role: 'owner' });
     assert.deepEqual(secrets.reads.map((r) => r.stage).sort(), ['AWSCURRENT', 'AWSPREVIOUS']);
     for (const read of secrets.reads) {
       assert.equal(read.target, 'secretsmanager.GetSecretValue');
-      assert.match(read.authorization, new RegExp(`^AWS4-HMAC-SHA256 Credential=${BUNDLE_ACCESS_KEY}/\\d{8}/us-east-1/secretsmanager/aws4_request`));
+      assert.match(
+        read.authorization,
+        new RegExp(`^AWS4-HMAC-SHA256 Credential=${BUNDLE_ACCESS_KEY}/\\d{8}/us-east-1/secretsmanager/aws4_request`),
+      );
     }
     assert.equal(undici, false, 'importing the bundle loaded undici');
   });

@@ -1,17 +1,17 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OAUTH_BUNDLING } from '../../lib/bundling.js';
+import { after, before, describe, test } from 'node:test';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
-import { startLocalServer, type LocalServer } from '../../lambda/local/server.js';
+import { type LocalServer, startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { bundleLambda, lambdaEnv, startInstance, toolCallEvent, type BundleAnswer, type LambdaBundle } from '../helpers/lambda-bundle.js';
+import { OAUTH_BUNDLING } from '../../lib/bundling.js';
+import { type BundleAnswer, bundleLambda, type LambdaBundle, lambdaEnv, startInstance, toolCallEvent } from '../helpers/lambda-bundle.js';
 import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
+import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secrets-manager.js';
 import { passUpstream, startUpstream } from '../helpers/upstream.js';
-import { startSecretsManager, type SecretsManagerStandIn } from '../helpers/secrets-manager.js';
 
 /**
  * The two deployed artifacts together, as API Gateway drives them: lambda/oauth/handler.ts and
@@ -31,7 +31,11 @@ class EventAgent {
   private readonly jar = new Map<string, string>();
   constructor(private readonly fn: Instance) {}
 
-  async request(method: string, target: string, body?: { type: string; text: string }): Promise<BundleAnswer['res'] & { cookies?: string[] }> {
+  async request(
+    method: string,
+    target: string,
+    body?: { type: string; text: string },
+  ): Promise<BundleAnswer['res'] & { cookies?: string[] }> {
     const url = new URL(target, PUBLIC_URL);
     const { res } = await this.fn.invoke({
       version: '2.0',
@@ -66,7 +70,7 @@ class EventAgent {
   }
 }
 
-describe('the authorization server\'s Lambda bundle with the MCP function\'s', () => {
+describe("the authorization server's Lambda bundle with the MCP function's", () => {
   let work: string;
   let seeded: LocalServer;
   let secrets: SecretsManagerStandIn;
@@ -79,15 +83,25 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'doers-oauth-bundle-'));
     const dataDir = join(work, 'data');
-    seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), { timeZone: 'UTC', observer: new RecordingObserver() });
+    seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), {
+      timeZone: 'UTC',
+      observer: new RecordingObserver(),
+    });
     const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
     secrets = await startSecretsManager(seed);
     upstream = await startUpstream();
     upstreamUrl = upstream.url;
     upstream.serve(`${PUBLIC_URL}/oauth/callback`);
-    const [ob, mb] = await Promise.all([bundleLambda('lambda/oauth/handler.ts', join(work, 'oauth'), { keepNames: OAUTH_BUNDLING.keepNames }), bundleLambda('lambda/handler.ts', join(work, 'mcp'))]);
+    const [ob, mb] = await Promise.all([
+      bundleLambda('lambda/oauth/handler.ts', join(work, 'oauth'), { keepNames: OAUTH_BUNDLING.keepNames }),
+      bundleLambda('lambda/handler.ts', join(work, 'mcp')),
+    ]);
     oauthBundle = ob;
-    const env = lambdaEnv({ dynamodbEndpoint: seeded.dynamodbEndpoint, secretsManagerUrl: secrets.url, env: { DOERS_PUBLIC_URL: PUBLIC_URL, DOERS_AUTH_CACHE_SECONDS: '0' } });
+    const env = lambdaEnv({
+      dynamodbEndpoint: seeded.dynamodbEndpoint,
+      secretsManagerUrl: secrets.url,
+      env: { DOERS_PUBLIC_URL: PUBLIC_URL, DOERS_AUTH_CACHE_SECONDS: '0' },
+    });
     oauth = await startInstance(ob, { ...env, DOERS_SIGNIN_ISSUER: upstreamUrl, DOERS_SIGNIN_CLIENT_ID: 'doers' });
     mcp = await startInstance(mb, env);
   });
@@ -122,7 +136,16 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
     assert.equal(registered.statusCode, 201, registered.body);
     const clientId = (JSON.parse(registered.body) as { client_id: string }).client_id;
     const pkce = pkcePair();
-    const authorize = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'tasks:read', resource: `${PUBLIC_URL}/mcp`, code_challenge: pkce.challenge, code_challenge_method: 'S256', state: 'b' });
+    const authorize = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'tasks:read',
+      resource: `${PUBLIC_URL}/mcp`,
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+      state: 'b',
+    });
 
     // Act: to the identity provider, through its pages (real HTTP), back to the function, consent.
     const toUpstream = await agent.follow('GET', `/oauth/authorize?${authorize}`);
@@ -135,7 +158,13 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
     });
     const token = await agent.request('POST', '/oauth/token', {
       type: 'application/x-www-form-urlencoded',
-      text: new URLSearchParams({ grant_type: 'authorization_code', code: back.url.searchParams.get('code') ?? '', redirect_uri: REDIRECT, client_id: clientId, code_verifier: pkce.verifier }).toString(),
+      text: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.url.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        code_verifier: pkce.verifier,
+      }).toString(),
     });
     const accessToken = (JSON.parse(token.body) as { access_token: string }).access_token;
     const me = await mcp.invoke(toolCallEvent(accessToken, 'me_get'));
@@ -147,6 +176,9 @@ describe('the authorization server\'s Lambda bundle with the MCP function\'s', (
     assert.equal(`${back.url.origin}${back.url.pathname}`, REDIRECT);
     assert.equal(token.statusCode, 200, token.body);
     assert.equal(me.res.statusCode, 200, me.res.body);
-    assert.equal((JSON.parse(me.res.body) as { result: { structuredContent: { email: string } } }).result.structuredContent.email, DEMO_OWNER.email);
+    assert.equal(
+      (JSON.parse(me.res.body) as { result: { structuredContent: { email: string } } }).result.structuredContent.email,
+      DEMO_OWNER.email,
+    );
   });
 });

@@ -1,6 +1,10 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport, UnauthorizedError as ModernUnauthorized } from '@modelcontextprotocol/client';
+import { after, before, describe, test } from 'node:test';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+  UnauthorizedError as ModernUnauthorized,
+} from '@modelcontextprotocol/client';
 import { UnauthorizedError as LegacyUnauthorized } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -97,7 +101,12 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk) with its OAuth prov
       const provider = new TestOAuthProvider(kind === 'Dynamic Client Registration' ? undefined : `${documents.origin}${CLIENT_DOC_PATH}`);
 
       // Act: the first connect meets the 401 and starts the authorization by itself.
-      await assert.rejects(new LegacyClient({ name: 'e2e', version: '1' }).connect(new LegacyTransport(new URL(server.mcpUrl), { authProvider: provider as never })), LegacyUnauthorized);
+      await assert.rejects(
+        new LegacyClient({ name: 'e2e', version: '1' }).connect(
+          new LegacyTransport(new URL(server.mcpUrl), { authProvider: provider as never }),
+        ),
+        LegacyUnauthorized,
+      );
       const back = await approve(provider.authorizationUrl!, { email: DEMO_OWNER.email });
       await new LegacyTransport(new URL(server.mcpUrl), { authProvider: provider as never }).finishAuth(back.searchParams.get('code')!);
       const client = new LegacyClient({ name: 'e2e', version: '1' });
@@ -126,7 +135,10 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x) with its
     const modern = () => new ModernClient({ name: 'e2e-v2', version: '1' }, { versionNegotiation: { mode: 'auto' } });
 
     // Act
-    await assert.rejects(modern().connect(new ModernTransport(new URL(server.mcpUrl), { authProvider: provider as never })), ModernUnauthorized);
+    await assert.rejects(
+      modern().connect(new ModernTransport(new URL(server.mcpUrl), { authProvider: provider as never })),
+      ModernUnauthorized,
+    );
     const back = await approve(provider.authorizationUrl!, { email: DEMO_OWNER.email });
     await new ModernTransport(new URL(server.mcpUrl), { authProvider: provider as never }).finishAuth(back.searchParams);
     const client = modern();

@@ -1,8 +1,8 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { MODERN, legacyCall, modernCall, modernMeta, post, startTestServer } from '../helpers/local.js';
+import { legacyCall, MODERN, modernCall, modernMeta, post, startTestServer } from '../helpers/local.js';
 
 // DESIGN.md §3, row by row, through the local server: the same handler Lambda runs.
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -26,7 +26,11 @@ const modernHeaders = (method: string, extra: Record<string, string> = {}) => ({
 describe('transport', () => {
   for (const path of ['/mcp', '/mcp/']) {
     test(`POST ${path} answers application/json without a session id`, async () => {
-      const res = await post(`${server.url}${path}`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...auth, 'mcp-protocol-version': '2025-11-25' });
+      const res = await post(
+        `${server.url}${path}`,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { ...auth, 'mcp-protocol-version': '2025-11-25' },
+      );
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(res.headers.get('mcp-session-id'), null);
@@ -45,13 +49,20 @@ describe('transport', () => {
   test('OPTIONS from an allowed Origin is 204 with CORS headers', async () => {
     const res = await fetch(server.mcpUrl, {
       method: 'OPTIONS',
-      headers: { origin: 'https://claude.ai', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, mcp-protocol-version' },
+      headers: {
+        origin: 'https://claude.ai',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, mcp-protocol-version',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://claude.ai');
     assert.equal(res.headers.get('vary'), 'Origin');
     assert.equal(res.headers.get('access-control-allow-methods'), 'POST, OPTIONS');
-    assert.equal(res.headers.get('access-control-allow-headers'), 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name');
+    assert.equal(
+      res.headers.get('access-control-allow-headers'),
+      'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name',
+    );
   });
 
   test('a disallowed Origin is 403, also on OPTIONS', async () => {
@@ -70,17 +81,25 @@ describe('transport', () => {
   });
 
   test('a loopback Origin is allowed', async () => {
-    const res = await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...auth, origin: 'http://localhost:6274', 'mcp-protocol-version': '2025-11-25' });
+    const res = await post(
+      server.mcpUrl,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { ...auth, origin: 'http://localhost:6274', 'mcp-protocol-version': '2025-11-25' },
+    );
     assert.equal(res.status, 200);
   });
 
   test('a non-loopback Host header is 403 (DNS-rebinding protection)', async () => {
     // fetch() may not set Host, so this one goes through node:http.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(server.mcpUrl, { method: 'POST', headers: { ...auth, host: 'evil.example.com', 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        server.mcpUrl,
+        { method: 'POST', headers: { ...auth, host: 'evil.example.com', 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     });
@@ -134,7 +153,11 @@ describe('credentials', () => {
   }
 
   test('a refused token is 401 with error="invalid_token"', async () => {
-    const res = await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, { authorization: 'Bearer doers_pat_not-a-real-token' });
+    const res = await post(
+      server.mcpUrl,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { authorization: 'Bearer doers_pat_not-a-real-token' },
+    );
     assert.equal(res.status, 401);
     assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   });
@@ -170,7 +193,12 @@ describe('versions and eras', () => {
     test(`initialize asking for ${requested} gets it echoed, with capabilities, serverInfo and instructions`, async () => {
       const res = await post(
         server.mcpUrl,
-        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: requested, capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: requested, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        },
         auth,
       );
       assert.equal(res.status, 200);
@@ -185,14 +213,22 @@ describe('versions and eras', () => {
 
   for (const requested of ['2024-11-05', '2030-01-01']) {
     test(`initialize asking for ${requested} is answered with 2025-11-25`, async () => {
-      const res = await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: requested, capabilities: {} } }, auth);
+      const res = await post(
+        server.mcpUrl,
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: requested, capabilities: {} } },
+        auth,
+      );
       assert.equal(res.status, 200);
       assert.equal(res.json.result.protocolVersion, '2025-11-25');
     });
   }
 
   test('a request without a version header speaks 2025-03-26 (invalid tool arguments are -32602)', async () => {
-    const res = await post(server.mcpUrl, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'me_get', arguments: { bogus: 1 } } }, auth);
+    const res = await post(
+      server.mcpUrl,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'me_get', arguments: { bogus: 1 } } },
+      auth,
+    );
     assert.equal(res.status, 200);
     assert.equal(res.json.error.code, -32602);
     assert.match(res.json.error.message, /bogus/);
@@ -200,7 +236,11 @@ describe('versions and eras', () => {
 
   for (const version of LEGACY) {
     test(`${version}: notifications are 202 with an empty body`, async () => {
-      const res = await post(server.mcpUrl, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...auth, 'mcp-protocol-version': version });
+      const res = await post(
+        server.mcpUrl,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { ...auth, 'mcp-protocol-version': version },
+      );
       assert.equal(res.status, 202);
       assert.equal(res.text, '');
     });
@@ -268,8 +308,18 @@ describe('versions and eras', () => {
   });
 
   test('2025-11-25: Mcp-Name is not required, but checked when sent', async () => {
-    const wrong = await legacyCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'task_get' } });
-    const right = await legacyCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'me_get' } });
+    const wrong = await legacyCall(
+      server,
+      'tools/call',
+      { name: 'me_get', arguments: {} },
+      { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'task_get' } },
+    );
+    const right = await legacyCall(
+      server,
+      'tools/call',
+      { name: 'me_get', arguments: {} },
+      { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'me_get' } },
+    );
     assert.deepEqual([wrong.status, wrong.json.error.code], [400, -32020]);
     assert.equal(right.status, 200);
     assert.equal(right.json.result.isError, false);
@@ -346,7 +396,11 @@ describe('2026-07-28', () => {
   });
 
   test('a body that says 2026-07-28 without the version header is 400 -32020', async () => {
-    const res = await post(server.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta() } }, { ...auth, 'mcp-method': 'tools/list' });
+    const res = await post(
+      server.mcpUrl,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta() } },
+      { ...auth, 'mcp-method': 'tools/list' },
+    );
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, -32020);
   });
@@ -373,7 +427,11 @@ describe('2026-07-28', () => {
     const body = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'me_get', arguments: {}, _meta: modernMeta() } };
     const missing = await post(server.mcpUrl, body, modernHeaders('tools/call'));
     const wrong = await post(server.mcpUrl, body, modernHeaders('tools/call', { 'mcp-name': 'task_get' }));
-    const encoded = await post(server.mcpUrl, body, modernHeaders('tools/call', { 'mcp-name': `=?base64?${Buffer.from('me_get').toString('base64')}?=` }));
+    const encoded = await post(
+      server.mcpUrl,
+      body,
+      modernHeaders('tools/call', { 'mcp-name': `=?base64?${Buffer.from('me_get').toString('base64')}?=` }),
+    );
     assert.deepEqual([missing.status, missing.json.error.code], [400, -32020]);
     assert.deepEqual([wrong.status, wrong.json.error.code], [400, -32020]);
     assert.equal(encoded.status, 200);
@@ -404,7 +462,11 @@ describe('2026-07-28', () => {
   }
 
   test('a notification is 202 with an empty body', async () => {
-    const res = await post(server.mcpUrl, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: modernMeta() } }, modernHeaders('notifications/cancelled'));
+    const res = await post(
+      server.mcpUrl,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: modernMeta() } },
+      modernHeaders('notifications/cancelled'),
+    );
     assert.equal(res.status, 202);
     assert.equal(res.text, '');
   });
@@ -415,7 +477,11 @@ describe('batches', () => {
 
   for (const headers of [{}, { 'mcp-protocol-version': '2025-03-26' }] as Record<string, string>[]) {
     test(`2025-03-26 (${Object.keys(headers).length ? 'header' : 'no header'}): a batch gets an array answer`, async () => {
-      const res = await post(server.mcpUrl, [ping(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }], { ...auth, ...headers });
+      const res = await post(
+        server.mcpUrl,
+        [ping(1), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 2, method: 'nope' }],
+        { ...auth, ...headers },
+      );
       assert.equal(res.status, 200);
       assert.deepEqual(res.json[0], { jsonrpc: '2.0', id: 1, result: {} });
       assert.equal(res.json[1].id, 2);

@@ -1,6 +1,6 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client as ModernClient, SdkHttpError, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { after, before, describe, test } from 'node:test';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport, SdkHttpError } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
@@ -64,7 +64,11 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     const client = modernClient();
 
     await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
-    const negotiated = { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion(), server: client.getServerVersion()?.name };
+    const negotiated = {
+      era: client.getProtocolEra(),
+      version: client.getNegotiatedProtocolVersion(),
+      server: client.getServerVersion()?.name,
+    };
     const { tools } = await client.listTools();
     const result = await client.callTool({ name: 'me_get', arguments: {} });
     await client.close();

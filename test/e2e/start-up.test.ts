@@ -1,10 +1,10 @@
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { MODERN, modernMeta } from '../helpers/local.js';
 
@@ -39,7 +39,12 @@ test('npm start refuses connections until ready, then answers the printed token 
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DOERS_DATA_DIR: dataDir, DOERS_DEV_TOKEN: token },
     stdio: 'ignore',
   });
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'me_get', arguments: {}, _meta: modernMeta() } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'me_get', arguments: {}, _meta: modernMeta() },
+  });
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',

@@ -15,7 +15,9 @@ const clients: Client[] = [];
 
 const connect = async (token: string): Promise<Client> => {
   const client = new Client({ name: 'doers-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   clients.push(client);
   await client.listTools(); // the SDK checks structuredContent against the schemas it listed
   return client;
@@ -47,7 +49,13 @@ test('a project with tasks: create, search with paging, complete, stale update r
   const today: string = me.structuredContent.today;
   const created: string[] = [];
   for (let i = 1; i <= 7; i++) {
-    const r = await call(member, 'task_create', { title: `Launch step ${i}`, projectId, priority: i === 1 ? 'P1' : 'P3', dueDate: today, assignee: 'me' });
+    const r = await call(member, 'task_create', {
+      title: `Launch step ${i}`,
+      projectId,
+      priority: i === 1 ? 'P1' : 'P3',
+      dueDate: today,
+      assignee: 'me',
+    });
     assert.equal(r.isError, false, r.content[0]!.text);
     created.push(r.structuredContent.taskId);
   }
@@ -87,7 +95,10 @@ test('a project with tasks: create, search with paging, complete, stale update r
   const comment = await call(admin, 'comment_add', { taskId: created[1], body: 'Waiting for legal' });
   assert.equal(comment.isError, false);
   const comments = await call(viewer, 'comments_list', { taskId: created[1] });
-  assert.deepEqual(comments.structuredContent.comments.map((c: { body: string }) => c.body), ['Waiting for legal']);
+  assert.deepEqual(
+    comments.structuredContent.comments.map((c: { body: string }) => c.body),
+    ['Waiting for legal'],
+  );
   const deleted = await call(member, 'task_delete', { taskId: created[6] });
   assert.equal(deleted.structuredContent.deleted, true);
   const afterDelete = await call(viewer, 'task_get', { taskId: created[6] });

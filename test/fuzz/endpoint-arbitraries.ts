@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { bulky, bulkyValue, writeJson } from './bulky-values.js';
 import type { CredentialClass, FuzzFixture } from './endpoint-target.js';
-import { toolArguments, type KnownValues } from './schema-arbitrary.js';
+import { type KnownValues, toolArguments } from './schema-arbitrary.js';
 
 /**
  * What the endpoint fuzzer sends: random and mutated JSON-RPC bodies, batches, bodies that are not
@@ -32,9 +32,11 @@ export interface EndpointCase {
 
 type Tagged<T> = { readonly value: string | undefined; readonly tag: T };
 
-const tagged = <T>(tag: T, ...values: (string | undefined)[]): fc.Arbitrary<Tagged<T>> => fc.constantFrom(...values).map((value) => ({ value, tag }));
+const tagged = <T>(tag: T, ...values: (string | undefined)[]): fc.Arbitrary<Tagged<T>> =>
+  fc.constantFrom(...values).map((value) => ({ value, tag }));
 
-const weighted = <T>(...arbs: [number, fc.Arbitrary<T>][]): fc.Arbitrary<T> => fc.oneof(...arbs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+const weighted = <T>(...arbs: [number, fc.Arbitrary<T>][]): fc.Arbitrary<T> =>
+  fc.oneof(...arbs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
 
 // ---- headers ------------------------------------------------------------------------------------
 
@@ -45,7 +47,22 @@ const hostHeader = (port: number, foreignWeight: number) =>
     [2, tagged(true, 'localhost', `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST:1', '127.0.0.1', '127.1.2.3:99')],
     [
       foreignWeight,
-      tagged(false, undefined, '', 'evil.example', 'evil.example:80', '127.0.0.1.nip.io', 'localhost.evil.example', '0.0.0.0:8787', '[::2]:1', `127.0.0.1:${port} `, ' 127.0.0.1', 'localhost:', '127.0.0.1:abc', `127.0.0.1:${port},evil.example`),
+      tagged(
+        false,
+        undefined,
+        '',
+        'evil.example',
+        'evil.example:80',
+        '127.0.0.1.nip.io',
+        'localhost.evil.example',
+        '0.0.0.0:8787',
+        '[::2]:1',
+        `127.0.0.1:${port} `,
+        ' 127.0.0.1',
+        'localhost:',
+        '127.0.0.1:abc',
+        `127.0.0.1:${port},evil.example`,
+      ),
     ],
   );
 
@@ -57,11 +74,38 @@ const originHeader = (presentWeight: number) =>
     [1, tagged(undefined, '')],
     [
       presentWeight,
-      tagged(true, 'https://claude.ai', 'https://claude.com', 'https://chatgpt.com', 'https://chat.openai.com', 'https://platform.openai.com', 'https://doers.sh', 'HTTPS://CLAUDE.AI', 'http://localhost:6274', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'http://localhost'),
+      tagged(
+        true,
+        'https://claude.ai',
+        'https://claude.com',
+        'https://chatgpt.com',
+        'https://chat.openai.com',
+        'https://platform.openai.com',
+        'https://doers.sh',
+        'HTTPS://CLAUDE.AI',
+        'http://localhost:6274',
+        'http://127.0.0.1:3000',
+        'http://[::1]:8080',
+        'http://localhost',
+      ),
     ],
     [
       presentWeight,
-      tagged(false, 'https://evil.example', 'null', 'https://claude.ai.evil.example', 'http://claude.ai', 'https://claude.ai:8443', 'https://claude.ai/', 'file://', 'garbage', 'https://localhost.evil.example', 'http://127.0.0.1.nip.io', 'https://claude.ai, https://evil.example', 'https://evil.example/http://localhost'),
+      tagged(
+        false,
+        'https://evil.example',
+        'null',
+        'https://claude.ai.evil.example',
+        'http://claude.ai',
+        'https://claude.ai:8443',
+        'https://claude.ai/',
+        'file://',
+        'garbage',
+        'https://localhost.evil.example',
+        'http://127.0.0.1.nip.io',
+        'https://claude.ai, https://evil.example',
+        'https://evil.example/http://localhost',
+      ),
     ],
   );
 
@@ -93,13 +137,32 @@ const authorizationHeader = (fixture: FuzzFixture, refusedWeight: number) => {
     [40, tagged('full', `Bearer ${t.full}`)],
     [2, tagged('full', `bearer ${t.full}`, `BEARER ${t.full}`)],
     [3, tagged('scoped', `Bearer ${t.scoped}`)],
-    ...(t.jwts.length === 0 ? [] : ([[5, fc.constantFrom(...t.jwts).map((j) => ({ value: `Bearer ${j.token}`, tag: j.credential }))]] as [number, fc.Arbitrary<Tagged<CredentialClass>>][])),
+    ...(t.jwts.length === 0
+      ? []
+      : ([[5, fc.constantFrom(...t.jwts).map((j) => ({ value: `Bearer ${j.token}`, tag: j.credential }))]] as [
+          number,
+          fc.Arbitrary<Tagged<CredentialClass>>,
+        ][])),
     [1, tagged('ghost', `Bearer ${t.ghost}`)],
     [Math.ceil(refusedWeight / 2), tagged('none', undefined, '')],
     [
       refusedWeight,
       fc.oneof(
-        tagged('refused' as const, `Bearer ${t.expired}`, `Bearer ${t.revoked}`, `Bearer ${t.full}x`, `Bearer ${t.full.slice(0, -1)}`, `Token ${t.full}`, `Bearer ${t.full} extra`, `Bearer "${t.full}"`, `Basic ${Buffer.from('ada:secret').toString('base64')}`, 'Bearer', 'Bearer ', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Bearer doers_pat_'),
+        tagged(
+          'refused' as const,
+          `Bearer ${t.expired}`,
+          `Bearer ${t.revoked}`,
+          `Bearer ${t.full}x`,
+          `Bearer ${t.full.slice(0, -1)}`,
+          `Token ${t.full}`,
+          `Bearer ${t.full} extra`,
+          `Bearer "${t.full}"`,
+          `Basic ${Buffer.from('ada:secret').toString('base64')}`,
+          'Bearer',
+          'Bearer ',
+          'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+          'Bearer doers_pat_',
+        ),
         fc.base64String({ minLength: 4, maxLength: 60 }).map((s) => ({ value: `Bearer doers_pat_${s}`, tag: 'refused' as const })),
         jwtShaped.map((jwt) => ({ value: `Bearer ${jwt}`, tag: 'refused' as const })),
         fc.string({ minLength: 1, maxLength: 40 }).map((s) => ({ value: s, tag: 'refused' as const })),
@@ -110,7 +173,17 @@ const authorizationHeader = (fixture: FuzzFixture, refusedWeight: number) => {
 
 /** Read by nobody: the server answers JSON whatever the client says it sends or takes. */
 const contentTypeHeader = fc.constantFrom(
-  'application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', undefined, 'application/json; charset=latin1',
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  undefined,
+  'application/json; charset=latin1',
 );
 const acceptHeader = fc.constantFrom('application/json, text/event-stream', 'text/event-stream', '*/*', undefined, 'application/json');
 
@@ -157,16 +230,67 @@ const headerRecord = (common: CommonHeaders, mcp: Record<string, string | undefi
 
 // ---- JSON-RPC messages --------------------------------------------------------------------------
 
-const NOTIFICATIONS = ['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed'];
-const REMOVED_OR_UNKNOWN = ['logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'sampling/createMessage', 'elicitation/create', 'roots/list', 'tasks/get'];
+const NOTIFICATIONS = [
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+];
+const REMOVED_OR_UNKNOWN = [
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+  'sampling/createMessage',
+  'elicitation/create',
+  'roots/list',
+  'tasks/get',
+];
 /** Names every plain object inherits: a method table must not answer them. */
-const PROTOTYPE_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupGetter__'];
-const NEAR_MISSES = ['tools/CALL', 'tools/call ', '/tools/call', 'tools//call', 'Tools/List', 'notifications', 'notifications/', 'server/discover/'];
+const PROTOTYPE_NAMES = [
+  'constructor',
+  'toString',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupGetter__',
+];
+const NEAR_MISSES = [
+  'tools/CALL',
+  'tools/call ',
+  '/tools/call',
+  'tools//call',
+  'Tools/List',
+  'notifications',
+  'notifications/',
+  'server/discover/',
+];
 
 const idArb = weighted<unknown>(
   [10, fc.integer({ min: 0, max: 1_000_000 })],
   [4, fc.string({ maxLength: 20 })],
-  [1, fc.constantFrom(-1, 0, 1.5, -0, 2 ** 53 + 2, 1e300, Number.MAX_VALUE, Number.MIN_VALUE, '', ' ', '\ud800', '😀', bulky('long-string', 100_000))],
+  [
+    1,
+    fc.constantFrom(
+      -1,
+      0,
+      1.5,
+      -0,
+      2 ** 53 + 2,
+      1e300,
+      Number.MAX_VALUE,
+      Number.MIN_VALUE,
+      '',
+      ' ',
+      '\ud800',
+      '😀',
+      bulky('long-string', 100_000),
+    ),
+  ],
   [1, fc.string({ unit: 'binary', maxLength: 50 })],
 );
 
@@ -199,12 +323,17 @@ const toolCall = (fixture: FuzzFixture): fc.Arbitrary<Record<string, unknown>> =
     toolArguments(tool.inputSchema, known).map((args) => ({ name: tool.name, ...(args === undefined ? {} : { arguments: args }) })),
   );
   const unknownTool = fc
-    .tuple(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('constructor', '__proto__', 'ME_GET', 'me_get ', 'tools/call')), fc.jsonValue({ maxDepth: 2 }))
+    .tuple(
+      fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('constructor', '__proto__', 'ME_GET', 'me_get ', 'tools/call')),
+      fc.jsonValue({ maxDepth: 2 }),
+    )
     .map(([name, args]) => ({ name, arguments: args }));
   // A real comment pair now and then: comment tools otherwise mostly meet mismatched ids.
   const commentPair = fc.nat().map((i) => {
     const pair = fixture.ids.comments[i % Math.max(1, fixture.ids.comments.length)];
-    return pair ? { name: i % 2 ? 'comment_delete' : 'comments_list', arguments: i % 2 ? { ...pair } : { taskId: pair.taskId } } : { name: 'me_get' };
+    return pair
+      ? { name: i % 2 ? 'comment_delete' : 'comments_list', arguments: i % 2 ? { ...pair } : { taskId: pair.taskId } }
+      : { name: 'me_get' };
   });
   return weighted<Record<string, unknown>>(
     [20, fc.oneof(...perTool)],
@@ -215,15 +344,26 @@ const toolCall = (fixture: FuzzFixture): fc.Arbitrary<Record<string, unknown>> =
 };
 
 const promptGet = (fixture: FuzzFixture): fc.Arbitrary<Record<string, unknown>> => {
-  const value = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('2025-01-31', 'me', 'none', ...fixture.ids.projects.slice(0, 3), ...fixture.ids.tasks.slice(0, 3)));
+  const value = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.constantFrom('2025-01-31', 'me', 'none', ...fixture.ids.projects.slice(0, 3), ...fixture.ids.tasks.slice(0, 3)),
+  );
   const perPrompt = fixture.prompts.map((p) => {
     const model = Object.fromEntries(p.arguments.map((a) => [a.name, value]));
     const required = p.arguments.filter((a) => a.required).map((a) => a.name);
     const valid = fc.record(model, { requiredKeys: required });
     const args = weighted<unknown>(
       [4, valid],
-      [1, fc.tuple(valid, fc.string({ minLength: 1, maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })).map(([a, k, v]) => ({ ...a, [k]: v }))],
-      [1, fc.tuple(valid, fc.constantFrom<unknown>(1, null, true, [], {}, bulky('deep-array', 10_000))).map(([a, v]) => Object.fromEntries(Object.keys(a).map((k) => [k, v])))],
+      [
+        1,
+        fc.tuple(valid, fc.string({ minLength: 1, maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })).map(([a, k, v]) => ({ ...a, [k]: v })),
+      ],
+      [
+        1,
+        fc
+          .tuple(valid, fc.constantFrom<unknown>(1, null, true, [], {}, bulky('deep-array', 10_000)))
+          .map(([a, v]) => Object.fromEntries(Object.keys(a).map((k) => [k, v]))),
+      ],
       [1, fc.constantFrom<unknown>(undefined, null, [], 'x', 3, bulky('deep-object', 10_000))],
     );
     return args.map((a) => ({ name: p.name, ...(a === undefined ? {} : { arguments: a }) }));
@@ -236,15 +376,33 @@ const promptGet = (fixture: FuzzFixture): fc.Arbitrary<Record<string, unknown>> 
 
 const resourceRead = (fixture: FuzzFixture): fc.Arbitrary<Record<string, unknown>> => {
   const segment = weighted<string>(
-    [4, fc.nat().map((i) => [...fixture.ids.tasks, ...fixture.ids.projects][i % (fixture.ids.tasks.length + fixture.ids.projects.length)] ?? 'x')],
+    [
+      4,
+      fc
+        .nat()
+        .map((i) => [...fixture.ids.tasks, ...fixture.ids.projects][i % (fixture.ids.tasks.length + fixture.ids.projects.length)] ?? 'x'),
+    ],
     [2, fc.string({ minLength: 1, maxLength: 30 })],
     [1, fc.constantFrom('%41', '%E0%A4%A', '%', '%00', '%2F', 'a%20b', '..', '😀', '\ud800')],
     // Ids far longer than any tool accepts: a key DynamoDB itself would refuse.
     [1, fc.constantFrom(1_025, 2_049, 5_000, 60_000).map((n) => 'x'.repeat(n))],
   );
-  const templated = fc.tuple(fc.constantFrom(...fixture.resourceTemplates), segment).map(([template, id]) => template.replace(/\{[^}]+\}/, id));
+  const templated = fc
+    .tuple(fc.constantFrom(...fixture.resourceTemplates), segment)
+    .map(([template, id]) => template.replace(/\{[^}]+\}/, id));
   const other = fc.oneof(
-    fc.constantFrom<unknown>('', 'doers://tasks/', 'doers://tasks/a/b', 'doers://unknown/x', 'doers://projects/?x', 'file:///etc/passwd', 'constructor', 7, null, ['doers://tasks/x']),
+    fc.constantFrom<unknown>(
+      '',
+      'doers://tasks/',
+      'doers://tasks/a/b',
+      'doers://unknown/x',
+      'doers://projects/?x',
+      'file:///etc/passwd',
+      'constructor',
+      7,
+      null,
+      ['doers://tasks/x'],
+    ),
     fc.webUrl(),
     fc.string({ maxLength: 40 }),
   );
@@ -253,21 +411,40 @@ const resourceRead = (fixture: FuzzFixture): fc.Arbitrary<Record<string, unknown
 
 const initializeParams = fc.record(
   {
-    protocolVersion: fc.constantFrom<unknown>(...SUPPORTED_VERSIONS, '2024-11-05', '2030-01-01', 'garbage', 5, null, bulky('deep-array', 10_000)),
+    protocolVersion: fc.constantFrom<unknown>(
+      ...SUPPORTED_VERSIONS,
+      '2024-11-05',
+      '2030-01-01',
+      'garbage',
+      5,
+      null,
+      bulky('deep-array', 10_000),
+    ),
     capabilities: fc.oneof(fc.constant({}), fc.jsonValue({ maxDepth: 2 })),
-    clientInfo: fc.oneof(fc.record({ name: fc.string({ maxLength: 10 }), version: fc.string({ maxLength: 5 }) }), fc.jsonValue({ maxDepth: 1 })),
+    clientInfo: fc.oneof(
+      fc.record({ name: fc.string({ maxLength: 10 }), version: fc.string({ maxLength: 5 }) }),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
   },
   { requiredKeys: [] },
 );
 
-const anyParams: fc.Arbitrary<Record<string, unknown>> = weighted([3, fc.constant({})], [1, fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })]);
+const anyParams: fc.Arbitrary<Record<string, unknown>> = weighted(
+  [3, fc.constant({})],
+  [1, fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })],
+);
 
 const methods = (fixture: FuzzFixture): fc.Arbitrary<Method> =>
   weighted<Method>(
     [40, toolCall(fixture).map((params) => ({ method: 'tools/call', params, nameParam: 'name' as const }))],
     [10, resourceRead(fixture).map((params) => ({ method: 'resources/read', params, nameParam: 'uri' as const }))],
     [8, promptGet(fixture).map((params) => ({ method: 'prompts/get', params, nameParam: 'name' as const }))],
-    [9, fc.constantFrom('tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'ping', 'server/discover').chain((method) => anyParams.map((params) => ({ method, params })))],
+    [
+      9,
+      fc
+        .constantFrom('tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'ping', 'server/discover')
+        .chain((method) => anyParams.map((params) => ({ method, params }))),
+    ],
     [3, initializeParams.map((params) => ({ method: 'initialize', params }))],
     [4, fc.constantFrom(...NOTIFICATIONS).chain((method) => anyParams.map((params) => ({ method, params })))],
     [3, fc.constantFrom(...REMOVED_OR_UNKNOWN, ...NEAR_MISSES).chain((method) => anyParams.map((params) => ({ method, params })))],
@@ -279,7 +456,21 @@ const versionHeader = weighted<string | undefined>(
   [8, fc.constant(MODERN)],
   [5, fc.constantFrom('2025-11-25', '2025-06-18', '2025-03-26')],
   [3, fc.constant(undefined)],
-  [1, fc.constantFrom('2024-11-05', '2099-01-01', 'garbage', '', '2025-11-25,2025-11-25', ' 2026-07-28', '2026-07-28 ', '2026-7-28', 'latest', '\u0000')],
+  [
+    1,
+    fc.constantFrom(
+      '2024-11-05',
+      '2099-01-01',
+      'garbage',
+      '',
+      '2025-11-25,2025-11-25',
+      ' 2026-07-28',
+      '2026-07-28 ',
+      '2026-7-28',
+      'latest',
+      '\u0000',
+    ),
+  ],
 );
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -295,7 +486,9 @@ const metaFor = (version: string | undefined, modern: boolean): fc.Arbitrary<Rec
     fc.constantFrom<unknown>(7, null, {}, 'x', [MODERN]).map((v) => ({ ...proper, [META_VERSION]: v })),
     fc.constantFrom<unknown>(null, [], 'all', 1, bulky('deep-object', 10_000)).map((v) => ({ ...proper, [META_CAPS]: v })),
     fc.constantFrom(...SUPPORTED_VERSIONS, '2024-11-05', 'garbage').map((v) => ({ ...proper, [META_VERSION]: v })),
-    fc.constantFrom<unknown>(null, 'x', bulky('deep-array', 10_000), { name: bulky('wide-object', 5_000) }).map((v) => ({ ...proper, [META_INFO]: v })),
+    fc
+      .constantFrom<unknown>(null, 'x', bulky('deep-array', 10_000), { name: bulky('wide-object', 5_000) })
+      .map((v) => ({ ...proper, [META_INFO]: v })),
     fc.constant({ ...proper, [META_CAPS]: { elicitation: {}, sampling: {}, roots: {} } }),
   );
   return modern
@@ -335,7 +528,9 @@ const mutateMessage = (msg: Message): fc.Arbitrary<Message> =>
     fc.constantFrom<unknown>('1.0', 2, 2.0, '2.0 ', null, '2', '').map((v) => ({ ...msg, jsonrpc: v })),
     fc.constantFrom<unknown>(7, null, '', [], {}, true).map((v) => ({ ...msg, method: v })),
     badIdArb.map((v) => ({ ...msg, id: v })),
-    fc.constantFrom<unknown>([], null, 'x', 1, true, bulky('deep-array', 10_000), bulky('wide-object', 5_000)).map((v) => ({ ...msg, params: v })),
+    fc
+      .constantFrom<unknown>([], null, 'x', 1, true, bulky('deep-array', 10_000), bulky('wide-object', 5_000))
+      .map((v) => ({ ...msg, params: v })),
     fc.constant(withProto(msg)),
     fc.tuple(fc.constantFrom('result', 'error', 'extra'), fc.jsonValue({ maxDepth: 2 })).map(([k, v]) => ({ ...msg, [k]: v })),
     fc.constantFrom<Message>(
@@ -348,7 +543,12 @@ const mutateMessage = (msg: Message): fc.Arbitrary<Message> =>
 /** `params.__proto__` as JSON.parse makes it: an own member, which must not become a prototype. */
 const withProto = (msg: Message): Message => {
   const params = { ...((msg.params as Message | undefined) ?? {}) };
-  Object.defineProperty(params, '__proto__', { value: { name: 'me_get', uri: 'doers://tasks/x', _meta: {} }, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(params, '__proto__', {
+    value: { name: 'me_get', uri: 'doers://tasks/x', _meta: {} },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return { ...msg, params };
 };
 
@@ -363,15 +563,23 @@ const rpcDraft = (fixture: FuzzFixture, versionArb: fc.Arbitrary<string | undefi
   fc.tuple(versionArb, methods(fixture)).chain(([version, m]) => {
     const modern = version === MODERN;
     const isNotification = m.method.startsWith('notifications/');
-    const id = isNotification ? weighted<unknown>([8, fc.constant(undefined)], [1, idArb]) : weighted<unknown>([12, idArb], [1, fc.constant(undefined)]);
+    const id = isNotification
+      ? weighted<unknown>([8, fc.constant(undefined)], [1, idArb])
+      : weighted<unknown>([12, idArb], [1, fc.constant(undefined)]);
     const { params } = m;
     return fc.tuple(metaFor(version, modern), id).chain(([meta, idValue]) => {
       const fullParams = meta === undefined ? params : { ...params, _meta: meta };
       const message: Message = { jsonrpc: '2.0', ...(idValue === undefined ? {} : { id: idValue }), method: m.method, params: fullParams };
-      return fc.tuple(
-        mcpHeaders(m, params, modern),
-        weighted<Message>([12, fc.constant(message)], [1, fc.constant({ jsonrpc: '2.0', ...(idValue === undefined ? {} : { id: idValue }), method: m.method })], [2, mutateMessage(message)]),
-      ).map(([mcp, msg]) => ({ version, message: msg, mcp }));
+      return fc
+        .tuple(
+          mcpHeaders(m, params, modern),
+          weighted<Message>(
+            [12, fc.constant(message)],
+            [1, fc.constant({ jsonrpc: '2.0', ...(idValue === undefined ? {} : { id: idValue }), method: m.method })],
+            [2, mutateMessage(message)],
+          ),
+        )
+        .map(([mcp, msg]) => ({ version, message: msg, mcp }));
     });
   });
 
@@ -425,7 +633,12 @@ const makeCase = (
 
 /** A failing case as a reader wants it: headers in full, a long body cut. */
 export const describeCase = (c: EndpointCase): string => {
-  const body = c.body === undefined ? '(none)' : c.body.length > 600 ? `${JSON.stringify(c.body.slice(0, 600))}… (${c.body.length} chars)` : JSON.stringify(c.body);
+  const body =
+    c.body === undefined
+      ? '(none)'
+      : c.body.length > 600
+        ? `${JSON.stringify(c.body.slice(0, 600))}… (${c.body.length} chars)`
+        : JSON.stringify(c.body);
   return `${c.family}: ${c.verb} ${JSON.stringify(c.path)} headers=${JSON.stringify(c.headers)} base64=${c.isBase64Encoded} body=${body} [credential=${c.credential} host=${c.hostAllowed} origin=${String(c.originAllowed)}]`;
 };
 
@@ -433,7 +646,9 @@ const rpcCase = (fixture: FuzzFixture): fc.Arbitrary<EndpointCase> =>
   fc
     .tuple(commonHeaders(fixture, false), rpcDraft(fixture), fc.constantFrom('/mcp', '/mcp', '/mcp', '/mcp/'))
     .chain(([common, draft, path]) =>
-      serialize(draft.message).map((body) => makeCase('rpc', 'POST', path, common, { 'mcp-protocol-version': draft.version, ...draft.mcp }, body)),
+      serialize(draft.message).map((body) =>
+        makeCase('rpc', 'POST', path, common, { 'mcp-protocol-version': draft.version, ...draft.mcp }, body),
+      ),
     );
 
 /** Batches: 2025-03-26 only (also without a header); mixed, empty, nested, all notifications. */
@@ -441,17 +656,34 @@ const batchCase = (fixture: FuzzFixture): fc.Arbitrary<EndpointCase> => {
   const element = weighted<unknown>(
     [6, rpcDraft(fixture, fc.constant(undefined)).map((d) => d.message)],
     [1, fc.jsonValue({ maxDepth: 2 })],
-    [1, fc.array(rpcDraft(fixture, fc.constant(undefined)).map((d) => d.message), { maxLength: 2 })],
+    [
+      1,
+      fc.array(
+        rpcDraft(fixture, fc.constant(undefined)).map((d) => d.message),
+        { maxLength: 2 },
+      ),
+    ],
     [1, fc.constantFrom<unknown>({ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 1, result: {} }, [])],
   );
   return fc
     .tuple(
       commonHeaders(fixture, false),
-      weighted<string | undefined>([6, fc.constant(undefined)], [4, fc.constant('2025-03-26')], [2, fc.constantFrom('2025-06-18', '2025-11-25', MODERN)], [1, fc.constantFrom('garbage', '')]),
-      weighted<unknown[]>([1, fc.constant([])], [10, fc.array(element, { minLength: 1, maxLength: 6 })], [1, fc.array(fc.constant({ jsonrpc: '2.0', method: 'notifications/initialized' }), { minLength: 1, maxLength: 3 })]),
+      weighted<string | undefined>(
+        [6, fc.constant(undefined)],
+        [4, fc.constant('2025-03-26')],
+        [2, fc.constantFrom('2025-06-18', '2025-11-25', MODERN)],
+        [1, fc.constantFrom('garbage', '')],
+      ),
+      weighted<unknown[]>(
+        [1, fc.constant([])],
+        [10, fc.array(element, { minLength: 1, maxLength: 6 })],
+        [1, fc.array(fc.constant({ jsonrpc: '2.0', method: 'notifications/initialized' }), { minLength: 1, maxLength: 3 })],
+      ),
       fc.record({ 'mcp-method': fc.constantFrom(undefined, undefined, undefined, 'ping') }),
     )
-    .chain(([common, version, batch, mcp]) => serialize(batch).map((body) => makeCase('batch', 'POST', '/mcp', common, { 'mcp-protocol-version': version, ...mcp }, body)));
+    .chain(([common, version, batch, mcp]) =>
+      serialize(batch).map((body) => makeCase('batch', 'POST', '/mcp', common, { 'mcp-protocol-version': version, ...mcp }, body)),
+    );
 };
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
@@ -471,14 +703,22 @@ type RawBody = { readonly body: string | undefined; readonly base64: boolean };
 
 const rawBody: fc.Arbitrary<RawBody> = fc.oneof(
   { weight: 6, arbitrary: fc.jsonValue().map((v) => ({ body: writeJson(v), base64: false })) },
-  { weight: 4, arbitrary: fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '1', 'a', ' ', '\\', 'n', 'u', 'e') , maxLength: 40 }).map((s) => ({ body: s, base64: false })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .string({ unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '1', 'a', ' ', '\\', 'n', 'u', 'e'), maxLength: 40 })
+      .map((s) => ({ body: s, base64: false })),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((s) => ({ body: s, base64: false })) },
   { weight: 3, arbitrary: fc.uint8Array({ maxLength: 80 }).map((b) => ({ body: Buffer.from(b).toString('base64'), base64: true })) },
   {
     weight: 3,
     // Invalid UTF-8 inside an otherwise valid request (overlong, lone continuation, encoded surrogate, truncated).
     arbitrary: fc
-      .tuple(fc.constantFrom('method', 'id', 'params'), fc.constantFrom([0xff, 0xfe], [0xc0, 0x80], [0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]))
+      .tuple(
+        fc.constantFrom('method', 'id', 'params'),
+        fc.constantFrom([0xff, 0xfe], [0xc0, 0x80], [0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]),
+      )
       .map(([where, bytes]) => {
         const bad = Buffer.from(bytes);
         const parts =
@@ -497,7 +737,10 @@ const rawBody: fc.Arbitrary<RawBody> = fc.oneof(
       <RawBody>{ body: '{"jsonrpc":"2.0","id":"\ud800","method":"ping"}', base64: false },
       { body: '{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', base64: false },
       { body: '{"jsonrpc":"2.0","id":1,"method":"\\udfff"}', base64: false },
-      { body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_search","arguments":{"text":"\\ud800"}}}', base64: false },
+      {
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_search","arguments":{"text":"\\ud800"}}}',
+        base64: false,
+      },
       { body: Buffer.from('{"jsonrpc":"2.0","id":"b64","method":"ping"}').toString('base64'), base64: true },
       { body: '!!!not base64', base64: true },
       { body: undefined, base64: false },
@@ -534,7 +777,10 @@ const rawBody: fc.Arbitrary<RawBody> = fc.oneof(
       { body: paddedPing(MIB + 1, '😀'), base64: false },
       { body: Buffer.from(paddedPing(MIB, 'x')).toString('base64'), base64: true },
       { body: Buffer.from(paddedPing(MIB + 3, 'x')).toString('base64'), base64: true },
-      { body: `[${Array.from({ length: 20_000 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"ping"}`).join(',')}]`.slice(0, MIB + 10), base64: false },
+      {
+        body: `[${Array.from({ length: 20_000 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"ping"}`).join(',')}]`.slice(0, MIB + 10),
+        base64: false,
+      },
     ),
   },
 );
@@ -542,9 +788,26 @@ const rawBody: fc.Arbitrary<RawBody> = fc.oneof(
 const rawCase = (fixture: FuzzFixture): fc.Arbitrary<EndpointCase> =>
   fc
     .tuple(commonHeaders(fixture, false), versionHeader, rawBody)
-    .map(([common, version, { body, base64 }]) => makeCase('raw', 'POST', '/mcp', common, { 'mcp-protocol-version': version }, body, base64));
+    .map(([common, version, { body, base64 }]) =>
+      makeCase('raw', 'POST', '/mcp', common, { 'mcp-protocol-version': version }, body, base64),
+    );
 
-const PATHS = ['/mcp', '/mcp/', ...METADATA_PATHS, '/', '', '/MCP', '/mcp//', '/mcp/x', '/mcp?x=1', '/.well-known/oauth-authorization-server', '/oauth/token', '/%2e%2e/mcp', '/.well-known/oauth-protected-resource/', '/.well-known/oauth-protected-resource/mcp/'];
+const PATHS = [
+  '/mcp',
+  '/mcp/',
+  ...METADATA_PATHS,
+  '/',
+  '',
+  '/MCP',
+  '/mcp//',
+  '/mcp/x',
+  '/mcp?x=1',
+  '/.well-known/oauth-authorization-server',
+  '/oauth/token',
+  '/%2e%2e/mcp',
+  '/.well-known/oauth-protected-resource/',
+  '/.well-known/oauth-protected-resource/mcp/',
+];
 const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT', 'get', 'PROPFIND', ''];
 
 /** Transport shape: every verb on every route, with hostile Host, Origin and credentials more often. */
@@ -554,7 +817,13 @@ const httpCase = (fixture: FuzzFixture): fc.Arbitrary<EndpointCase> =>
       commonHeaders(fixture, true),
       fc.constantFrom(...VERBS),
       fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...PATHS) }, { weight: 1, arbitrary: fc.webPath() }),
-      fc.constantFrom<string | undefined>(undefined, '{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":"s","method":"tools/list"}', '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"me_get"}}', 'not json'),
+      fc.constantFrom<string | undefined>(
+        undefined,
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":"s","method":"tools/list"}',
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"me_get"}}',
+        'not json',
+      ),
       fc.constantFrom(undefined, '2025-11-25', '2025-03-26'),
     )
     .map(([common, verb, path, body, version]) => makeCase('http', verb, path, common, { 'mcp-protocol-version': version }, body));
@@ -571,12 +840,17 @@ export const limitedCases = (fixture: FuzzFixture): fc.Arbitrary<EndpointCase[]>
   const common = fc.record({
     host: fc.constant({ value: `127.0.0.1:${fixture.port}`, tag: true }),
     origin: fc.constant({ value: undefined, tag: undefined }),
-    authorization: fc.constantFrom<Tagged<CredentialClass>>({ value: `Bearer ${fixture.tokens.full}`, tag: 'full' }, { value: `Bearer ${fixture.tokens.scoped}`, tag: 'scoped' }),
+    authorization: fc.constantFrom<Tagged<CredentialClass>>(
+      { value: `Bearer ${fixture.tokens.full}`, tag: 'full' },
+      { value: `Bearer ${fixture.tokens.scoped}`, tag: 'scoped' },
+    ),
     contentType: fc.constant('application/json'),
     accept: fc.constant(undefined),
     junk: fc.constant({}),
   });
   const draft = rpcDraft(fixture).filter((d) => d.message.method === 'tools/call' || d.message.method === 'resources/read');
-  const one = fc.tuple(common, draft).map(([c, d]) => makeCase('rpc', 'POST', '/mcp', c, { 'mcp-protocol-version': d.version, ...d.mcp }, writeJson(d.message)));
+  const one = fc
+    .tuple(common, draft)
+    .map(([c, d]) => makeCase('rpc', 'POST', '/mcp', c, { 'mcp-protocol-version': d.version, ...d.mcp }, writeJson(d.message)));
   return fc.array(one, { minLength: 1, maxLength: 4 });
 };

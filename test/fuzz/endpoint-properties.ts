@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import type { HttpEvent, HttpResult } from '../../lambda/http/request-context.js';
 import { httpEvent } from '../helpers/events.js';
-import { METADATA_PATHS, MODERN, SUPPORTED_VERSIONS, endpointCase, limitedCases, type EndpointCase } from './endpoint-arbitraries.js';
-import { harvestIds, type FuzzTarget } from './endpoint-target.js';
+import { type EndpointCase, endpointCase, limitedCases, METADATA_PATHS, MODERN, SUPPORTED_VERSIONS } from './endpoint-arbitraries.js';
+import { type FuzzTarget, harvestIds } from './endpoint-target.js';
 
 /**
  * The endpoint's promises, checked on every fuzz case: the handler resolves; no 5xx at all (a 503
@@ -41,26 +41,71 @@ export interface AllowedError {
 export const ALLOWED_ERRORS: readonly AllowedError[] = [
   { status: 400, code: -32700, row: 'body not strict JSON, or empty (ParseError)' },
   { status: 400, code: -32600, row: 'not JSON-RPC 2.0; a batch on a revision after 2025-03-26; an empty batch (InvalidRequestError)' },
-  { status: 400, code: -32022, row: 'MCP-Protocol-Version header unknown or older than 2025-03-26 (UnsupportedVersionError), data {supported, requested}' },
-  { status: 400, code: -32020, row: 'header/body version mismatch; Mcp-Method / Mcp-Name missing (2026-07-28) or not matching the body (HeaderMismatchError)' },
+  {
+    status: 400,
+    code: -32022,
+    row: 'MCP-Protocol-Version header unknown or older than 2025-03-26 (UnsupportedVersionError), data {supported, requested}',
+  },
+  {
+    status: 400,
+    code: -32020,
+    row: 'header/body version mismatch; Mcp-Method / Mcp-Name missing (2026-07-28) or not matching the body (HeaderMismatchError)',
+  },
   {
     status: 400,
     code: -32602,
     row: '2026-07-28 without _meta protocolVersion/clientCapabilities, or _meta protocolVersion not a string (InvalidParamsError, status 400)',
     when: (s) => s.era === 'modern' || s.metaVersionNotString,
   },
-  { status: 400, code: -32021, row: '2026-07-28 input request for a capability the client lacks (MissingCapabilityError, status 400)', when: (s) => s.era === 'modern' },
+  {
+    status: 400,
+    code: -32021,
+    row: '2026-07-28 input request for a capability the client lacks (MissingCapabilityError, status 400)',
+    when: (s) => s.era === 'modern',
+  },
   { status: 401, code: -32001, row: 'no credential, refused credential; WWW-Authenticate (UnauthenticatedError)' },
-  { status: 403, code: -32600, row: 'Origin not allowed; Host not loopback (local server); user or workspace not allowed (OriginNotAllowedError, UserNotAllowedError)' },
-  { status: 403, code: -32003, row: 'token lacks the scope; WWW-Authenticate insufficient_scope (InsufficientScopeError)', when: (s) => s.credential === 'scoped' },
+  {
+    status: 403,
+    code: -32600,
+    row: 'Origin not allowed; Host not loopback (local server); user or workspace not allowed (OriginNotAllowedError, UserNotAllowedError)',
+  },
+  {
+    status: 403,
+    code: -32003,
+    row: 'token lacks the scope; WWW-Authenticate insufficient_scope (InsufficientScopeError)',
+    when: (s) => s.credential === 'scoped',
+  },
   { status: 404, code: -32600, row: 'a path other than /mcp, /mcp/ and the metadata document (NotFoundRouteError)' },
-  { status: 404, code: -32601, row: '2026-07-28 unknown or removed method (MethodNotFoundError, status 404)', when: (s) => s.era === 'modern' },
-  { status: 405, code: -32600, row: 'a verb other than POST/OPTIONS on /mcp, GET/HEAD/OPTIONS on the metadata document; Allow (MethodNotAllowedError)' },
+  {
+    status: 404,
+    code: -32601,
+    row: '2026-07-28 unknown or removed method (MethodNotFoundError, status 404)',
+    when: (s) => s.era === 'modern',
+  },
+  {
+    status: 405,
+    code: -32600,
+    row: 'a verb other than POST/OPTIONS on /mcp, GET/HEAD/OPTIONS on the metadata document; Allow (MethodNotAllowedError)',
+  },
   { status: 413, code: -32600, row: 'body over 1 MiB (PayloadTooLargeError)' },
   { status: 200, code: -32601, row: 'handshake era unknown method, in-band (MethodNotFoundError)', when: (s) => s.era === 'handshake' },
-  { status: 200, code: -32602, row: 'unknown tool/prompt, unknown resource (2026-07-28), bad params, invalid tool arguments (2025-03-26, 2025-06-18) (InvalidParamsError)' },
-  { status: 200, code: -32002, row: 'unknown resource before 2026-07-28 (ResourceNotFoundError)', when: (s) => s.era === 'handshake' && s.method === 'resources/read' },
-  { status: 429, code: -32000, row: 'resource read beyond the rate or concurrency limit; Retry-After (LimitExceededError)', when: (s) => s.limits && s.method === 'resources/read' },
+  {
+    status: 200,
+    code: -32602,
+    row: 'unknown tool/prompt, unknown resource (2026-07-28), bad params, invalid tool arguments (2025-03-26, 2025-06-18) (InvalidParamsError)',
+  },
+  {
+    status: 200,
+    code: -32002,
+    row: 'unknown resource before 2026-07-28 (ResourceNotFoundError)',
+    when: (s) => s.era === 'handshake' && s.method === 'resources/read',
+  },
+  {
+    status: 429,
+    code: -32000,
+    row: 'resource read beyond the rate or concurrency limit; Retry-After (LimitExceededError)',
+    when: (s) => s.limits && s.method === 'resources/read',
+  },
 ];
 
 /** Codes a batch element's error may carry (the batch itself answers 200; the element's own status is dropped). */
@@ -72,7 +117,14 @@ const LEAK = /at \w+ \(|\.ts:\d+|doers-workspace|doers-limits|Exception/;
 const MIB = 1024 * 1024;
 
 /** 2026-07-28 results that carry `ttlMs` and `cacheScope: "private"` (DESIGN.md §3). */
-const CACHED_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover']);
+const CACHED_METHODS = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'server/discover',
+]);
 
 export const toEvent = (c: EndpointCase): HttpEvent => ({
   ...httpEvent({ method: c.verb, path: c.path, ...(c.body === undefined ? {} : { body: c.body }), isBase64Encoded: c.isBase64Encoded }),
@@ -80,8 +132,10 @@ export const toEvent = (c: EndpointCase): HttpEvent => ({
   headers: { ...c.headers },
 });
 
-const decodedBytes = (c: EndpointCase): Buffer => (c.body === undefined ? Buffer.alloc(0) : Buffer.from(c.body, c.isBase64Encoded ? 'base64' : 'utf8'));
-const decodedText = (c: EndpointCase): string => (c.body === undefined ? '' : c.isBase64Encoded ? Buffer.from(c.body, 'base64').toString('utf8') : c.body);
+const decodedBytes = (c: EndpointCase): Buffer =>
+  c.body === undefined ? Buffer.alloc(0) : Buffer.from(c.body, c.isBase64Encoded ? 'base64' : 'utf8');
+const decodedText = (c: EndpointCase): string =>
+  c.body === undefined ? '' : c.isBase64Encoded ? Buffer.from(c.body, 'base64').toString('utf8') : c.body;
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
   try {
@@ -97,12 +151,19 @@ const isRpcId = (v: unknown): v is string | number => typeof v === 'string' || (
 /** JSON-RPC 2.0 §4/§5, as MCP narrows it (params, when present, an object). */
 export const classify = (v: unknown): 'request' | 'response' | 'invalid' => {
   if (!isObject(v) || v.jsonrpc !== '2.0') return 'invalid';
-  if (typeof v.method === 'string' && v.method !== '' && (v.id === undefined || isRpcId(v.id)) && (v.params === undefined || isObject(v.params))) return 'request';
+  if (
+    typeof v.method === 'string' &&
+    v.method !== '' &&
+    (v.id === undefined || isRpcId(v.id)) &&
+    (v.params === undefined || isObject(v.params))
+  )
+    return 'request';
   if ((v.id === null || isRpcId(v.id)) && ('result' in v || 'error' in v)) return 'response';
   return 'invalid';
 };
 
-const header = (h: Readonly<Record<string, string>>, name: string): string | undefined => (h[name] === undefined || h[name] === '' ? undefined : h[name]);
+const header = (h: Readonly<Record<string, string>>, name: string): string | undefined =>
+  h[name] === undefined || h[name] === '' ? undefined : h[name];
 
 type Expected =
   | { readonly kind: 'exact'; readonly status: number; readonly code?: number; readonly row: string }
@@ -112,7 +173,12 @@ type Expected =
 
 /** The answer DESIGN.md §3/§4 fixes before any method runs, in the order the rows apply. */
 export const expectedAnswer = (c: EndpointCase): Expected => {
-  const exact = (status: number, row: string, code?: number): Expected => ({ kind: 'exact', status, row, ...(code === undefined ? {} : { code }) });
+  const exact = (status: number, row: string, code?: number): Expected => ({
+    kind: 'exact',
+    status,
+    row,
+    ...(code === undefined ? {} : { code }),
+  });
   if (!c.hostAllowed) return exact(403, 'Host not loopback', -32600);
   if (c.originAllowed === false) return exact(403, 'Origin not allowed', -32600);
   const mcp = c.path === '/mcp' || c.path === '/mcp/';
@@ -128,7 +194,8 @@ export const expectedAnswer = (c: EndpointCase): Expected => {
   const parsed = parseJson(text);
   if (text.trim() === '' || !parsed.ok) return exact(400, 'not strict JSON', -32700);
   const version = header(c.headers, 'mcp-protocol-version');
-  if (version !== undefined && !(SUPPORTED_VERSIONS as readonly string[]).includes(version)) return exact(400, 'unknown version header', -32022);
+  if (version !== undefined && !(SUPPORTED_VERSIONS as readonly string[]).includes(version))
+    return exact(400, 'unknown version header', -32022);
   if (Array.isArray(parsed.value)) {
     if (version !== undefined && version !== '2025-03-26') return exact(400, 'batch after 2025-03-26', -32600);
     if (parsed.value.length === 0) return exact(400, 'empty batch', -32600);
@@ -156,7 +223,7 @@ const responseShapeProblem = (v: unknown): string | undefined => {
   if (!isObject(v)) return 'not an object';
   if (v.jsonrpc !== '2.0') return 'jsonrpc is not "2.0"';
   if (!(v.id === null || isRpcId(v.id))) return `id ${JSON.stringify(v.id)} is not string|number|null`;
-  if (('result' in v) === ('error' in v)) return 'not exactly one of result/error';
+  if ('result' in v === 'error' in v) return 'not exactly one of result/error';
   if ('error' in v) {
     const e = v.error;
     if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') return 'error is not {code: integer, message: string}';
@@ -180,7 +247,10 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
   if (!Number.isInteger(status) || status < 200 || status > 599) problems.push(`status ${status} is not an HTTP status`);
   if ('mcp-session-id' in h) problems.push('Mcp-Session-Id header in the answer');
   if (/event-stream/i.test(h['content-type'] ?? '')) problems.push('text/event-stream answer');
-  if (h['access-control-allow-origin'] !== undefined && (c.originAllowed !== true || h['access-control-allow-origin'] !== c.headers.origin)) {
+  if (
+    h['access-control-allow-origin'] !== undefined &&
+    (c.originAllowed !== true || h['access-control-allow-origin'] !== c.headers.origin)
+  ) {
     problems.push(`Access-Control-Allow-Origin ${h['access-control-allow-origin']} for Origin ${String(c.headers.origin)}`);
   }
   if (!LEAK.test(decodedText(c)) && !Object.values(c.headers).some((v) => LEAK.test(v)) && LEAK.test(body)) {
@@ -200,7 +270,8 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
   const expected = expectedAnswer(c);
   if (expected.kind === 'metadata') {
     if (status !== 200 || !isObject(json)) return [...problems, `metadata: ${status} ${body.slice(0, 200)}`];
-    if (json.resource !== `${fixture.publicUrl}/mcp`) problems.push(`metadata resource ${String(json.resource)} is not ${fixture.publicUrl}/mcp`);
+    if (json.resource !== `${fixture.publicUrl}/mcp`)
+      problems.push(`metadata resource ${String(json.resource)} is not ${fixture.publicUrl}/mcp`);
     if (h['cache-control'] !== 'no-store') problems.push('metadata without Cache-Control: no-store');
     return problems;
   }
@@ -219,7 +290,9 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
   if (expected.kind === 'exact') {
     const code = (json as { error?: { code?: number } } | undefined)?.error?.code;
     if (status !== expected.status || code !== expected.code) {
-      problems.push(`${expected.row}: expected ${expected.status}${expected.code === undefined ? '' : ` ${expected.code}`}, got ${status}${code === undefined ? '' : ` ${code}`}`);
+      problems.push(
+        `${expected.row}: expected ${expected.status}${expected.code === undefined ? '' : ` ${expected.code}`}, got ${status}${code === undefined ? '' : ` ${code}`}`,
+      );
     }
     problems.push(...checkHeadersOf(c, status, code, h, json, fixture.publicUrl));
     return problems;
@@ -234,11 +307,19 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
     limits,
     credential: c.credential,
     method,
-    metaVersionNotString: isObject(meta) && meta['io.modelcontextprotocol/protocolVersion'] !== undefined && typeof meta['io.modelcontextprotocol/protocolVersion'] !== 'string',
+    metaVersionNotString:
+      isObject(meta) &&
+      meta['io.modelcontextprotocol/protocolVersion'] !== undefined &&
+      typeof meta['io.modelcontextprotocol/protocolVersion'] !== 'string',
   };
   const isNotification = req.id === undefined;
   if (isNotification) {
-    if (!(status === 202 || (status === 400 && [-32020, -32602, -32022].includes((json as { error: { code: number } } | undefined)?.error?.code ?? 0)))) {
+    if (
+      !(
+        status === 202 ||
+        (status === 400 && [-32020, -32602, -32022].includes((json as { error: { code: number } } | undefined)?.error?.code ?? 0))
+      )
+    ) {
       problems.push(`a notification answered ${status} ${body.slice(0, 200)}`);
     }
     return problems;
@@ -246,7 +327,10 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
   if (status === 202 || json === undefined) return [...problems, `a request with an id answered ${status} without a body`];
   const r = json as { result?: Record<string, unknown>; error?: { code: number } };
   if (r.error) {
-    if (!isAllowedPair(status, r.error.code, situation)) problems.push(`(${status}, ${r.error.code}) is not allowed for ${method} (${situation.era}${limits ? ', limits on' : ''}, credential ${c.credential})`);
+    if (!isAllowedPair(status, r.error.code, situation))
+      problems.push(
+        `(${status}, ${r.error.code}) is not allowed for ${method} (${situation.era}${limits ? ', limits on' : ''}, credential ${c.credential})`,
+      );
     if (r.error.code === -32602 && status === 200 && argumentsAreToolErrors(c) && callsKnownTool(req, fixture.tools)) {
       problems.push('invalid arguments of a known tool answered -32602; on 2025-11-25 and 2026-07-28 they are an isError result');
     }
@@ -259,7 +343,8 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
 };
 
 /** Invalid tool arguments: an isError result naming the parameter on these, -32602 before (DESIGN.md §3). */
-const argumentsAreToolErrors = (c: EndpointCase): boolean => ['2025-11-25', MODERN].includes(header(c.headers, 'mcp-protocol-version') ?? '');
+const argumentsAreToolErrors = (c: EndpointCase): boolean =>
+  ['2025-11-25', MODERN].includes(header(c.headers, 'mcp-protocol-version') ?? '');
 
 /** A tools/call of a listed tool whose arguments are an object (or absent) and nothing else in params can be refused. */
 const callsKnownTool = (req: Record<string, unknown>, tools: readonly { name: string }[]): boolean => {
@@ -275,16 +360,27 @@ const callsKnownTool = (req: Record<string, unknown>, tools: readonly { name: st
 };
 
 /** The headers a row promises: challenges, Allow, Retry-After, CORS on preflights, -32022's data. */
-const checkHeadersOf = (c: EndpointCase, status: number, code: number | undefined, h: Record<string, string>, json: unknown, publicUrl: string): string[] => {
+const checkHeadersOf = (
+  c: EndpointCase,
+  status: number,
+  code: number | undefined,
+  h: Record<string, string>,
+  json: unknown,
+  publicUrl: string,
+): string[] => {
   const problems: string[] = [];
   const challenge = h['www-authenticate'];
   if (status === 401) {
     if (!challenge?.startsWith('Bearer ')) problems.push('401 without a Bearer challenge');
-    else if (!challenge.includes(`resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`)) problems.push(`challenge without the configured resource_metadata: ${challenge}`);
-    if (c.credential === 'none' && challenge?.includes('error=')) problems.push('a request without a credential got error= in its challenge');
-    if (c.credential === 'refused' && !challenge?.includes('error="invalid_token"')) problems.push('a refused token got no error="invalid_token"');
+    else if (!challenge.includes(`resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`))
+      problems.push(`challenge without the configured resource_metadata: ${challenge}`);
+    if (c.credential === 'none' && challenge?.includes('error='))
+      problems.push('a request without a credential got error= in its challenge');
+    if (c.credential === 'refused' && !challenge?.includes('error="invalid_token"'))
+      problems.push('a refused token got no error="invalid_token"');
   }
-  if (status === 403 && code === -32003 && !challenge?.includes('error="insufficient_scope"')) problems.push('403 -32003 without an insufficient_scope challenge');
+  if (status === 403 && code === -32003 && !challenge?.includes('error="insufficient_scope"'))
+    problems.push('403 -32003 without an insufficient_scope challenge');
   if (status === 405) {
     const allow = (METADATA_PATHS as readonly string[]).includes(c.path) ? 'GET, OPTIONS' : 'POST, OPTIONS';
     if (h.allow !== allow) problems.push(`405 with Allow ${String(h.allow)}, expected ${allow}`);
@@ -293,11 +389,13 @@ const checkHeadersOf = (c: EndpointCase, status: number, code: number | undefine
   if (status === 204) {
     const allow = (METADATA_PATHS as readonly string[]).includes(c.path) ? 'GET, OPTIONS' : 'POST, OPTIONS';
     if (h.allow !== allow) problems.push(`preflight with Allow ${String(h.allow)}, expected ${allow}`);
-    if (c.originAllowed === true && h['access-control-allow-origin'] !== c.headers.origin) problems.push('preflight from an allowed Origin without it echoed');
+    if (c.originAllowed === true && h['access-control-allow-origin'] !== c.headers.origin)
+      problems.push('preflight from an allowed Origin without it echoed');
   }
   if (code === -32022) {
     const data = (json as { error: { data?: { supported?: unknown; requested?: unknown } } }).error.data;
-    if (JSON.stringify(data?.supported) !== JSON.stringify(SUPPORTED_VERSIONS)) problems.push(`-32022 data.supported ${JSON.stringify(data?.supported)}`);
+    if (JSON.stringify(data?.supported) !== JSON.stringify(SUPPORTED_VERSIONS))
+      problems.push(`-32022 data.supported ${JSON.stringify(data?.supported)}`);
     if (typeof data?.requested !== 'string') problems.push('-32022 without data.requested');
   }
   return problems;
@@ -315,11 +413,13 @@ const checkResult = (
 ): string[] => {
   const problems: string[] = [];
   if (s.era === 'modern') {
-    if (result.resultType !== 'complete' && result.resultType !== 'input_required') problems.push(`2026-07-28 result with resultType ${String(result.resultType)}`);
+    if (result.resultType !== 'complete' && result.resultType !== 'input_required')
+      problems.push(`2026-07-28 result with resultType ${String(result.resultType)}`);
     const info = (result._meta as Record<string, { name?: unknown }> | undefined)?.['io.modelcontextprotocol/serverInfo'];
     if (info?.name !== 'doers') problems.push('2026-07-28 result without _meta serverInfo');
     const cached = CACHED_METHODS.has(method);
-    if (cached && (!Number.isInteger(result.ttlMs) || (result.ttlMs as number) < 0 || result.cacheScope !== 'private')) problems.push(`2026-07-28 ${method} without ttlMs/cacheScope private`);
+    if (cached && (!Number.isInteger(result.ttlMs) || (result.ttlMs as number) < 0 || result.cacheScope !== 'private'))
+      problems.push(`2026-07-28 ${method} without ttlMs/cacheScope private`);
     if (!cached && ('ttlMs' in result || 'cacheScope' in result)) problems.push(`2026-07-28 ${method} with cache hints`);
   } else {
     for (const key of ['resultType', 'ttlMs', 'cacheScope', '_meta']) if (key in result) problems.push(`handshake-era result with ${key}`);
@@ -329,10 +429,12 @@ const checkResult = (
     case 'tools/call': {
       if (result.resultType === 'input_required') break;
       const content = result.content as { type?: unknown; text?: unknown }[] | undefined;
-      if (!Array.isArray(content) || content.length === 0 || typeof content[0]?.text !== 'string') problems.push('tool result without text content');
+      if (!Array.isArray(content) || content.length === 0 || typeof content[0]?.text !== 'string')
+        problems.push('tool result without text content');
       if (typeof result.isError !== 'boolean') problems.push('tool result without isError');
       if (result.isError === false && !isObject(result.structuredContent)) problems.push('tool result without structuredContent');
-      if (h['retry-after'] !== undefined && (!limits || result.isError !== true)) problems.push('Retry-After on a tool result that is no limit refusal');
+      if (h['retry-after'] !== undefined && (!limits || result.isError !== true))
+        problems.push('Retry-After on a tool result that is no limit refusal');
       const text = String(content?.[0]?.text ?? '');
       if (result.isError === true && text.startsWith('Invalid arguments for') && !argumentsAreToolErrors(c)) {
         problems.push('invalid tool arguments answered as an isError result; on 2025-03-26 and 2025-06-18 they are -32602');
@@ -343,17 +445,24 @@ const checkResult = (
       const requested = params.protocolVersion;
       const legacy = SUPPORTED_VERSIONS.filter((v) => v !== MODERN) as readonly unknown[];
       const want = legacy.includes(requested) ? requested : '2025-11-25';
-      if (result.protocolVersion !== want) problems.push(`initialize answered ${String(result.protocolVersion)} to ${JSON.stringify(requested)?.slice(0, 40)}`);
+      if (result.protocolVersion !== want)
+        problems.push(`initialize answered ${String(result.protocolVersion)} to ${JSON.stringify(requested)?.slice(0, 40)}`);
       break;
     }
     case 'server/discover':
-      if (JSON.stringify(result.supportedVersions) !== JSON.stringify(SUPPORTED_VERSIONS)) problems.push('server/discover supportedVersions');
+      if (JSON.stringify(result.supportedVersions) !== JSON.stringify(SUPPORTED_VERSIONS))
+        problems.push('server/discover supportedVersions');
       break;
     case 'tools/list':
     case 'prompts/list':
     case 'resources/list':
     case 'resources/templates/list': {
-      const key = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources', 'resources/templates/list': 'resourceTemplates' }[method];
+      const key = {
+        'tools/list': 'tools',
+        'prompts/list': 'prompts',
+        'resources/list': 'resources',
+        'resources/templates/list': 'resourceTemplates',
+      }[method];
       if (!Array.isArray(result[key])) problems.push(`${method} without ${key}`);
       break;
     }
@@ -376,7 +485,10 @@ const idOf = (v: unknown): string | number | undefined => (isObject(v) && isRpcI
 
 /** 2025-03-26 batches: an array of responses (one per element with a readable id, answered or refused), or 202. */
 const checkBatch = (elements: unknown[], status: number, json: unknown): string[] => {
-  const expectedIds = elements.filter((e) => classify(e) !== 'response').map(idOf).filter((id) => id !== undefined);
+  const expectedIds = elements
+    .filter((e) => classify(e) !== 'response')
+    .map(idOf)
+    .filter((id) => id !== undefined);
   if (status === 202) return expectedIds.length === 0 ? [] : [`batch with ${expectedIds.length} request(s) answered 202`];
   if (status !== 200 || !Array.isArray(json)) return [`batch answered ${status}, not an array`];
   const problems: string[] = [];
@@ -391,9 +503,14 @@ const checkBatch = (elements: unknown[], status: number, json: unknown): string[
     const code = (answer as { error?: { code: number } }).error?.code;
     if (code !== undefined && !BATCH_CODES.has(code)) problems.push(`batch answer with code ${code}`);
   }
-  const key = (ids: unknown[]) => ids.map((id) => JSON.stringify(id)).sort().join('|');
+  const key = (ids: unknown[]) =>
+    ids
+      .map((id) => JSON.stringify(id))
+      .sort()
+      .join('|');
   const answeredIds = json.map((a: { id?: unknown }) => a.id).filter((id) => id !== null);
-  if (key(answeredIds) !== key(expectedIds)) problems.push(`batch answer ids ${key(answeredIds).slice(0, 200)} vs request ids ${key(expectedIds).slice(0, 200)}`);
+  if (key(answeredIds) !== key(expectedIds))
+    problems.push(`batch answer ids ${key(answeredIds).slice(0, 200)} vs request ids ${key(expectedIds).slice(0, 200)}`);
   return problems;
 };
 
@@ -449,7 +566,11 @@ export const runCase = async (target: FuzzTarget, c: EndpointCase, stats?: FuzzS
     problems = checkAnswer(c, res, { target });
     if (problems.length === 0 && res.body?.includes('"structuredContent"')) {
       const { fixture } = target;
-      harvestIds(fixture.ids, fixture.protectedUsers, (JSON.parse(res.body) as { result?: { structuredContent?: unknown } }).result?.structuredContent);
+      harvestIds(
+        fixture.ids,
+        fixture.protectedUsers,
+        (JSON.parse(res.body) as { result?: { structuredContent?: unknown } }).result?.structuredContent,
+      );
     }
   } catch (err) {
     problems = [`the handler threw: ${(err as Error)?.stack ?? String(err)}`];

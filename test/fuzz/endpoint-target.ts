@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, type JWTPayload } from 'jose';
-import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { type JWTPayload, SignJWT } from 'jose';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { SCOPES, type Scope } from '../../lambda/auth/scopes.js';
 import { buildHandler } from '../../lambda/http/pipeline.js';
 import type { HttpEvent, HttpResult } from '../../lambda/http/request-context.js';
+import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Observer } from '../../lambda/observability/observer.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
-import { signToken, signingKey, startJwksServer, unsecuredToken, withPayload, type TokenOptions } from '../helpers/jwks.js';
+import { signingKey, signToken, startJwksServer, type TokenOptions, unsecuredToken, withPayload } from '../helpers/jwks.js';
 import { MODERN, modernMeta, startTestServer } from '../helpers/local.js';
 import type { JsonSchema } from './schema-arbitrary.js';
 
@@ -111,9 +111,17 @@ export const startFuzzTarget = async (opts: { limits?: boolean } = {}): Promise<
 
   const tokens = { ...(await registerTokens(server)), jwts: jwks ? await jwks.tokens() : [] };
   const rpc = setupCaller(invoke, port, server.token);
-  const tools = ((await rpc('tools/list')).tools as { name: string; inputSchema: JsonSchema }[]).map(({ name, inputSchema }) => ({ name, inputSchema }));
-  const prompts = ((await rpc('prompts/list')).prompts as PromptInfo[]).map(({ name, arguments: args }) => ({ name, arguments: args ?? [] }));
-  const resourceTemplates = ((await rpc('resources/templates/list')).resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate);
+  const tools = ((await rpc('tools/list')).tools as { name: string; inputSchema: JsonSchema }[]).map(({ name, inputSchema }) => ({
+    name,
+    inputSchema,
+  }));
+  const prompts = ((await rpc('prompts/list')).prompts as PromptInfo[]).map(({ name, arguments: args }) => ({
+    name,
+    arguments: args ?? [],
+  }));
+  const resourceTemplates = ((await rpc('resources/templates/list')).resourceTemplates as { uriTemplate: string }[]).map(
+    (t) => t.uriTemplate,
+  );
   const protectedUsers = new Set<string>([DEMO_OWNER.userId, READER.userId]);
   const ids = await collectIds(server.app.services, protectedUsers);
 
@@ -177,9 +185,24 @@ const startJwtIssuer = async () => {
       tagged('refused', signToken(stranger, { email: ada }, defaults, { expiresAt: '4h' })),
       tagged('refused', withPayload(good, { email: 'grace@example.com', iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: later })),
       tagged('refused', unsecuredToken({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: later })),
-      tagged('refused', new SignJWT({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: later }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('a shared secret'))),
-      tagged('refused', new SignJWT({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: 'tomorrow' } as unknown as JWTPayload).setProtectedHeader({ alg: 'ES256', kid: key.kid }).sign(key.privateKey)),
-      tagged('refused', new SignJWT({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: later }).setProtectedHeader({ alg: 'ES256', kid: key.kid, crit: ['x-fuzz'], 'x-fuzz': 1 }).sign(key.privateKey, { crit: { 'x-fuzz': true } })),
+      tagged(
+        'refused',
+        new SignJWT({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: later })
+          .setProtectedHeader({ alg: 'HS256' })
+          .sign(new TextEncoder().encode('a shared secret')),
+      ),
+      tagged(
+        'refused',
+        new SignJWT({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: 'tomorrow' } as unknown as JWTPayload)
+          .setProtectedHeader({ alg: 'ES256', kid: key.kid })
+          .sign(key.privateKey),
+      ),
+      tagged(
+        'refused',
+        new SignJWT({ email: ada, iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: later })
+          .setProtectedHeader({ alg: 'ES256', kid: key.kid, crit: ['x-fuzz'], 'x-fuzz': 1 })
+          .sign(key.privateKey, { crit: { 'x-fuzz': true } }),
+      ),
     ]);
   };
   return {
@@ -193,7 +216,14 @@ const startJwtIssuer = async () => {
 const registerTokens = async (server: LocalServer): Promise<Omit<FuzzTokens, 'jwts'>> => {
   const { services } = server.app;
   const createdAt = new Date().toISOString();
-  await services.directory.createMember({ workspaceId: DEMO_WORKSPACE_ID, ...READER, role: 'viewer', timeZone: 'UTC', status: 'active', createdAt });
+  await services.directory.createMember({
+    workspaceId: DEMO_WORKSPACE_ID,
+    ...READER,
+    role: 'viewer',
+    timeZone: 'UTC',
+    status: 'active',
+    createdAt,
+  });
   const register = async (userId: string, scopes: readonly Scope[], extra: { expiresAt?: number; revokedAt?: string } = {}) => {
     const secret = generateTokenSecret();
     await services.tokens.register(secret, { workspaceId: DEMO_WORKSPACE_ID, userId, scopes, label: 'fuzz', createdAt, ...extra });
@@ -244,7 +274,14 @@ const collectIds = async (services: WorkspaceServices, protectedUsers: ReadonlyS
   const comments: IdPools['comments'] = [];
   for (const taskId of tasks.slice(0, 3)) {
     // Seeded tasks have no comments: one each, so comment_delete and comments_list meet real ones.
-    const comment = { workspaceId: ws, taskId, commentId: randomUUID(), authorId: DEMO_OWNER.userId, body: 'fuzz seed comment', createdAt: new Date().toISOString() };
+    const comment = {
+      workspaceId: ws,
+      taskId,
+      commentId: randomUUID(),
+      authorId: DEMO_OWNER.userId,
+      body: 'fuzz seed comment',
+      createdAt: new Date().toISOString(),
+    };
     await services.comments.add(comment);
     comments.push({ taskId, commentId: comment.commentId });
   }

@@ -1,14 +1,14 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import * as z from 'zod/mini';
 import { toJsonSchema } from '../../lambda/mcp/json-schema.js';
 import { PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
 import { httpEvent } from '../helpers/events.js';
 import { MODERN, modernMeta } from '../helpers/local.js';
-import { startFuzzTargets, type FuzzTarget } from './endpoint-target.js';
-import { FuzzStats, endpointProperty, limitsProperty, watchProcess } from './endpoint-properties.js';
-import { validValue, type JsonSchema } from './schema-arbitrary.js';
+import { endpointProperty, FuzzStats, limitsProperty, watchProcess } from './endpoint-properties.js';
+import { type FuzzTarget, startFuzzTargets } from './endpoint-target.js';
+import { type JsonSchema, validValue } from './schema-arbitrary.js';
 
 // A fixed seed, so a failure in CI reproduces (fast-check prints it with the path); FUZZ_SEED varies it.
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_728);
@@ -119,8 +119,14 @@ describe('found by fuzzing', () => {
       const uri = `${template}${'x'.repeat(length)}`;
 
       // Act
-      const legacy = await post({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } }, { 'mcp-protocol-version': '2025-11-25' });
-      const modern = await post({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri, _meta: modernMeta() } }, modernHeaders('resources/read', uri));
+      const legacy = await post(
+        { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } },
+        { 'mcp-protocol-version': '2025-11-25' },
+      );
+      const modern = await post(
+        { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri, _meta: modernMeta() } },
+        modernHeaders('resources/read', uri),
+      );
 
       // Assert
       assert.deepEqual([legacy.status, legacy.json.error?.code, legacy.json.error?.data], [200, -32002, { uri }]);
@@ -135,7 +141,10 @@ describe('found by fuzzing', () => {
       const token = await target.signJwt!({ email: `${local}@example.com`, scope: 'tasks:read' });
 
       // Act
-      const res = await post({ jsonrpc: '2.0', id: 7, method: 'ping' }, { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' });
+      const res = await post(
+        { jsonrpc: '2.0', id: 7, method: 'ping' },
+        { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' },
+      );
 
       // Assert
       assert.deepEqual([res.status, res.json.id, res.json.error?.code], [403, 7, -32600]);
@@ -144,7 +153,10 @@ describe('found by fuzzing', () => {
 
   test('a resource id of exactly 100 characters is still looked up (and here names nothing)', async () => {
     // Act
-    const res = await post({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: `doers://tasks/${'x'.repeat(100)}` } }, { 'mcp-protocol-version': '2025-11-25' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: `doers://tasks/${'x'.repeat(100)}` } },
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
 
     // Assert
     assert.deepEqual([res.status, res.json.error?.code], [200, -32002]);

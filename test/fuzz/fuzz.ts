@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { describeCase } from './endpoint-arbitraries.js';
-import { FuzzStats, endpointProperty, limitsProperty, watchProcess } from './endpoint-properties.js';
+import { endpointProperty, FuzzStats, limitsProperty, watchProcess } from './endpoint-properties.js';
 import { startFuzzTargets } from './endpoint-target.js';
 
 /**
@@ -30,7 +30,8 @@ const main = async (): Promise<number> => {
   const [target, limited] = await startFuzzTargets();
   const started = performance.now();
   const stats = new FuzzStats((cases) => {
-    if (cases % 10_000 === 0) console.log(`  ${fmt(cases)} cases, ${fmt(Math.round(cases / ((performance.now() - started) / 1000)))} cases/s`);
+    if (cases % 10_000 === 0)
+      console.log(`  ${fmt(cases)} cases, ${fmt(Math.round(cases / ((performance.now() - started) / 1000)))} cases/s`);
   });
   const limitStats = new FuzzStats();
   try {
@@ -40,8 +41,12 @@ const main = async (): Promise<number> => {
     const cases = stats.cases + limitStats.cases;
     const failed = stats.failed + limitStats.failed;
 
-    console.log(`\n${fmt(runs)} runs, ${fmt(cases)} handler invocations in ${seconds.toFixed(1)} s: ${fmt(Math.round(cases / seconds))} cases/s`);
-    console.log(`failures: ${failed}; unhandled rejections: ${watch.rejections.length}; uncaught exceptions: ${watch.exceptions.length}; seed: ${seed}`);
+    console.log(
+      `\n${fmt(runs)} runs, ${fmt(cases)} handler invocations in ${seconds.toFixed(1)} s: ${fmt(Math.round(cases / seconds))} cases/s`,
+    );
+    console.log(
+      `failures: ${failed}; unhandled rejections: ${watch.rejections.length}; uncaught exceptions: ${watch.exceptions.length}; seed: ${seed}`,
+    );
     printHistogram('status (any request)', stats.statuses);
     printHistogram('status and JSON-RPC code (any request)', stats.pairs);
     printHistogram('case family (any request)', stats.families);
@@ -56,7 +61,9 @@ const main = async (): Promise<number> => {
       // The same seed replays the same cases (ids may differ: the data moved on), this time stopping to shrink.
       console.log('\nshrinking the first failure (same seed)…');
       const details = await fc.check(endpointProperty(target), { seed, numRuns: mainRuns });
-      console.log(details.failed ? fc.defaultReportMessage(details) : 'the replay did not fail: the failure depended on data the run had changed');
+      console.log(
+        details.failed ? fc.defaultReportMessage(details) : 'the replay did not fail: the failure depended on data the run had changed',
+      );
     }
     return failed + watch.rejections.length + watch.exceptions.length === 0 ? 0 : 1;
   } finally {

@@ -27,10 +27,28 @@ export interface JsonSchema {
 }
 
 const KNOWN_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'maxItems', 'minLength', 'maxLength',
-  'pattern', 'format', 'enum', 'const', 'minimum', 'maximum', 'anyOf',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'anyOf',
   // annotations: no effect on validity
-  'description', 'default', 'title', 'examples', '$schema',
+  'description',
+  'default',
+  'title',
+  'examples',
+  '$schema',
 ]);
 
 /** Ids that exist, by argument name; read at generation time, since the pools change during a run. */
@@ -64,7 +82,9 @@ const stringValue = (schema: JsonSchema): fc.Arbitrary<string> => {
     // The pattern says it all (for e-mail, zod's stricter-than-RFC one): RFC-valid but refused addresses are boundary values.
     return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= max);
   }
-  const small = fc.string({ minLength: min, maxLength: Math.min(max, 40), unit: 'grapheme' }).filter((s) => s.trim().length >= min && s.length <= max);
+  const small = fc
+    .string({ minLength: min, maxLength: Math.min(max, 40), unit: 'grapheme' })
+    .filter((s) => s.trim().length >= min && s.length <= max);
   // The longest value the schema allows: storage and rendering must take it. (Not blanks: zod trims some strings.)
   const longest = fc.constantFrom('x', 'é', '😀').map((c) => c.repeat(max).slice(0, max));
   return fc.oneof({ weight: 6, arbitrary: small }, { weight: 1, arbitrary: longest.filter((s) => s.length >= min) });
@@ -88,7 +108,11 @@ export const validValue = (schema: JsonSchema, known: KnownValues = {}, key?: st
       const min = schema.minimum ?? -INT32_MAX;
       const max = Math.min(schema.maximum ?? INT32_MAX, INT32_MAX);
       // Small values are where versions and page sizes live; the bounds are where off-by-ones do.
-      return fc.oneof(fc.integer({ min, max: Math.min(max, min + 5) }), fc.integer({ min, max }), fc.constantFrom(min, schema.maximum ?? max));
+      return fc.oneof(
+        fc.integer({ min, max: Math.min(max, min + 5) }),
+        fc.integer({ min, max }),
+        fc.constantFrom(min, schema.maximum ?? max),
+      );
     }
     case 'number':
       return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true });
@@ -133,9 +157,36 @@ export const boundaryValue = (schema: JsonSchema): fc.Arbitrary<unknown> => {
       const max = s.maxLength ?? 200;
       return fc.oneof(
         wrongType,
-        fc.constantFrom('', ' ', '   ', '\t\n', '\u0000', 'x'.repeat(max + 1), 'é'.repeat(max + 1), '😀'.repeat(Math.ceil(max / 2) + 1), bulky('long-string', 200_000)),
+        fc.constantFrom(
+          '',
+          ' ',
+          '   ',
+          '\t\n',
+          '\u0000',
+          'x'.repeat(max + 1),
+          'é'.repeat(max + 1),
+          '😀'.repeat(Math.ceil(max / 2) + 1),
+          bulky('long-string', 200_000),
+        ),
         // Strings that look like what the field wants, but are not: dates, times, enums.
-        fc.constantFrom('2023-02-29', '2024-13-01', '2024-00-10', '20240101', ' 2024-01-01', '24:00', '9:5', 'P5', 'p1', 'OWNER', 'me', 'none', 'anyone', 'a b', 'a,b', 'ÄBC'),
+        fc.constantFrom(
+          '2023-02-29',
+          '2024-13-01',
+          '2024-00-10',
+          '20240101',
+          ' 2024-01-01',
+          '24:00',
+          '9:5',
+          'P5',
+          'p1',
+          'OWNER',
+          'me',
+          'none',
+          'anyone',
+          'a b',
+          'a,b',
+          'ÄBC',
+        ),
         fc.string({ unit: 'binary', maxLength: 30 }),
         fc.emailAddress(),
       );
@@ -153,7 +204,13 @@ export const boundaryValue = (schema: JsonSchema): fc.Arbitrary<unknown> => {
       return fc.oneof(wrongType, fc.constantFrom('true', 'false', 0, 1, 'yes'));
     case 'array': {
       const n = (s.maxItems ?? 10) + 1;
-      return fc.oneof(wrongType, fc.constant(Array.from({ length: n }, (_, i) => `l${i}`)), fc.constant([null]), fc.constant(['']), fc.constant([[]]));
+      return fc.oneof(
+        wrongType,
+        fc.constant(Array.from({ length: n }, (_, i) => `l${i}`)),
+        fc.constant([null]),
+        fc.constant(['']),
+        fc.constant([[]]),
+      );
     }
     default:
       return wrongType;
@@ -175,10 +232,22 @@ export const toolArguments = (schema: JsonSchema, known: KnownValues = {}): fc.A
   const required = schema.required ?? [];
   const pick = <T>(values: readonly T[]) => fc.nat().map((i) => values[i % values.length]!);
   const mutations: fc.Arbitrary<unknown>[] = [
-    fc.tuple(valid, fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'cursor', 'limit', 'arguments')), fc.jsonValue({ maxDepth: 2 })).map(
-      ([args, key, value]) => withKey(args, key, value),
+    fc
+      .tuple(
+        valid,
+        fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'cursor', 'limit', 'arguments')),
+        fc.jsonValue({ maxDepth: 2 }),
+      )
+      .map(([args, key, value]) => withKey(args, key, value)),
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.constant([]),
+      fc.string({ maxLength: 5 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.array(valid, { maxLength: 2 }),
     ),
-    fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant([]), fc.string({ maxLength: 5 }), fc.integer(), fc.boolean(), fc.array(valid, { maxLength: 2 })),
     fc.tuple(valid, hostileValue).map(([args, v]) => withKey(args, props[0] ?? 'x', v)),
   ];
   if (required.length > 0) mutations.push(fc.tuple(valid, pick(required)).map(([args, key]) => withoutKey(args, key)));

@@ -63,7 +63,15 @@ export const startCognito = (): Promise<CognitoStandIn> =>
           users.add(username);
           const attributes = (body.UserAttributes ?? []) as unknown[];
           return res.end(
-            JSON.stringify({ User: { Username: username, Attributes: attributes, Enabled: true, UserStatus: 'FORCE_CHANGE_PASSWORD', UserCreateDate: Date.now() / 1000 } }),
+            JSON.stringify({
+              User: {
+                Username: username,
+                Attributes: attributes,
+                Enabled: true,
+                UserStatus: 'FORCE_CHANGE_PASSWORD',
+                UserCreateDate: Date.now() / 1000,
+              },
+            }),
           );
         }
         case 'AdminDisableUser':

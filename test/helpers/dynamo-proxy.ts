@@ -69,9 +69,13 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
           .writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' })
           .end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${e.type}`, message: e.message }));
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+      ) as Record<string, string>;
       const upstream = await fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) });
-      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' }).end(Buffer.from(await upstream.arrayBuffer()));
+      res
+        .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' })
+        .end(Buffer.from(await upstream.arrayBuffer()));
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
     port = (server.address() as AddressInfo).port;

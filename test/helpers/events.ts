@@ -1,9 +1,11 @@
 import type { Context } from 'aws-lambda';
-import type { DoersContext, HttpEvent } from '../../lambda/http/request-context.js';
 import type { Principal } from '../../lambda/auth/principal.js';
+import type { DoersContext, HttpEvent } from '../../lambda/http/request-context.js';
 
 /** An API Gateway HTTP API (payload v2) event, as Lambda receives it. */
-export const httpEvent = (opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean } = {}): HttpEvent =>
+export const httpEvent = (
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean } = {},
+): HttpEvent =>
   ({
     version: '2.0',
     routeKey: '$default',

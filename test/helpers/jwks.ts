@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 
 export interface SigningKey {
   readonly kid: string;
@@ -84,7 +84,12 @@ export interface TokenOptions {
 }
 
 /** A token signed with `key`, with issuer, audience and expiry unless told otherwise. */
-export const signToken = (key: SigningKey, claims: JWTPayload, defaults: { issuer: string; audience: string }, opts: TokenOptions = {}): Promise<string> => {
+export const signToken = (
+  key: SigningKey,
+  claims: JWTPayload,
+  defaults: { issuer: string; audience: string },
+  opts: TokenOptions = {},
+): Promise<string> => {
   const jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: opts.kid ?? key.kid, typ: 'at+jwt' })
     .setIssuer(opts.issuer ?? defaults.issuer)

@@ -47,7 +47,11 @@ export const bundleLambda = async (entry: string, outdir: string, opts: { readon
 };
 
 /** What Lambda gives the function, pointed at loopback stand-ins through the SDK's own endpoint settings. */
-export const lambdaEnv = (opts: { readonly dynamodbEndpoint: string; readonly secretsManagerUrl: string; readonly env?: Record<string, string> }): Record<string, string> => ({
+export const lambdaEnv = (opts: {
+  readonly dynamodbEndpoint: string;
+  readonly secretsManagerUrl: string;
+  readonly env?: Record<string, string>;
+}): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: BUNDLE_ACCESS_KEY,
@@ -83,7 +87,12 @@ process.exit(0);
  * A cold start: a fresh Node process (`node`, this one's by default) imports the bundle's `handler`
  * and answers one API Gateway event.
  */
-export const invokeFresh = async (bundle: LambdaBundle, event: unknown, env: Record<string, string>, node = process.execPath): Promise<BundleAnswer> => {
+export const invokeFresh = async (
+  bundle: LambdaBundle,
+  event: unknown,
+  env: Record<string, string>,
+  node = process.execPath,
+): Promise<BundleAnswer> => {
   const driver = join(dirname(bundle.file), 'driver.mjs');
   await writeFile(driver, DRIVER);
   return new Promise((ok, fail) => {

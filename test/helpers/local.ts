@@ -1,13 +1,17 @@
+import { type LocalServer, type LocalServerOptions, startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { RecordingObserver } from './recording-observer.js';
-import { startLocalServer, type LocalServer, type LocalServerOptions } from '../../lambda/local/server.js';
 
 /**
  * A local server on an ephemeral port over an in-memory embedded DynamoDB: the same handler Lambda
  * runs. `env` takes the configuration contract's names.
  */
 export const startTestServer = async (env: Record<string, string> = {}, opts: LocalServerOptions = {}): Promise<LocalServer> =>
-  startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: ':memory:', ...env }), { timeZone: 'UTC', observer: new RecordingObserver(), ...opts });
+  startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: ':memory:', ...env }), {
+    timeZone: 'UTC',
+    observer: new RecordingObserver(),
+    ...opts,
+  });
 
 export const MODERN = '2026-07-28';
 
@@ -40,7 +44,12 @@ export const post = async (url: string, body: unknown, headers: Record<string, s
 let nextId = 1;
 
 /** A 2026-07-28 request with the headers and `_meta` that revision requires. */
-export const modernCall = (server: LocalServer, method: string, params: Record<string, unknown> = {}, opts: { token?: string; headers?: Record<string, string> } = {}) => {
+export const modernCall = (
+  server: LocalServer,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: { token?: string; headers?: Record<string, string> } = {},
+) => {
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
   return post(
     server.mcpUrl,
@@ -56,7 +65,12 @@ export const modernCall = (server: LocalServer, method: string, params: Record<s
 };
 
 /** A handshake-era request (2025-11-25 by default). */
-export const legacyCall = (server: LocalServer, method: string, params: Record<string, unknown> = {}, opts: { token?: string; version?: string; headers?: Record<string, string> } = {}) =>
+export const legacyCall = (
+  server: LocalServer,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: { token?: string; version?: string; headers?: Record<string, string> } = {},
+) =>
   post(
     server.mcpUrl,
     { jsonrpc: '2.0', id: nextId++, method, params },

@@ -50,8 +50,7 @@ export class UserAgent {
   }
 }
 
-export const formValue = (page: string, name: string): string | undefined =>
-  new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1];
+export const formValue = (page: string, name: string): string | undefined => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1];
 
 /** The dev sign-in's button value (the account id) of the member with this e-mail address. */
 export const accountButton = (page: string, email: string): string | undefined =>
@@ -83,7 +82,10 @@ export const approve = async (authorizationUrl: URL | string, opts: ApproveOptio
   if (response.status >= 300 && response.status < 400) return url;
   if (!page.includes('id="approve"')) throw new Error(`expected the consent page, got ${response.status}: ${page.slice(0, 300)}`);
   const asked = [...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]!);
-  ({ response, url } = await agent.postForm(new URL(`${url.pathname}/consent`, url), { csrf: formValue(page, 'csrf')!, scope: [...(opts.scopes ?? asked)] }));
+  ({ response, url } = await agent.postForm(new URL(`${url.pathname}/consent`, url), {
+    csrf: formValue(page, 'csrf')!,
+    scope: [...(opts.scopes ?? asked)],
+  }));
   if (response.status >= 300 && response.status < 400) return url;
   throw new Error(`consent did not redirect: ${response.status} ${(await response.text()).slice(0, 300)}`);
 };
@@ -98,7 +100,11 @@ export const pkcePair = (): { verifier: string; challenge: string } => {
  * document lives in tests. Its `ca` is what a test-only fetch must trust.
  */
 export const startHttpsServer = async (
-  handle: (path: string) => { status: number; headers?: Record<string, string>; body: string } | Promise<{ status: number; headers?: Record<string, string>; body: string }>,
+  handle: (
+    path: string,
+  ) =>
+    | { status: number; headers?: Record<string, string>; body: string }
+    | Promise<{ status: number; headers?: Record<string, string>; body: string }>,
 ): Promise<{ origin: string; ca: string; close(): Promise<void> }> => {
   const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keySize: 2048,
@@ -131,7 +137,9 @@ export const trustingFetch = (ca: string): typeof globalThis.fetch => {
   // The dispatcher class of Node's own fetch (undici is not a dependency of ours); touching
   // `Response` loads it, as oidc-provider does for its SSRF guard.
   void globalThis.Response;
-  const Agent = (globalThis as Record<symbol, { constructor: new (opts: unknown) => unknown } | undefined>)[Symbol.for('undici.globalDispatcher.1')]!.constructor;
+  const Agent = (globalThis as Record<symbol, { constructor: new (opts: unknown) => unknown } | undefined>)[
+    Symbol.for('undici.globalDispatcher.1')
+  ]!.constructor;
   const dispatcher = new Agent({ connect: { ca } });
   return (url, init) => globalThis.fetch(url, { ...init, dispatcher } as RequestInit);
 };

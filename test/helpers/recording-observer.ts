@@ -1,4 +1,4 @@
-import type { Observer, ResourceReadEvent, ToolCallEvent, RequestEvent, RefusalReason } from '../../lambda/observability/observer.js';
+import type { Observer, RefusalReason, RequestEvent, ResourceReadEvent, ToolCallEvent } from '../../lambda/observability/observer.js';
 
 /** Keeps what the server reported instead of printing it, so test output stays readable. */
 export class RecordingObserver implements Observer {

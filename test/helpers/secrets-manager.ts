@@ -35,7 +35,11 @@ export const startSecretsManager = (seed: string): Promise<SecretsManagerStandIn
     const state = { failing: false };
     const server = createServer(async (req, res) => {
       const body = JSON.parse(await readBody(req)) as { VersionStage?: string };
-      reads.push({ target: req.headers['x-amz-target'] as string | undefined, authorization: req.headers.authorization ?? '', stage: body.VersionStage });
+      reads.push({
+        target: req.headers['x-amz-target'] as string | undefined,
+        authorization: req.headers.authorization ?? '',
+        stage: body.VersionStage,
+      });
       res.setHeader('content-type', 'application/x-amz-json-1.1');
       if (state.failing) {
         res.statusCode = 500;
@@ -43,11 +47,23 @@ export const startSecretsManager = (seed: string): Promise<SecretsManagerStandIn
         return;
       }
       if (body.VersionStage === 'AWSCURRENT') {
-        res.end(JSON.stringify({ ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers', Name: 'doers', SecretString: JSON.stringify({ seed }), VersionStages: ['AWSCURRENT'] }));
+        res.end(
+          JSON.stringify({
+            ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers',
+            Name: 'doers',
+            SecretString: JSON.stringify({ seed }),
+            VersionStages: ['AWSCURRENT'],
+          }),
+        );
         return;
       }
       res.statusCode = 400;
-      res.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret value for staging label: AWSPREVIOUS" }));
+      res.end(
+        JSON.stringify({
+          __type: 'ResourceNotFoundException',
+          message: "Secrets Manager can't find the specified secret value for staging label: AWSPREVIOUS",
+        }),
+      );
     });
     server.listen(0, '127.0.0.1', () =>
       ok(

@@ -18,10 +18,21 @@ export const startUpstream = async () => {
     /** Registers doers' client (`doers`, public, PKCE) with this redirect URI and starts answering. */
     serve(redirectUri: string): void {
       const provider = new Provider(url, {
-        clients: [{ client_id: 'doers', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }],
+        clients: [
+          {
+            client_id: 'doers',
+            redirect_uris: [redirectUri],
+            token_endpoint_auth_method: 'none',
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+          },
+        ],
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
         conformIdTokenClaims: false,
-        findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: sub, email_verified: !sub.startsWith('unverified') }) }),
+        findAccount: (_ctx, sub) => ({
+          accountId: sub,
+          claims: () => ({ sub, email: sub, email_verified: !sub.startsWith('unverified') }),
+        }),
         cookies: { keys: ['upstream-test'] },
       });
       server.on('request', provider.callback());

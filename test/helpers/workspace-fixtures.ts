@@ -59,19 +59,36 @@ export const addMember = async (
   const userId = `usr_${role}_${randomUUID().slice(0, 8)}`;
   const email = `${userId}@example.test`;
   const name = `${role} ${timeZone}`;
-  await server.app.services.directory.createMember({ workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt: new Date().toISOString() });
+  await server.app.services.directory.createMember({
+    workspaceId,
+    userId,
+    email,
+    name,
+    role,
+    timeZone,
+    status: 'active',
+    createdAt: new Date().toISOString(),
+  });
   return { userId, email, name, role, token: await addToken(server, workspaceId, userId, scopes) };
 };
 
 export const addToken = async (server: LocalServer, workspaceId: string, userId: string, scopes: readonly Scope[]): Promise<string> => {
   const secret = generateTokenSecret();
-  await server.app.services.tokens.register(secret, { workspaceId, userId, scopes: [...scopes], label: 'test', createdAt: new Date().toISOString() });
+  await server.app.services.tokens.register(secret, {
+    workspaceId,
+    userId,
+    scopes: [...scopes],
+    label: 'test',
+    createdAt: new Date().toISOString(),
+  });
   return secret;
 };
 
 /** Calls tools as the holder of `token` (2026-07-28), returning the tool result. */
-export const caller = (server: LocalServer, token: string) => (name: string, args: Record<string, unknown> = {}) =>
-  callTool(server, name, args, token);
+export const caller =
+  (server: LocalServer, token: string) =>
+  (name: string, args: Record<string, unknown> = {}) =>
+    callTool(server, name, args, token);
 
 /** The compact text of a tool result. */
 export const toolText = (r: { content: { text: string }[] }): string => r.content[0]!.text;

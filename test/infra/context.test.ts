@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { CLAUDE_CALLBACK_URLS, CONTEXT_KEYS, ContextError, parseContext } from '../../lib/context.js';
 import { cdkJsonContext, scratchDir } from './synth.js';
 
@@ -94,17 +94,35 @@ describe('deployment settings (doers:* context)', () => {
       [{ 'doers:cognitoDomainPrefix': 'my-cognito-login', 'doers:cognito': true }, 'doers:cognitoDomainPrefix', /cognito/],
       [{ 'doers:signin': 'github' }, 'doers:signin', /must be cognito or oidc/],
       [{ 'doers:signin': true }, 'doers:signin', /must be cognito or oidc/],
-      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'http://login.example.com', 'doers:signinClientId': 'x' }, 'doers:signinIssuer', /https/],
-      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'login.example.com', 'doers:signinClientId': 'x' }, 'doers:signinIssuer', /https/],
-      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'doers as' }, 'doers:signinClientId', /client id/],
       [
-        { 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x', 'doers:signinClientSecretArn': 'arn:aws:ssm:eu-west-1:123456789012:parameter/x' },
+        { 'doers:signin': 'oidc', 'doers:signinIssuer': 'http://login.example.com', 'doers:signinClientId': 'x' },
+        'doers:signinIssuer',
+        /https/,
+      ],
+      [{ 'doers:signin': 'oidc', 'doers:signinIssuer': 'login.example.com', 'doers:signinClientId': 'x' }, 'doers:signinIssuer', /https/],
+      [
+        { 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'doers as' },
+        'doers:signinClientId',
+        /client id/,
+      ],
+      [
+        {
+          'doers:signin': 'oidc',
+          'doers:signinIssuer': 'https://login.example.com',
+          'doers:signinClientId': 'x',
+          'doers:signinClientSecretArn': 'arn:aws:ssm:eu-west-1:123456789012:parameter/x',
+        },
         'doers:signinClientSecretArn',
         /complete ARN of a Secrets Manager secret/,
       ],
       [
         // A partial ARN (no 6-character suffix) would need a wildcard grant.
-        { 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x', 'doers:signinClientSecretArn': 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:doers' },
+        {
+          'doers:signin': 'oidc',
+          'doers:signinIssuer': 'https://login.example.com',
+          'doers:signinClientId': 'x',
+          'doers:signinClientSecretArn': 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:doers',
+        },
         'doers:signinClientSecretArn',
         /complete ARN/,
       ],
@@ -185,7 +203,11 @@ describe('deployment settings (doers:* context)', () => {
     });
 
     test('takes no client secret: a public client', () => {
-      const settings = parseContext({ 'doers:signin': 'oidc', 'doers:signinIssuer': 'https://login.example.com', 'doers:signinClientId': 'x' });
+      const settings = parseContext({
+        'doers:signin': 'oidc',
+        'doers:signinIssuer': 'https://login.example.com',
+        'doers:signinClientId': 'x',
+      });
 
       assert.deepEqual(settings.builtinAuthorizationServer, {
         signIn: { provider: 'oidc', issuer: 'https://login.example.com', clientId: 'x', clientSecretArn: undefined },
@@ -232,7 +254,10 @@ describe('deployment settings (doers:* context)', () => {
 
       // Assert
       for (const message of [withIssuer, withCognito]) {
-        assert.match(message, /doers:signin=oidc has no effect: the built-in authorization server is off when doers:jwtIssuer is set or doers:cognito is true/);
+        assert.match(
+          message,
+          /doers:signin=oidc has no effect: the built-in authorization server is off when doers:jwtIssuer is set or doers:cognito is true/,
+        );
         assert.match(message, /doers:signinIssuer has no effect/);
         assert.match(message, /doers:signinClientId has no effect/);
       }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { HttpMethod, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { HttpMethod, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { FUNCTION_ENV_NAMES, OAUTH_FUNCTION_ENV_NAMES } from '../../lambda/platform/config.js';
 import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/tables.js';
 import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
@@ -13,6 +13,7 @@ import { ACCESS_LOG_FIELDS, METADATA_PATH, ROOT_METADATA_PATH } from '../../lib/
 import {
   acknowledgements,
   actionsOf,
+  type FunctionName,
   functionAlarms,
   functionEnvironment,
   functionRole,
@@ -23,9 +24,8 @@ import {
   rawFindings,
   render,
   rolePolicyStatements,
-  synth,
-  type FunctionName,
   type Synthesized,
+  synth,
 } from './synth.js';
 
 const POWERTOOLS = { POWERTOOLS_SERVICE_NAME: 'doers', POWERTOOLS_METRICS_NAMESPACE: 'Doers' } as const;
@@ -65,11 +65,23 @@ const OAUTH_ROUTE_KEYS = [
   'ANY /account/{proxy+}',
 ] as const;
 /** The outputs every deployment has; their names are an interface (the admin CLI reads them). */
-const BASE_OUTPUTS = ['McpUrl', 'MetadataUrl', 'DashboardUrl', 'WorkspaceTableName', 'LimitsTableName', 'SecretArn', 'Region', 'ClaudeMcpAddCommand'] as const;
+const BASE_OUTPUTS = [
+  'McpUrl',
+  'MetadataUrl',
+  'DashboardUrl',
+  'WorkspaceTableName',
+  'LimitsTableName',
+  'SecretArn',
+  'Region',
+  'ClaudeMcpAddCommand',
+] as const;
 
 /** Route key → the logical ID of the Lambda function its integration invokes. */
 const routeTargets = (s: Synthesized): Record<string, string> => {
-  const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration') as Record<string, { Properties: { IntegrationUri: { 'Fn::GetAtt': [string, string] } } }>;
+  const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration') as Record<
+    string,
+    { Properties: { IntegrationUri: { 'Fn::GetAtt': [string, string] } } }
+  >;
   return Object.fromEntries(
     Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => {
       const { RouteKey, Target } = (r as { Properties: { RouteKey: string; Target: unknown } }).Properties;
@@ -206,14 +218,13 @@ describe('default deployment (cdk.json as shipped)', () => {
       const targets = routeTargets(s);
 
       // Assert
-      assert.deepEqual(
-        targets,
-        Object.fromEntries([...MCP_ROUTE_KEYS.map((k) => [k, mcp]), ...OAUTH_ROUTE_KEYS.map((k) => [k, oauth])]),
-      );
+      assert.deepEqual(targets, Object.fromEntries([...MCP_ROUTE_KEYS.map((k) => [k, mcp]), ...OAUTH_ROUTE_KEYS.map((k) => [k, oauth])]));
     });
 
     test('uses one Lambda proxy integration with payload format 2.0 per function', () => {
-      const integrations = Object.values(s.template.findResources('AWS::ApiGatewayV2::Integration')) as Array<{ Properties: Record<string, unknown> }>;
+      const integrations = Object.values(s.template.findResources('AWS::ApiGatewayV2::Integration')) as Array<{
+        Properties: Record<string, unknown>;
+      }>;
 
       assert.equal(integrations.length, 2);
       assert.deepEqual(
@@ -242,7 +253,9 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('gives each function one invoke permission covering the API', () => {
-      const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')) as Array<{ Properties: Record<string, unknown> }>;
+      const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')) as Array<{
+        Properties: Record<string, unknown>;
+      }>;
 
       assert.deepEqual(
         sorted(permissions.map((p) => render(p.Properties['FunctionName']))),
@@ -361,7 +374,16 @@ describe('default deployment (cdk.json as shipped)', () => {
       const actions = new Set(dynamo.flatMap(actionsOf));
       const resources = dynamo.map((st) => render(st.Resource)).join(' ');
 
-      for (const needed of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'ConditionCheckItem', 'BatchGetItem', 'BatchWriteItem']) {
+      for (const needed of [
+        'GetItem',
+        'PutItem',
+        'UpdateItem',
+        'DeleteItem',
+        'Query',
+        'ConditionCheckItem',
+        'BatchGetItem',
+        'BatchWriteItem',
+      ]) {
         assert.ok(actions.has(`dynamodb:${needed}`), needed);
       }
       for (const forbidden of ['CreateTable', 'DeleteTable', 'UpdateTable', 'UpdateTimeToLive', 'RestoreTableToPointInTime']) {
@@ -372,7 +394,10 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('let each function write its own log group only, with no AWS managed policy on its role', () => {
-      for (const [name, logGroup] of [['mcp', 'FunctionLogs'], ['oauth', 'OAuthLogs']] as const) {
+      for (const [name, logGroup] of [
+        ['mcp', 'FunctionLogs'],
+        ['oauth', 'OAuthLogs'],
+      ] as const) {
         const role = functionRole(s.template, name);
         const logs = rolePolicyStatements(s.template, name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
 
@@ -413,7 +438,10 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.deepEqual(sorted(byService.keys()), ['dynamodb', 'logs', 'secretsmanager']);
       const tables = [...byService.get('dynamodb')!];
       assert.equal(tables.length, 2);
-      assert.ok(tables.every((r) => /^\$\{TablesWorkspace[0-9A-F]+\.Arn\}(\/index\/\*)?$/.test(r)), tables.join(' '));
+      assert.ok(
+        tables.every((r) => /^\$\{TablesWorkspace[0-9A-F]+\.Arn\}(\/index\/\*)?$/.test(r)),
+        tables.join(' '),
+      );
       assert.deepEqual([...byService.get('secretsmanager')!], [`\${Ref:${secret.logicalId}}`]);
       const secretActions = statements.filter((st) => actionsOf(st)[0]!.startsWith('secretsmanager:')).flatMap(actionsOf);
       assert.deepEqual(sorted(secretActions), ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
@@ -617,7 +645,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       for (const alarm of Object.values(alarms)) assert.match(String(alarm['AlarmDescription']), /authorization server's function/);
     });
 
-    test('lists every alarm, the authorization server\'s included, in the alarm status widget', () => {
+    test("lists every alarm, the authorization server's included, in the alarm status widget", () => {
       // Arrange
       const alarmIds = Object.keys(s.template.findResources('AWS::CloudWatch::Alarm'));
 
@@ -666,8 +694,14 @@ describe('default deployment (cdk.json as shipped)', () => {
 
       assert.equal(value('McpUrl'), `${endpoint}/mcp`);
       assert.equal(value('MetadataUrl'), `${endpoint}/.well-known/oauth-protected-resource/mcp`);
-      assert.match(value('DashboardUrl'), /^https:\/\/\$\{Ref:AWS::Region\}\.console\.aws\.amazon\.com\/cloudwatch\/home\?region=\$\{Ref:AWS::Region\}#dashboards:name=\$\{Ref:ObservabilityDashboard/);
-      assert.equal(value('ClaudeMcpAddCommand'), `claude mcp add --transport http doers ${endpoint}/mcp --header "Authorization: Bearer <token>"`);
+      assert.match(
+        value('DashboardUrl'),
+        /^https:\/\/\$\{Ref:AWS::Region\}\.console\.aws\.amazon\.com\/cloudwatch\/home\?region=\$\{Ref:AWS::Region\}#dashboards:name=\$\{Ref:ObservabilityDashboard/,
+      );
+      assert.equal(
+        value('ClaudeMcpAddCommand'),
+        `claude mcp add --transport http doers ${endpoint}/mcp --header "Authorization: Bearer <token>"`,
+      );
       assert.equal(value('Region'), '${Ref:AWS::Region}');
     });
   });
@@ -677,7 +711,8 @@ describe('default deployment (cdk.json as shipped)', () => {
     s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
     s.template.resourceCountIs('AWS::Cognito::UserPoolResourceServer', 0);
     const env = functionEnvironment(s.template, 'mcp');
-    for (const name of ['DOERS_JWT_ISSUER', 'DOERS_JWKS_URI', 'DOERS_JWT_AUDIENCE', 'DOERS_JWT_SCOPE_PREFIX']) assert.equal(name in env, false, name);
+    for (const name of ['DOERS_JWT_ISSUER', 'DOERS_JWKS_URI', 'DOERS_JWT_AUDIENCE', 'DOERS_JWT_SCOPE_PREFIX'])
+      assert.equal(name in env, false, name);
   });
 
   describe('built-in authorization server', () => {
@@ -833,7 +868,9 @@ describe('MCP function bundle', () => {
     // Act: shared dependency-free modules (e.g. lambda/oauth/item-keys.ts, the item keys both functions
     // read) may be in it; the server itself and what it is built on may not.
     const foreign = map.sources.filter((src) =>
-      /(^|\/)lambda\/(account\/|oauth\/(handler|app|provider)\.ts$)|node_modules\/(oidc-provider|openid-client|serverless-http|koa|@koa)\//.test(src),
+      /(^|\/)lambda\/(account\/|oauth\/(handler|app|provider)\.ts$)|node_modules\/(oidc-provider|openid-client|serverless-http|koa|@koa)\//.test(
+        src,
+      ),
     );
 
     // Assert
@@ -899,7 +936,11 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     assert.deepEqual(
       sorted(Object.keys(env)),
       // Everything but the scope prefix, which only an authorization server that prefixes scopes (Cognito) needs.
-      sorted([...FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_JWT_SCOPE_PREFIX'), ...Object.keys(POWERTOOLS), ...Object.keys(RUNTIME_ENV)]),
+      sorted([
+        ...FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_JWT_SCOPE_PREFIX'),
+        ...Object.keys(POWERTOOLS),
+        ...Object.keys(RUNTIME_ENV),
+      ]),
     );
   });
 
@@ -924,9 +965,7 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     });
     s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
@@ -1136,7 +1175,10 @@ describe("the operator's OpenID provider for sign-in (doers:signin=oidc)", () =>
       assert.deepEqual(sorted(actionsOf(st)), ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
     }
     const mcpSecrets = rolePolicyStatements(s.template, 'mcp').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
-    assert.deepEqual(mcpSecrets.map((st) => render(st.Resource)), [`\${Ref:${seed.logicalId}}`]);
+    assert.deepEqual(
+      mcpSecrets.map((st) => render(st.Resource)),
+      [`\${Ref:${seed.logicalId}}`],
+    );
   });
 
   test('creates no user pool and no SignInUserPoolId output, but the same routes', () => {
@@ -1164,7 +1206,10 @@ describe("the operator's OpenID provider for sign-in (doers:signin=oidc)", () =>
     assert.deepEqual(sorted(Object.keys(env)), sorted(OAUTH_FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_SIGNIN_CLIENT_SECRET_ARN')));
     const seed = onlyResource(p.template, 'AWS::SecretsManager::Secret');
     const secrets = rolePolicyStatements(p.template, 'oauth').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
-    assert.deepEqual(secrets.map((st) => render(st.Resource)), [`\${Ref:${seed.logicalId}}`]);
+    assert.deepEqual(
+      secrets.map((st) => render(st.Resource)),
+      [`\${Ref:${seed.logicalId}}`],
+    );
   });
 });
 

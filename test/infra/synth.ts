@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { PolicyValidationPluginReport } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { parseContext } from '../../lib/context.js';
 import type { DoersSettings } from '../../lib/context.js';
+import { parseContext } from '../../lib/context.js';
 import { DoersStack } from '../../lib/doers-stack.js';
 
 /** Temporary cloud-assembly directories, removed when the test process exits. */
@@ -62,14 +62,14 @@ export const nagReport = (scope: IConstruct): PolicyValidationPluginReport =>
   new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(scope);
 
 /** Every acknowledgement recorded in the tree: rule id → reason, with the construct path. */
-export const acknowledgements = (
-  scope: IConstruct,
-): Array<{ readonly path: string; readonly id: string; readonly reason: unknown }> =>
-  scope.node.findAll().flatMap((c) =>
-    c.node.metadata
-      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((m) => Object.entries(m.data as Record<string, unknown>).map(([id, reason]) => ({ path: c.node.path, id, reason }))),
-  );
+export const acknowledgements = (scope: IConstruct): Array<{ readonly path: string; readonly id: string; readonly reason: unknown }> =>
+  scope.node
+    .findAll()
+    .flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) => Object.entries(m.data as Record<string, unknown>).map(([id, reason]) => ({ path: c.node.path, id, reason }))),
+    );
 
 type Json = unknown;
 
@@ -162,7 +162,9 @@ export const policyStatements = (
   template: Template,
 ): Array<{ readonly Effect: string; readonly Action: string | string[]; readonly Resource: Json }> =>
   Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-    (p) => (p as { Properties: { PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> } } }).Properties.PolicyDocument.Statement,
+    (p) =>
+      (p as { Properties: { PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> } } })
+        .Properties.PolicyDocument.Statement,
   );
 
 /** The IAM policy statements attached to one function's role. */
@@ -172,7 +174,17 @@ export const rolePolicyStatements = (
 ): Array<{ readonly Effect: string; readonly Action: string | string[]; readonly Resource: Json }> => {
   const role = functionRole(template, name).logicalId;
   return Object.values(template.findResources('AWS::IAM::Policy'))
-    .map((p) => (p as { Properties: { Roles: Json[]; PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> } } }).Properties)
+    .map(
+      (p) =>
+        (
+          p as {
+            Properties: {
+              Roles: Json[];
+              PolicyDocument: { Statement: Array<{ Effect: string; Action: string | string[]; Resource: Json }> };
+            };
+          }
+        ).Properties,
+    )
     .filter((p) => p.Roles.some((r) => (r as { Ref?: string }).Ref === role))
     .flatMap((p) => p.PolicyDocument.Statement);
 };

@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { modernCall, type RawResponse } from '../helpers/local.js';
 import { createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
@@ -16,7 +16,11 @@ let server: LocalServer;
 let ws: TestWorkspace;
 
 before(async () => {
-  proxied = await startProxiedServer({ DOERS_AUTH_CACHE_SECONDS: String(CACHE_SECONDS), DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' });
+  proxied = await startProxiedServer({
+    DOERS_AUTH_CACHE_SECONDS: String(CACHE_SECONDS),
+    DOERS_RATE_LIMIT_CALLS: '0',
+    DOERS_MAX_CONCURRENT_CALLS: '0',
+  });
   ({ server, proxy } = proxied);
   ws = await createTestWorkspace(server);
 });

@@ -1,18 +1,18 @@
-import { after, before, describe, test, mock } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, mock, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
-import { SignJWT, exportSPKI } from 'jose';
-import { UnauthenticatedError } from '../../lambda/errors.js';
+import { exportSPKI, SignJWT } from 'jose';
 import { createJwtVerifier } from '../../lambda/auth/jwt.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
-import type { LocalServer } from '../../lambda/local/server.js';
+import { UnauthenticatedError } from '../../lambda/errors.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import type { Member } from '../../lambda/workspace/model.js';
+import { type JwksServer, type SigningKey, signingKey, signToken, startJwksServer, unsecuredToken, withPayload } from '../helpers/jwks.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { type JwksServer, type SigningKey, signToken, signingKey, startJwksServer, unsecuredToken, withPayload } from '../helpers/jwks.js';
 
 // JWTs from an external authorization server (DESIGN.md §4): a real key set on loopback, tokens
 // signed with jose, and the endpoint answering through the same handler Lambda runs.
@@ -152,7 +152,10 @@ describe('valid JWTs', () => {
   });
 
   test('expiry and not-before tolerate a small clock skew', async () => {
-    const token = await signToken(rsa, { email: 'grace@jwt.test' }, defaults, { expiresAt: nowSeconds() - 10, notBefore: nowSeconds() + 10 });
+    const token = await signToken(rsa, { email: 'grace@jwt.test' }, defaults, {
+      expiresAt: nowSeconds() - 10,
+      notBefore: nowSeconds() + 10,
+    });
 
     const res = await meGet(token);
 
@@ -169,7 +172,11 @@ describe('valid JWTs', () => {
 
 describe('refused JWTs: 401 invalid_token', () => {
   const refusals: [string, () => Promise<string>, RegExp][] = [
-    ['another issuer', () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { issuer: 'https://evil.example.test' }), /another authorization server/],
+    [
+      'another issuer',
+      () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { issuer: 'https://evil.example.test' }),
+      /another authorization server/,
+    ],
     ['another audience', () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { audience: 'mobile-app' }), /another audience/],
     ['no audience at all', () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { audience: null }), /another audience/],
     [
@@ -179,10 +186,19 @@ describe('refused JWTs: 401 invalid_token', () => {
     ],
     ['a Cognito ID token', () => signToken(rsa, { email: 'grace@jwt.test', token_use: 'id' }, defaults), /ID token/],
     ['an expired token', () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { expiresAt: nowSeconds() - 120 }), /expired/],
-    ['a token not valid yet', () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { notBefore: nowSeconds() + 120 }), /not valid yet/],
+    [
+      'a token not valid yet',
+      () => signToken(rsa, { email: 'grace@jwt.test' }, defaults, { notBefore: nowSeconds() + 120 }),
+      /not valid yet/,
+    ],
     [
       'a token without expiry',
-      () => new SignJWT({ email: 'grace@jwt.test' }).setProtectedHeader({ alg: 'RS256', kid: rsa.kid }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(rsa.privateKey),
+      () =>
+        new SignJWT({ email: 'grace@jwt.test' })
+          .setProtectedHeader({ alg: 'RS256', kid: rsa.kid })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .sign(rsa.privateKey),
       /lacks the exp claim/,
     ],
     [
@@ -214,8 +230,16 @@ describe('refused JWTs: 401 invalid_token', () => {
         }),
       /signature/,
     ],
-    ['a token without the user claim', () => signToken(rsa, { sub: 'grace', scope: 'tasks:read' }, defaults), /no email claim naming a user/],
-    ['an e-mail the issuer says is unverified', () => signToken(rsa, { email: 'grace@jwt.test', email_verified: false }, defaults), /not verified/],
+    [
+      'a token without the user claim',
+      () => signToken(rsa, { sub: 'grace', scope: 'tasks:read' }, defaults),
+      /no email claim naming a user/,
+    ],
+    [
+      'an e-mail the issuer says is unverified',
+      () => signToken(rsa, { email: 'grace@jwt.test', email_verified: false }, defaults),
+      /not verified/,
+    ],
   ];
   for (const [what, mint, description] of refusals) {
     test(`${what} is refused`, async () => {
@@ -275,7 +299,8 @@ describe('personal access tokens', () => {
 
     // Act
     const items: unknown[] = [];
-    for await (const page of paginateScan({ client: db }, { TableName: server.app.config.tables.workspace })) items.push(...(page.Items ?? []));
+    for await (const page of paginateScan({ client: db }, { TableName: server.app.config.tables.workspace }))
+      items.push(...(page.Items ?? []));
     db.destroy();
 
     // Assert
@@ -302,7 +327,13 @@ describe('user and workspace status, read on every request the cache does not an
   test('with the principal cache off, a disabled user is refused with 403 for JWTs and for tokens minted before, and admitted again once enabled', async () => {
     const { directory, tokens } = server.app.services;
     const secret = generateTokenSecret();
-    await tokens.register(secret, { workspaceId: DEMO_WORKSPACE_ID, userId: 'usr_t_dora', scopes: ['tasks:read'], label: 't', createdAt: new Date().toISOString() });
+    await tokens.register(secret, {
+      workspaceId: DEMO_WORKSPACE_ID,
+      userId: 'usr_t_dora',
+      scopes: ['tasks:read'],
+      label: 't',
+      createdAt: new Date().toISOString(),
+    });
     const jwt = await signToken(ec, { email: 'dora@jwt.test' }, defaults);
     assert.equal((await meGet(secret)).status, 200);
     assert.equal((await meGet(jwt)).status, 200);
@@ -365,7 +396,10 @@ describe('the key set', () => {
       await verifier.verify(await signToken(rsa, { email: 'grace@jwt.test' }, defaults), new Date());
 
       for (let i = 0; i < 5; i++) {
-        await assert.rejects(verifier.verify(await signToken(rsa, { email: 'g@example.com' }, defaults, { kid: `made-up-${i}` }), new Date()), UnauthenticatedError);
+        await assert.rejects(
+          verifier.verify(await signToken(rsa, { email: 'g@example.com' }, defaults, { kid: `made-up-${i}` }), new Date()),
+          UnauthenticatedError,
+        );
       }
 
       assert.equal(keys.fetches, 1);
@@ -376,7 +410,10 @@ describe('the key set', () => {
 
   test('a key set that is down, answers garbage or fails is 503 with Retry-After and a warning; it recovers by itself', async () => {
     const keys = await startJwksServer([rsa]);
-    const flaky = await startTestServer({ DOERS_JWT_ISSUER: ISSUER, DOERS_JWKS_URI: keys.url, DOERS_JWT_AUDIENCE: AUDIENCE }, { observer: new RecordingObserver() });
+    const flaky = await startTestServer(
+      { DOERS_JWT_ISSUER: ISSUER, DOERS_JWKS_URI: keys.url, DOERS_JWT_AUDIENCE: AUDIENCE },
+      { observer: new RecordingObserver() },
+    );
     const warn = mock.method(flaky.app.logger, 'warn', () => {});
     const token = await signToken(rsa, { email: 'ada@example.com' }, defaults);
     const call = () => modernCall(flaky, 'tools/call', { name: 'me_get', arguments: {} }, { token });

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { addMember, caller, createTestWorkspace, startWorkspaceServer, toolText, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import {
+  addMember,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
 
 // Many clients acting on the same things at once, through the endpoint, against the embedded
 // DynamoDB: optimistic versions, appends and the last-owner rule hold under real concurrency.
@@ -22,7 +29,9 @@ describe('concurrency integrity', () => {
     const taskId = created.structuredContent.taskId as string;
 
     // Act
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => call('task_update', { taskId, version: 1, title: `Writer ${i}`, priority: 'P1' })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => call('task_update', { taskId, version: 1, title: `Writer ${i}`, priority: 'P1' })),
+    );
 
     // Assert
     const won = results.filter((r) => !r.isError);
@@ -58,7 +67,10 @@ describe('concurrency integrity', () => {
     for (let round = 0; round < 5; round++) {
       // Arrange: a workspace with three owners
       const team = await createTestWorkspace(server);
-      const [b, c] = await Promise.all([addMember(server, team.workspaceId, 'owner', 'UTC'), addMember(server, team.workspaceId, 'owner', 'UTC')]);
+      const [b, c] = await Promise.all([
+        addMember(server, team.workspaceId, 'owner', 'UTC'),
+        addMember(server, team.workspaceId, 'owner', 'UTC'),
+      ]);
       const owners = [team.owner, b, c];
 
       // Act: each owner demotes the next, removes the one after, and demotes themselves, all at once
@@ -78,7 +90,10 @@ describe('concurrency integrity', () => {
       // Assert
       const members = await server.app.services.directory.listMembers(team.workspaceId);
       const activeOwners = members.filter((m) => m.role === 'owner' && m.status === 'active');
-      assert.ok(activeOwners.length >= 1, `round ${round}: no active owner left (${members.map((m) => `${m.userId}:${m.role}`).join(', ')})`);
+      assert.ok(
+        activeOwners.length >= 1,
+        `round ${round}: no active owner left (${members.map((m) => `${m.userId}:${m.role}`).join(', ')})`,
+      );
     }
   });
 });

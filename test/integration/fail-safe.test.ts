@@ -1,10 +1,10 @@
-import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
+import { type JwksServer, signingKey, signToken, startJwksServer } from '../helpers/jwks.js';
 import { modernCall, type RawResponse } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
-import { signToken, signingKey, startJwksServer, type JwksServer } from '../helpers/jwks.js';
 
 // When a credential cannot be checked right now, the answer is 503 with Retry-After and a warning:
 // never 500, never the request let through. The server talks to a real DynamoDB API (dynalite)
@@ -35,7 +35,8 @@ beforeEach(() => {
   proxy.operations.length = 0;
 });
 
-const meGet = (token = server.token): Promise<RawResponse> => modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
+const meGet = (token = server.token): Promise<RawResponse> =>
+  modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
 // Listing is not counted by the limits, so what it reads from DynamoDB is the credential check alone.
 const listTools = (token = server.token): Promise<RawResponse> => modernCall(server, 'tools/list', {}, { token });
 
@@ -56,7 +57,12 @@ describe('what a credential check costs (principal cache off)', () => {
     await listTools();
 
     // At most two reads, and the token's first call of the day stamps its last use (one UpdateItem).
-    assert.ok(first.length <= 3 && first.filter((op) => op === 'BatchGetItem').length <= 2 && first.filter((op) => op === 'UpdateItem').length === 1, first.join(' '));
+    assert.ok(
+      first.length <= 3 &&
+        first.filter((op) => op === 'BatchGetItem').length <= 2 &&
+        first.filter((op) => op === 'UpdateItem').length === 1,
+      first.join(' '),
+    );
     assert.deepEqual(proxy.operations, ['BatchGetItem'], 'the second request reads the status again, in one request');
   });
 
@@ -89,7 +95,10 @@ describe('DynamoDB cannot answer during the credential check', () => {
 
           assertUnavailable(res);
           assert.ok(proxy.operations.length >= 1);
-          assert.ok(warn.mock.calls.some((c) => /answered 503/.test(String(c.arguments[0]))), 'a WARN line');
+          assert.ok(
+            warn.mock.calls.some((c) => /answered 503/.test(String(c.arguments[0]))),
+            'a WARN line',
+          );
         } finally {
           warn.mock.restore();
         }

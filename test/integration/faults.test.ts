@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { startProxiedServer, type DynamoProxy, type ProxyMode } from '../helpers/dynamo-proxy.js';
+import { type DynamoProxy, type ProxyMode, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { modernCall } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { addMember, caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
@@ -40,8 +40,10 @@ interface Case {
 
 const tasks = () => server.app.services.tasks;
 const member = () => caller(server, ws.member.token);
-const newTask = async (title = `Task ${randomUUID().slice(0, 8)}`) => (await member()('task_create', { title })).structuredContent.taskId as string;
-const commentCount = async (taskId: string) => (await member()('comments_list', { taskId, limit: 100 })).structuredContent?.returned as number | undefined;
+const newTask = async (title = `Task ${randomUUID().slice(0, 8)}`) =>
+  (await member()('task_create', { title })).structuredContent.taskId as string;
+const commentCount = async (taskId: string) =>
+  (await member()('comments_list', { taskId, limit: 100 })).structuredContent?.returned as number | undefined;
 
 const scenarios: Record<string, { token: () => string; arrange: () => Promise<Case> }> = {
   task_create: {
@@ -73,7 +75,9 @@ const scenarios: Record<string, { token: () => string; arrange: () => Promise<Ca
         allOrNothing: async () => {
           const t = await tasks().get(ws.workspaceId, taskId);
           assert.ok(
-            [JSON.stringify([1, 'Before', 'P4']), JSON.stringify([2, 'After', 'P1'])].includes(JSON.stringify([t?.version, t?.title, t?.priority])),
+            [JSON.stringify([1, 'Before', 'P4']), JSON.stringify([2, 'After', 'P1'])].includes(
+              JSON.stringify([t?.version, t?.title, t?.priority]),
+            ),
             JSON.stringify(t),
           );
         },
@@ -89,7 +93,10 @@ const scenarios: Record<string, { token: () => string; arrange: () => Promise<Ca
         allOrNothing: async () => {
           const t = await tasks().get(ws.workspaceId, taskId);
           const state = [t?.version, t?.status, t?.completedAt !== undefined];
-          assert.ok([JSON.stringify([1, 'open', false]), JSON.stringify([2, 'done', true])].includes(JSON.stringify(state)), JSON.stringify(t));
+          assert.ok(
+            [JSON.stringify([1, 'open', false]), JSON.stringify([2, 'done', true])].includes(JSON.stringify(state)),
+            JSON.stringify(t),
+          );
         },
       };
     },
@@ -132,7 +139,10 @@ const scenarios: Record<string, { token: () => string; arrange: () => Promise<Ca
           const role = members.find((m) => m.userId === second.userId)?.role;
           assert.ok(role === 'owner' || role === 'admin', String(role));
           assert.ok(members.some((m) => m.role === 'owner' && m.status === 'active'));
-          const listed = (await caller(server, ws.owner.token)('members_list', {})).structuredContent.members as { userId: string; role: string }[];
+          const listed = (await caller(server, ws.owner.token)('members_list', {})).structuredContent.members as {
+            userId: string;
+            role: string;
+          }[];
           assert.equal(listed.find((m) => m.userId === second.userId)?.role, role, 'members_list shows what is stored');
         },
       };
@@ -145,7 +155,8 @@ const scenarios: Record<string, { token: () => string; arrange: () => Promise<Ca
       return {
         args: { name },
         allOrNothing: async () => {
-          const projects = (await caller(server, ws.admin.token)('projects_list', { includeArchived: true })).structuredContent.projects as { name: string }[];
+          const projects = (await caller(server, ws.admin.token)('projects_list', { includeArchived: true })).structuredContent
+            .projects as { name: string }[];
           assert.ok(projects.filter((p) => p.name === name).length <= 1);
         },
       };
@@ -164,7 +175,9 @@ const writesOf = async (tool: string): Promise<number> => {
 
 describe('DynamoDB faults at each write of a tool', () => {
   for (const tool of Object.keys(scenarios)) {
-    test(`${tool}: 503 + Retry-After or a tool error, all or nothing stored, the audit line agrees, then it works again`, { timeout: 120_000 }, async () => {
+    test(`${tool}: 503 + Retry-After or a tool error, all or nothing stored, the audit line agrees, then it works again`, {
+      timeout: 120_000,
+    }, async () => {
       const writes = await writesOf(tool);
       assert.ok(writes >= 1, `${tool} writes`);
       for (let nth = 1; nth <= writes; nth++) {
@@ -175,7 +188,12 @@ describe('DynamoDB faults at each write of a tool', () => {
 
           // Act
           proxy.failWritesFrom(nth, fault);
-          const res = await modernCall(server, 'tools/call', { name: tool, arguments: c.args }, { token: scenarios[tool]!.token() }).finally(() => proxy.clearFault());
+          const res = await modernCall(
+            server,
+            'tools/call',
+            { name: tool, arguments: c.args },
+            { token: scenarios[tool]!.token() },
+          ).finally(() => proxy.clearFault());
 
           // Assert
           const where = `${tool}, write ${nth}/${writes}, ${fault}`;
@@ -198,14 +216,18 @@ describe('DynamoDB faults at each write of a tool', () => {
     });
   }
 
-  test('a write DynamoDB never answers: 503 + Retry-After once the SDK gives up (3 attempts of 3 s), nothing stored, then it works again', { timeout: 60_000 }, async () => {
+  test('a write DynamoDB never answers: 503 + Retry-After once the SDK gives up (3 attempts of 3 s), nothing stored, then it works again', {
+    timeout: 60_000,
+  }, async () => {
     // Arrange
     const c = await scenarios.task_create!.arrange();
     const started = performance.now();
 
     // Act
     proxy.failWritesFrom(1, 'hang');
-    const res = await modernCall(server, 'tools/call', { name: 'task_create', arguments: c.args }, { token: ws.member.token }).finally(() => proxy.clearFault());
+    const res = await modernCall(server, 'tools/call', { name: 'task_create', arguments: c.args }, { token: ws.member.token }).finally(() =>
+      proxy.clearFault(),
+    );
     const tookMs = performance.now() - started;
 
     // Assert: well inside the function's 15 s timeout and API Gateway's 30 s

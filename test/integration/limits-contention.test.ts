@@ -1,21 +1,21 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RawResponse } from '../helpers/local.js';
 import {
   call,
+  type Endpoint,
   javaAvailable,
   kindOf,
   peakOverlap,
   probe,
+  type ServerProcess,
+  type SharedDynamo,
   spawnServerProcesses,
   startDynalite,
   startDynamoDbLocal,
-  windowAwayFromBoundary,
-  type Endpoint,
-  type ServerProcess,
-  type SharedDynamo,
   warmStore,
+  windowAwayFromBoundary,
 } from './limits-harness.js';
 
 // DESIGN.md §5 under contention: four server processes (four "Lambda instances") share one real
@@ -125,7 +125,9 @@ for (const backend of backends) {
       const counts = tally(answers);
       assert.equal(counts.other, undefined, `${JSON.stringify(counts)}: ${answers.find((r) => kindOf(r) === 'other')?.text}`);
       assert.ok((counts.busy ?? 0) >= 1, JSON.stringify(counts));
-      const ran = answers.filter((r) => kindOf(r) === 'ok').map((r) => r.json.result.structuredContent as { startedAt: number; endedAt: number });
+      const ran = answers
+        .filter((r) => kindOf(r) === 'ok')
+        .map((r) => r.json.result.structuredContent as { startedAt: number; endedAt: number });
       const peak = peakOverlap(ran);
       assert.ok(peak <= 4, `peak in flight ${peak}`);
       assert.ok(peak >= 2, `peak in flight ${peak}: the calls did not overlap at all, so the bound was not exercised`);

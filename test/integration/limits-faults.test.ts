@@ -1,8 +1,8 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { LocalServer } from '../../lambda/local/server.js';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import { after, before, describe, test } from 'node:test';
 import { ROUND_TRIP_DEADLINE_MS } from '../../lambda/limits/round-trip.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import type { LocalServer } from '../../lambda/local/server.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from './limits-fixtures.js';

@@ -1,14 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTables } from '../../lambda/local/bootstrap.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
+import { ensureTables } from '../../lambda/local/bootstrap.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { MODERN, modernMeta, post, type RawResponse } from '../helpers/local.js';
@@ -84,18 +84,20 @@ export const warmStore = async (endpoint: string): Promise<void> => {
       await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
           Promise.all([
-            db.send(
-              new UpdateCommand({
-                TableName: config.tables.limits,
-                Key: { pk: 'warm-up' },
-                UpdateExpression: 'ADD #count :one',
-                ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-                ExpressionAttributeNames: { '#count': 'count' },
-                ExpressionAttributeValues: { ':one': 1, ':limit': 150 },
+            db
+              .send(
+                new UpdateCommand({
+                  TableName: config.tables.limits,
+                  Key: { pk: 'warm-up' },
+                  UpdateExpression: 'ADD #count :one',
+                  ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+                  ExpressionAttributeNames: { '#count': 'count' },
+                  ExpressionAttributeValues: { ':one': 1, ':limit': 150 },
+                }),
+              )
+              .catch((err: unknown) => {
+                if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
               }),
-            ).catch((err: unknown) => {
-              if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-            }),
             db.send(new GetCommand({ TableName: config.tables.workspace, Key: { pk: 'warm-up', sk: String(i) } })),
           ]),
         ),
@@ -121,7 +123,16 @@ export const startDynamoDbLocal = async (): Promise<SharedDynamo> => {
   const port = await freePort();
   const java = spawn(
     'java',
-    ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-inMemory', '-sharedDb', '-disableTelemetry', '-port', String(port)],
+    [
+      '-Djava.library.path=./DynamoDBLocal_lib',
+      '-jar',
+      'DynamoDBLocal.jar',
+      '-inMemory',
+      '-sharedDb',
+      '-disableTelemetry',
+      '-port',
+      String(port),
+    ],
     { cwd: jarDir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -196,7 +207,11 @@ export interface ServerProcess {
  * n processes on one shared DynamoDB with one shared dev token (n instances, one user). Each process
  * runs one server per entry of `variants` (configuration overrides).
  */
-export const spawnServerProcesses = async (n: number, endpoint: string, variants: readonly Record<string, string>[]): Promise<ServerProcess[]> => {
+export const spawnServerProcesses = async (
+  n: number,
+  endpoint: string,
+  variants: readonly Record<string, string>[],
+): Promise<ServerProcess[]> => {
   const env = { DOERS_DYNAMODB_ENDPOINT: endpoint, DOERS_DEV_TOKEN: generateTokenSecret(), LIMITS_SERVERS: JSON.stringify(variants) };
   const started = await Promise.allSettled(Array.from({ length: n }, () => spawnReady<Endpoint[]>('limits-server-process.ts', env)));
   const ok = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -211,7 +226,12 @@ export const spawnServerProcesses = async (n: number, endpoint: string, variants
 let nextId = 1;
 
 /** A 2026-07-28 request to a server known only by URL and token. */
-export const call = (target: { mcpUrl: string; token: string }, method: string, params: Record<string, unknown>, token = target.token): Promise<RawResponse> => {
+export const call = (
+  target: { mcpUrl: string; token: string },
+  method: string,
+  params: Record<string, unknown>,
+  token = target.token,
+): Promise<RawResponse> => {
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' ? params.name : undefined;
   return post(
     target.mcpUrl,
@@ -295,7 +315,12 @@ export const startFaultProxy = async (target: string, limitTables: readonly stri
       if (mode === 'throttle-limits' && limits) {
         injected++;
         res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
-        res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' }));
+        res.end(
+          JSON.stringify({
+            __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+            message: 'Rate of requests exceeds the allowed throughput.',
+          }),
+        );
         return;
       }
       if (mode === 'hang-limits' && limits) {

@@ -1,18 +1,18 @@
-import { after, before, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, mock, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Principal } from '../../lambda/auth/principal.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
+import type { Principal } from '../../lambda/auth/principal.js';
 import type { Scope } from '../../lambda/auth/scopes.js';
+import { createLimitsGuard } from '../../lambda/limits/limits-guard.js';
 import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { createLimitsGuard } from '../../lambda/limits/limits-guard.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { legacyCall, modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { PROBE_RESOURCE_URI, LIMITS_FIXTURES } from './limits-fixtures.js';
+import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from './limits-fixtures.js';
 import { kindOf, peakOverlap, windowAwayFromBoundary } from './limits-harness.js';
 
 // DESIGN.md §5 in one server: what takes a permit, what does not, and how each refusal is answered.
@@ -68,7 +68,9 @@ describe('what takes a rate permit (2 per window)', () => {
     const readOnly = await tokenWith(server, ['tasks:read']);
 
     // Act
-    const invalidModern = await Promise.all([1, 2, 3].map(() => modernCall(server, 'tools/call', { name: 'limits_scoped_echo', arguments: {} })));
+    const invalidModern = await Promise.all(
+      [1, 2, 3].map(() => modernCall(server, 'tools/call', { name: 'limits_scoped_echo', arguments: {} })),
+    );
     const invalidLegacy = await Promise.all(
       [1, 2].map(() => legacyCall(server, 'tools/call', { name: 'limits_scoped_echo', arguments: { text: 1 } }, { version: '2025-06-18' })),
     );
@@ -208,7 +210,12 @@ describe('the cold-start log line', () => {
   };
 
   test('names both limits and the lease bound in seconds when both are in force', () => {
-    const { calls } = logOf({ DOERS_RATE_LIMIT_CALLS: '120', DOERS_RATE_LIMIT_WINDOW_SECONDS: '60', DOERS_MAX_CONCURRENT_CALLS: '4', DOERS_FUNCTION_TIMEOUT_SECONDS: '15' });
+    const { calls } = logOf({
+      DOERS_RATE_LIMIT_CALLS: '120',
+      DOERS_RATE_LIMIT_WINDOW_SECONDS: '60',
+      DOERS_MAX_CONCURRENT_CALLS: '4',
+      DOERS_FUNCTION_TIMEOUT_SECONDS: '15',
+    });
 
     assert.equal(calls.length, 1);
     assert.equal(
@@ -222,7 +229,10 @@ describe('the cold-start log line', () => {
     const { calls } = logOf({ DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '3', DOERS_FUNCTION_TIMEOUT_SECONDS: '30' });
 
     assert.equal(calls.length, 1);
-    assert.match(String(calls[0]![0]), /^Limits in force: rate limit off \(DOERS_RATE_LIMIT_CALLS=0\); concurrency at most 3 calls in flight per user, .* within 62 s$/);
+    assert.match(
+      String(calls[0]![0]),
+      /^Limits in force: rate limit off \(DOERS_RATE_LIMIT_CALLS=0\); concurrency at most 3 calls in flight per user, .* within 62 s$/,
+    );
   });
 
   test('with both off, says so and admits without a DynamoDB round trip', async () => {
@@ -232,6 +242,9 @@ describe('the cold-start log line', () => {
     await release();
 
     assert.equal(calls.length, 1);
-    assert.equal(calls[0]![0], 'Limits in force: rate limit off (DOERS_RATE_LIMIT_CALLS=0); concurrency off (DOERS_MAX_CONCURRENT_CALLS=0)');
+    assert.equal(
+      calls[0]![0],
+      'Limits in force: rate limit off (DOERS_RATE_LIMIT_CALLS=0); concurrency off (DOERS_MAX_CONCURRENT_CALLS=0)',
+    );
   });
 });

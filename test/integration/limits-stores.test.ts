@@ -1,9 +1,9 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTables } from '../../lambda/local/bootstrap.js';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import { after, before, describe, test } from 'node:test';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AdmissionLimiter } from '../../lambda/limits/admission.js';
+import { ensureTables } from '../../lambda/local/bootstrap.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 
@@ -23,10 +23,16 @@ after(async () => {
   await dynamo.close();
 });
 
-const itemOf = async (table: string, pk: string) => (await db.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }))).Item;
+const itemOf = async (table: string, pk: string) =>
+  (await db.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }))).Item;
 
 const admission = (opts: { max?: number; calls?: number; windowSeconds?: number }) =>
-  new AdmissionLimiter(db, config.tables.limits, { calls: opts.calls ?? 0, windowSeconds: opts.windowSeconds ?? 60, maxConcurrent: opts.max ?? 0, functionTimeoutSeconds: 1 });
+  new AdmissionLimiter(db, config.tables.limits, {
+    calls: opts.calls ?? 0,
+    windowSeconds: opts.windowSeconds ?? 60,
+    maxConcurrent: opts.max ?? 0,
+    functionTimeoutSeconds: 1,
+  });
 
 describe('concurrency leases', () => {
   // Function timeout 1 s: buckets of 2 s, a dead lease counts at most 4 s.
@@ -151,7 +157,11 @@ describe('rate windows', () => {
 
     assert.deepEqual(lastSecond, { granted: false, reason: 'ratelimited', retryAfterSeconds: 1 });
     assert.equal(nextWindow.granted, true);
-    assert.deepEqual(await itemOf(config.tables.limits, subject), { pk: subject, [`r${windowStart + W}`]: 1, expiresAt: windowStart + 2 * W });
+    assert.deepEqual(await itemOf(config.tables.limits, subject), {
+      pk: subject,
+      [`r${windowStart + W}`]: 1,
+      expiresAt: windowStart + 2 * W,
+    });
   });
 
   test('the item carries expiresAt: the end of its window', async () => {
@@ -195,7 +205,7 @@ describe('both limits in one write', () => {
     assert.equal(limited.granted, false);
     assert.equal(!limited.granted && limited.reason, 'ratelimited');
     const item = await itemOf(config.tables.limits, subject);
-    const bucket = Math.floor((nowMs / 1000) / 2);
+    const bucket = Math.floor(nowMs / 1000 / 2);
     assert.equal(item?.[`n${bucket}`], 1, 'only the admitted call holds a lease');
   });
 

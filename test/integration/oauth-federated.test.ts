@@ -1,5 +1,5 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { callTool, startTestServer } from '../helpers/local.js';
@@ -33,7 +33,16 @@ after(async () => {
 
 const authorizeUrl = (clientId: string, challenge: string): URL => {
   const url = new URL(`${server.url}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'tasks:read', resource: server.mcpUrl, code_challenge: challenge, code_challenge_method: 'S256', state: 's' })) {
+  for (const [k, v] of Object.entries({
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope: 'tasks:read',
+    resource: server.mcpUrl,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's',
+  })) {
     url.searchParams.set(k, v);
   }
   return url;
@@ -62,7 +71,7 @@ const signInUpstream = async (agent: UserAgent, start: URL, login: string) => {
   return agent.follow(back);
 };
 
-describe('sign-in through the operator\'s OpenID provider', () => {
+describe("sign-in through the operator's OpenID provider", () => {
   test('a member signs in upstream, approves, and the token acts as that member', async () => {
     // Arrange
     const client = await registerClient();
@@ -77,7 +86,13 @@ describe('sign-in through the operator\'s OpenID provider', () => {
       await fetch(`${server.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: back.url.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client, code_verifier: pkce.verifier }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: back.url.searchParams.get('code')!,
+          redirect_uri: REDIRECT,
+          client_id: client,
+          code_verifier: pkce.verifier,
+        }).toString(),
       })
     ).json()) as { access_token: string };
     const me = await callTool(server, 'me_get', {}, tokens.access_token);
@@ -111,7 +126,11 @@ describe('sign-in through the operator\'s OpenID provider', () => {
     await server.app.services.directory.setMemberStatus(grace!.workspaceId, grace!.userId, 'disabled');
     try {
       // Act
-      const { response } = await signInUpstream(new UserAgent(), authorizeUrl(await registerClient(), pkcePair().challenge), 'grace@example.com');
+      const { response } = await signInUpstream(
+        new UserAgent(),
+        authorizeUrl(await registerClient(), pkcePair().challenge),
+        'grace@example.com',
+      );
       // Assert
       assert.equal(response.status, 403);
       assert.match(await response.text(), /not an active member/);
@@ -120,7 +139,7 @@ describe('sign-in through the operator\'s OpenID provider', () => {
     }
   });
 
-  test('the identity provider\'s answer is good once: replaying its redirect is refused', async () => {
+  test("the identity provider's answer is good once: replaying its redirect is refused", async () => {
     // Arrange: capture the redirect from the upstream back to doers.
     const agent = new UserAgent();
     const toUpstream = await agent.follow(authorizeUrl(await registerClient(), pkcePair().challenge));
@@ -149,7 +168,11 @@ describe('sign-in through the operator\'s OpenID provider', () => {
 
     // Assert
     assert.equal(stranger.status, 400);
-    assert.equal(stranger.headers.getSetCookie().some((c) => c.startsWith('doers-account=')), false, 'no session for the other browser');
+    assert.equal(
+      stranger.headers.getSetCookie().some((c) => c.startsWith('doers-account=')),
+      false,
+      'no session for the other browser',
+    );
     assert.equal(mine.response.status, 200);
     assert.match(await mine.response.text(), new RegExp(`id="who">${DEMO_OWNER.name}`));
   });

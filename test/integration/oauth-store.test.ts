@@ -3,13 +3,13 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import Provider, { type AdapterPayload } from 'oidc-provider';
 import { ensureTables } from '../../lambda/local/bootstrap.js';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import { createAdapterFactory } from '../../lambda/oauth/dynamodb-adapter.js';
 import { DynamoGrantStore } from '../../lambda/oauth/grant-store.js';
-import { OAUTH_SK, accountIdOf, memberRefOfAccountId, oauthPk } from '../../lambda/oauth/item-keys.js';
+import { accountIdOf, memberRefOfAccountId, OAUTH_SK, oauthPk } from '../../lambda/oauth/item-keys.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 
@@ -48,7 +48,12 @@ const withClock = (start = T0, opts: { clientIdleDays?: number; client?: DynamoD
 const rawItem = async (model: string, id: string) =>
   (await db.send(new GetCommand({ TableName: table, Key: { pk: oauthPk(model, id), sk: OAUTH_SK }, ConsistentRead: true }))).Item;
 
-const token = (grantId: string, extra: AdapterPayload = {}): AdapterPayload => ({ iat: seconds(T0), exp: seconds(T0) + 3600, grantId, ...extra });
+const token = (grantId: string, extra: AdapterPayload = {}): AdapterPayload => ({
+  iat: seconds(T0),
+  exp: seconds(T0) + 3600,
+  grantId,
+  ...extra,
+});
 
 describe('accountId', () => {
   test('round-trips a member whose ids hold the separator, and refuses what it could not have made', () => {
@@ -57,7 +62,8 @@ describe('accountId', () => {
     const accountId = accountIdOf(ref);
 
     assert.deepEqual(memberRefOfAccountId(accountId), ref);
-    for (const bad of ['', 'ws', 'a/b/c', '/usr', 'ws/', 'ws/%E0%A4%A', '%77s/usr']) assert.equal(memberRefOfAccountId(bad), undefined, bad);
+    for (const bad of ['', 'ws', 'a/b/c', '/usr', 'ws/', 'ws/%E0%A4%A', '%77s/usr'])
+      assert.equal(memberRefOfAccountId(bad), undefined, bad);
   });
 });
 
@@ -143,7 +149,11 @@ describe('DynamoDB adapter', () => {
     await adapter('Session').upsert(oldId, { uid: sessionUid, accountId: 'a/b', iat: seconds(T0), exp: seconds(T0) + 3600 }, 3600);
     const first = await adapter('Session').findByUid(sessionUid);
 
-    await adapter('Session').upsert(newId, { uid: sessionUid, accountId: 'a/b', rotated: true, iat: seconds(T0), exp: seconds(T0) + 3600 }, 3600);
+    await adapter('Session').upsert(
+      newId,
+      { uid: sessionUid, accountId: 'a/b', rotated: true, iat: seconds(T0), exp: seconds(T0) + 3600 },
+      3600,
+    );
     await adapter('Session').destroy(oldId);
     await adapter('Interaction').upsert(interactionId, { uid: uid('other'), iat: seconds(T0), exp: seconds(T0) + 3600 }, 3600);
     const rotated = await adapter('Session').findByUid(sessionUid);
@@ -230,7 +240,8 @@ describe('DynamoDB adapter', () => {
     const failingUpdates = new Proxy(db, {
       get: (target, prop, receiver) =>
         prop === 'send'
-          ? (command: unknown) => (command instanceof UpdateCommand ? Promise.reject(new Error('write refused')) : target.send(command as never))
+          ? (command: unknown) =>
+              command instanceof UpdateCommand ? Promise.reject(new Error('write refused')) : target.send(command as never)
           : Reflect.get(target, prop, receiver),
     });
     const { clock, adapter } = withClock(T0, { client: failingUpdates });
@@ -257,7 +268,16 @@ describe('grant store', () => {
 
   const grant = async (workspaceId: string, userId: string, resources: Record<string, string>, extra: AdapterPayload = {}) => {
     const id = uid('grant');
-    const payload = { jti: id, kind: 'Grant', accountId: accountIdOf({ workspaceId, userId }), clientId: 'client-1', resources, iat: now, exp: now + 86_400, ...extra };
+    const payload = {
+      jti: id,
+      kind: 'Grant',
+      accountId: accountIdOf({ workspaceId, userId }),
+      clientId: 'client-1',
+      resources,
+      iat: now,
+      exp: now + 86_400,
+      ...extra,
+    };
     await adapter('Grant').upsert(id, payload, 86_400);
     return id;
   };
@@ -277,16 +297,22 @@ describe('grant store', () => {
 
     assert.deepEqual(all.map((g) => g.grantId).sort(), [a1, a2, b1].sort());
     assert.deepEqual(hers.map((g) => g.grantId).sort(), [a1, a2].sort());
-    assert.deepEqual(other.map((g) => g.grantId), [elsewhere]);
-    assert.deepEqual(hers.find((g) => g.grantId === a1), {
-      grantId: a1,
-      workspaceId: ws,
-      userId: alice,
-      clientId: 'client-1',
-      scopes: ['tasks:read', 'tasks:write', 'team:read'],
-      createdAt: new Date(now * 1000).toISOString(),
-      expiresAt: new Date((now + 86_400) * 1000).toISOString(),
-    });
+    assert.deepEqual(
+      other.map((g) => g.grantId),
+      [elsewhere],
+    );
+    assert.deepEqual(
+      hers.find((g) => g.grantId === a1),
+      {
+        grantId: a1,
+        workspaceId: ws,
+        userId: alice,
+        clientId: 'client-1',
+        scopes: ['tasks:read', 'tasks:write', 'team:read'],
+        createdAt: new Date(now * 1000).toISOString(),
+        expiresAt: new Date((now + 86_400) * 1000).toISOString(),
+      },
+    );
     assert.deepEqual(hers.find((g) => g.grantId === a2)?.scopes, ['tasks:read']);
     assert.equal((await store.get(b1))?.userId, aliceHash);
   });
@@ -310,7 +336,10 @@ describe('grant store', () => {
     assert.equal(again, false);
     assert.equal(await store.get(revoked), undefined);
     assert.ok(await store.get(kept));
-    assert.deepEqual((await store.list(ws, alice)).some((g) => g.grantId === revoked), false);
+    assert.deepEqual(
+      (await store.list(ws, alice)).some((g) => g.grantId === revoked),
+      false,
+    );
     const left = await Promise.all(issued.map(([model, id]) => adapter(model).find(id)));
     assert.deepEqual(left.map(Boolean), [false, false, false, true]);
   });
@@ -328,7 +357,9 @@ describe('with oidc-provider', () => {
     provider = new Provider(issuer, {
       adapter: createAdapterFactory(db, table),
       // RSA: registered clients default to RS256 ID tokens, and registration checks a key exists for it.
-      jwks: { keys: [{ ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' }] },
+      jwks: {
+        keys: [{ ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' }],
+      },
       features: { registration: { enabled: true }, devInteractions: { enabled: false } },
     });
     server.on('request', provider.callback());
@@ -338,7 +369,11 @@ describe('with oidc-provider', () => {
   test('a client registered through the registration endpoint is stored in the table and found again', async () => {
     const body = { redirect_uris: ['http://127.0.0.1:5555/cb'], token_endpoint_auth_method: 'none' };
 
-    const res = await fetch(`${issuer}/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${issuer}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const registered = (await res.json()) as { client_id: string };
     const item = await rawItem('Client', registered.client_id);
     const found = await provider.Client.find(registered.client_id);

@@ -1,11 +1,11 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
-import { NotFoundRefusal } from '../../lambda/errors.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
+import { NotFoundRefusal } from '../../lambda/errors.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { defineTool } from '../../lambda/mcp/tool-registry.js';
 import type { ResourceTemplateDefinition } from '../../lambda/mcp/resource-registry.js';
+import { defineTool } from '../../lambda/mcp/tool-registry.js';
 import { createLogger } from '../../lambda/observability/logger.js';
 import { createPowertoolsObserver } from '../../lambda/observability/powertools-observer.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
@@ -39,7 +39,23 @@ const notes: ResourceTemplateDefinition<WorkspaceServices> = {
 
 const SECRET = 'the-launch-code-is-0000';
 const ALLOWED = {
-  Method: new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover', 'metadata', 'notification', 'batch', 'preflight', 'other']),
+  Method: new Set([
+    'initialize',
+    'ping',
+    'tools/list',
+    'tools/call',
+    'prompts/list',
+    'prompts/get',
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'server/discover',
+    'metadata',
+    'notification',
+    'batch',
+    'preflight',
+    'other',
+  ]),
   Tool: new Set(['me_get', 'note_save']),
   Provider: new Set(['fixture://notes/', 'other']),
   Outcome: new Set(['ok', 'error', 'denied', 'invalid', 'ratelimited', 'busy', 'failed', 'input_required', 'notfound', 'toolarge']),
@@ -63,7 +79,10 @@ before(async () => {
     }
     return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write;
-  server = await startTestServer({}, { fixtures: { tools: [note], templates: [notes] }, observer: createPowertoolsObserver(createLogger()) });
+  server = await startTestServer(
+    {},
+    { fixtures: { tools: [note], templates: [notes] }, observer: createPowertoolsObserver(createLogger()) },
+  );
   readOnlyToken = generateTokenSecret();
   await server.app.services.tokens.register(readOnlyToken, {
     workspaceId: 'ws_demo',
@@ -123,7 +142,13 @@ describe('audit line', () => {
     await modernCall(server, 'resources/read', { uri: 'fixture://notes/n1' });
     await modernCall(server, 'resources/read', { uri: 'fixture://notes/secret-id-42' });
     const found = audits('resource_read');
-    assert.deepEqual(found.map((l) => [l.resource, l.outcome]), [['fixture://notes/', 'ok'], ['fixture://notes/', 'notfound']]);
+    assert.deepEqual(
+      found.map((l) => [l.resource, l.outcome]),
+      [
+        ['fixture://notes/', 'ok'],
+        ['fixture://notes/', 'notfound'],
+      ],
+    );
     assert.equal(JSON.stringify(lines).includes('secret-id-42'), false);
   });
 });
@@ -145,8 +170,14 @@ describe('meters', () => {
     await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' });
     await modernCall(server, 'tools/call', { name: 'note_save', arguments: { text: 'x' } }, { token: readOnlyToken });
     await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://evil.example' });
-    assert.deepEqual(emf('Refusals').map((l) => l.Reason), ['unauthenticated', 'insufficient_scope', 'origin']);
-    assert.deepEqual(emf('Requests').map((l) => l.Status), ['401', '403', '403']);
+    assert.deepEqual(
+      emf('Refusals').map((l) => l.Reason),
+      ['unauthenticated', 'insufficient_scope', 'origin'],
+    );
+    assert.deepEqual(
+      emf('Requests').map((l) => l.Status),
+      ['401', '403', '403'],
+    );
   });
 
   test('an unexpected failure is counted as failed and answered 500 without internals', async () => {

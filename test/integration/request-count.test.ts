@@ -1,7 +1,7 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { legacyCall, modernCall, type RawResponse } from '../helpers/local.js';
 import { approve, pkcePair } from '../helpers/oauth.js';
 import { addMember, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
@@ -71,17 +71,35 @@ describe('the credential', () => {
     // Arrange: a token as an assistant gets it, through registration, sign-in and consent.
     const redirect = 'http://127.0.0.1:5555/cb';
     const registered = (await (
-      await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }) })
+      await fetch(`${server.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+      })
     ).json()) as { client_id: string };
     const pkce = pkcePair();
     const authorize = new URL(`${server.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({ client_id: registered.client_id, response_type: 'code', redirect_uri: redirect, scope: 'tasks:read', code_challenge: pkce.challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: registered.client_id,
+      response_type: 'code',
+      redirect_uri: redirect,
+      scope: 'tasks:read',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+    }))
+      authorize.searchParams.set(k, v);
     const back = await approve(authorize);
     const tokens = (await (
       await fetch(`${server.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: registered.client_id, code_verifier: pkce.verifier }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: redirect,
+          client_id: registered.client_id,
+          code_verifier: pkce.verifier,
+        }).toString(),
       })
     ).json()) as { access_token: string };
 
@@ -110,7 +128,12 @@ describe('listing and discovery cost at most the credential', () => {
     [
       'initialize',
       () =>
-        legacyCall(server, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }, { token: ws.owner.token }),
+        legacyCall(
+          server,
+          'initialize',
+          { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+          { token: ws.owner.token },
+        ),
     ],
     ['ping', () => legacyCall(server, 'ping', {}, { token: ws.owner.token })],
   ];
@@ -130,7 +153,12 @@ describe('tool calls: credential, limits and the tool itself', () => {
   const steps: [tool: string, args: () => Record<string, unknown>, budget: number, keep?: (out: any) => void][] = [
     ['me_get', () => ({}), 3],
     ['project_create', () => ({ name: 'Counted project' }), 5, (o) => (ids.project = o.projectId)],
-    ['task_create', () => ({ title: 'Counted task', projectId: ids.project, assignee: 'me', dueDate: '2026-01-02', labels: ['x'] }), 4, (o) => (ids.task = o.taskId)],
+    [
+      'task_create',
+      () => ({ title: 'Counted task', projectId: ids.project, assignee: 'me', dueDate: '2026-01-02', labels: ['x'] }),
+      4,
+      (o) => (ids.task = o.taskId),
+    ],
     ['agenda_get', () => ({}), 4],
     ['agenda_get', () => ({ assignee: 'anyone' }), 5],
     ['tasks_search', () => ({}), 4],

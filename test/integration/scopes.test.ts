@@ -1,5 +1,5 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApp } from '../../lambda/app.js';
@@ -10,9 +10,9 @@ import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createLogger } from '../../lambda/observability/logger.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { dataDirKeySource } from '../../lambda/platform/keys.js';
+import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
@@ -22,7 +22,10 @@ import { RecordingObserver } from '../helpers/recording-observer.js';
 // refusals are what is under test.
 const ALL_SCOPES = ['tasks:read', 'tasks:write', 'team:read', 'team:admin'];
 const coveredBy = (scopes: readonly string[]) => (scope: Scope | null) => scope === null || scopes.includes(scope);
-const toolsFor = (scopes: readonly string[]) => PRODUCT_TOOLS.filter((t) => coveredBy(scopes)(t.scope)).map((t) => t.name).sort();
+const toolsFor = (scopes: readonly string[]) =>
+  PRODUCT_TOOLS.filter((t) => coveredBy(scopes)(t.scope))
+    .map((t) => t.name)
+    .sort();
 const promptsFor = (scopes: readonly string[]) =>
   PRODUCT_PROMPTS.filter((p) => p.tools.every((name) => coveredBy(scopes)(PRODUCT_TOOLS.find((t) => t.name === name)!.scope)))
     .map((p) => p.name)
@@ -72,14 +75,19 @@ describe('what a token sees', () => {
     const listed = tools.json.result.tools as { name: string; annotations: { readOnlyHint: boolean } }[];
 
     assert.deepEqual(names(tools, 'tools').sort(), toolsFor(['tasks:read']));
-    assert.ok(listed.every((t) => t.annotations.readOnlyHint), 'read tools only');
+    assert.ok(
+      listed.every((t) => t.annotations.readOnlyHint),
+      'read tools only',
+    );
     assert.ok(names(tools, 'tools').includes('tasks_search'));
     assert.ok(!names(tools, 'tools').includes('task_create'));
     assert.deepEqual(names(prompts, 'prompts').sort(), promptsFor(['tasks:read']));
     assert.ok(!names(prompts, 'prompts').includes('triage_inbox'), 'triage_inbox drives task_update');
     assert.deepEqual(
       names(templates, 'resourceTemplates').sort(),
-      PRODUCT_RESOURCE_TEMPLATES.filter((t) => coveredBy(['tasks:read'])(t.scope)).map((t) => t.name).sort(),
+      PRODUCT_RESOURCE_TEMPLATES.filter((t) => coveredBy(['tasks:read'])(t.scope))
+        .map((t) => t.name)
+        .sort(),
     );
     assert.ok(names(templates, 'resourceTemplates').length > 0);
   });
@@ -134,7 +142,11 @@ describe('what a token may do', () => {
     });
     const text = await res.text();
 
-    assertInsufficientScope({ status: res.status, headers: res.headers, text, json: JSON.parse(text) }, 'team:admin', 'tasks:read team:admin');
+    assertInsufficientScope(
+      { status: res.status, headers: res.headers, text, json: JSON.parse(text) },
+      'team:admin',
+      'tasks:read team:admin',
+    );
   });
 
   test('reading a resource and getting a prompt outside the scopes are refused the same way', async () => {
@@ -181,7 +193,11 @@ describe('advertised scopes', () => {
   test('the metadata document and the 401 challenge name the scopes the registered tools need', async () => {
     const [meta, unauth] = await Promise.all([
       fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`).then((r) => r.json() as Promise<Record<string, unknown>>),
-      fetch(server.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }),
+      fetch(server.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      }),
     ]);
     const challengeScope = /scope="([^"]*)"/.exec(unauth.headers.get('www-authenticate') ?? '')?.[1] ?? '';
 
@@ -216,7 +232,10 @@ describe('the public URL comes from configuration only', () => {
   };
 
   test('forged Host and X-Forwarded-* headers do not change the metadata document', async () => {
-    const res = await handler(httpEvent({ method: 'GET', path: '/.well-known/oauth-protected-resource/mcp', headers: forged }), lambdaContext());
+    const res = await handler(
+      httpEvent({ method: 'GET', path: '/.well-known/oauth-protected-resource/mcp', headers: forged }),
+      lambdaContext(),
+    );
     const doc = JSON.parse(res.body ?? '{}') as Record<string, unknown>;
 
     assert.equal(res.statusCode, 200);
@@ -230,7 +249,10 @@ describe('the public URL comes from configuration only', () => {
     const res = await handler(httpEvent({ headers: forged, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }), lambdaContext());
 
     assert.equal(res.statusCode, 401);
-    assert.match(String(res.headers?.['www-authenticate']), new RegExp(`resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"$`));
+    assert.match(
+      String(res.headers?.['www-authenticate']),
+      new RegExp(`resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"$`),
+    );
     assert.doesNotMatch(String(res.headers?.['www-authenticate']), /evil/);
   });
 });

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, mock, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { addMember, createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
+import {
+  addMember,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
 
 /**
  * The clock is fixed at 2026-03-10 18:00 UTC: already Wednesday 11 March in Auckland (07:00,
@@ -45,7 +52,10 @@ describe('agenda_get', () => {
     assert.equal(a.day, '2026-03-10');
     assert.equal(a.timeZone, 'UTC');
     assert.deepEqual(a.counts, { open: 4, overdue: 1, dueToday: 1, doneToday: 1 });
-    assert.deepEqual(a.tasks.map((t: { taskId: string }) => t.taskId), [call, quote]);
+    assert.deepEqual(
+      a.tasks.map((t: { taskId: string }) => t.taskId),
+      [call, quote],
+    );
     assert.equal(a.returned, 2);
     assert.equal(a.truncated, false);
     const lines = text(r).split('\n');
@@ -115,7 +125,10 @@ describe('time zones', () => {
     assert.match(text(nz), /Due on the 11th · due today/);
     assert.match(text(la), /Due on the 10th · due today/);
     assert.ok(!text(la).includes('Due on the 11th'));
-    assert.deepEqual(nzOverdue.structuredContent.tasks.map((t: { title: string }) => t.title), ['Due on the 10th']);
+    assert.deepEqual(
+      nzOverdue.structuredContent.tasks.map((t: { title: string }) => t.title),
+      ['Due on the 10th'],
+    );
     assert.equal(laOverdue.structuredContent.returned, 0);
   });
 

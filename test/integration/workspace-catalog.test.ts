@@ -2,15 +2,34 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { LocalServer } from '../../lambda/local/server.js';
 import { DEMO_PROJECTS } from '../../lambda/local/demo-seed.js';
+import type { LocalServer } from '../../lambda/local/server.js';
 import { callTool, legacyCall, modernCall } from '../helpers/local.js';
 import { addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 const TOOLS = [
-  'me_get', 'agenda_get', 'tasks_search', 'task_get', 'task_create', 'task_update', 'task_complete', 'task_reopen', 'task_delete',
-  'projects_list', 'project_get', 'project_create', 'project_update', 'project_archive', 'project_delete',
-  'comments_list', 'comment_add', 'comment_delete', 'members_list', 'member_invite', 'member_role_set', 'member_remove',
+  'me_get',
+  'agenda_get',
+  'tasks_search',
+  'task_get',
+  'task_create',
+  'task_update',
+  'task_complete',
+  'task_reopen',
+  'task_delete',
+  'projects_list',
+  'project_get',
+  'project_create',
+  'project_update',
+  'project_archive',
+  'project_delete',
+  'comments_list',
+  'comment_add',
+  'comment_delete',
+  'members_list',
+  'member_invite',
+  'member_role_set',
+  'member_remove',
 ];
 const DESTRUCTIVE = ['comment_delete', 'member_remove', 'project_archive', 'project_delete', 'task_delete'];
 const NOT_IDEMPOTENT = ['comment_add', 'member_invite', 'project_create', 'task_create'];
@@ -32,7 +51,10 @@ describe('tools/list', () => {
   test('offers exactly the 22 tools of DESIGN §8, each with output schema and all four annotations as §3 sets them', async () => {
     const tools = await listTools();
 
-    assert.deepEqual(tools.map((t) => t.name), [...TOOLS].sort());
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      [...TOOLS].sort(),
+    );
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object', t.name);
       assert.equal(t.inputSchema.additionalProperties, false, `${t.name} input is strict`);
@@ -51,9 +73,18 @@ describe('tools/list', () => {
     const team = await addToken(server, ws.workspaceId, ws.owner.userId, ['team:read']);
     const none = await addToken(server, ws.workspaceId, ws.owner.userId, []);
 
-    assert.deepEqual((await listTools(readOnly)).map((t) => t.name), ['agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search']);
-    assert.deepEqual((await listTools(team)).map((t) => t.name), ['me_get', 'members_list']);
-    assert.deepEqual((await listTools(none)).map((t) => t.name), ['me_get']);
+    assert.deepEqual(
+      (await listTools(readOnly)).map((t) => t.name),
+      ['agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search'],
+    );
+    assert.deepEqual(
+      (await listTools(team)).map((t) => t.name),
+      ['me_get', 'members_list'],
+    );
+    assert.deepEqual(
+      (await listTools(none)).map((t) => t.name),
+      ['me_get'],
+    );
   });
 
   test('every tool result validates against its declared outputSchema', async () => {
@@ -62,19 +93,40 @@ describe('tools/list', () => {
     const schemas = new Map((await listTools()).map((t) => [t.name, ajv.compile(t.outputSchema)]));
     const call = (name: string, args: Record<string, unknown> = {}, token = ws.owner.token) => callTool(server, name, args, token);
     const project = (await call('project_create', { name: 'Schema', description: 'checked' })).structuredContent;
-    const task = (await call('task_create', { title: 'Schema task', notes: 'n', dueDate: '2030-01-01', dueTime: '10:00', assignee: 'me', projectId: project.projectId, labels: ['x'] })).structuredContent;
+    const task = (
+      await call('task_create', {
+        title: 'Schema task',
+        notes: 'n',
+        dueDate: '2030-01-01',
+        dueTime: '10:00',
+        assignee: 'me',
+        projectId: project.projectId,
+        labels: ['x'],
+      })
+    ).structuredContent;
     const comment = (await call('comment_add', { taskId: task.taskId, body: 'hi' })).structuredContent;
     const invited = (await call('member_invite', { email: 'schema@example.test', name: 'Schema Person' })).structuredContent;
     const spare = (await call('task_create', { title: 'spare' })).structuredContent;
     const spareProject = (await call('project_create', { name: 'Spare' })).structuredContent;
     const results: [string, Record<string, unknown>][] = [
-      ['me_get', {}], ['agenda_get', { assignee: 'anyone' }], ['tasks_search', { status: 'any', limit: 1 }], ['task_get', { taskId: task.taskId }],
-      ['task_update', { taskId: task.taskId, version: 1, priority: 'P1' }], ['task_complete', { taskId: task.taskId }], ['task_reopen', { taskId: task.taskId }],
-      ['projects_list', { includeArchived: true }], ['project_get', { projectId: project.projectId }],
-      ['project_update', { projectId: project.projectId, version: 1, name: 'Schema 2' }], ['project_archive', { projectId: project.projectId }],
-      ['comments_list', { taskId: task.taskId }], ['members_list', { limit: 2 }], ['member_role_set', { userId: invited.userId, role: 'viewer' }],
-      ['comment_delete', { taskId: task.taskId, commentId: comment.commentId }], ['task_delete', { taskId: spare.taskId }],
-      ['project_delete', { projectId: spareProject.projectId }], ['member_remove', { userId: invited.userId }],
+      ['me_get', {}],
+      ['agenda_get', { assignee: 'anyone' }],
+      ['tasks_search', { status: 'any', limit: 1 }],
+      ['task_get', { taskId: task.taskId }],
+      ['task_update', { taskId: task.taskId, version: 1, priority: 'P1' }],
+      ['task_complete', { taskId: task.taskId }],
+      ['task_reopen', { taskId: task.taskId }],
+      ['projects_list', { includeArchived: true }],
+      ['project_get', { projectId: project.projectId }],
+      ['project_update', { projectId: project.projectId, version: 1, name: 'Schema 2' }],
+      ['project_archive', { projectId: project.projectId }],
+      ['comments_list', { taskId: task.taskId }],
+      ['members_list', { limit: 2 }],
+      ['member_role_set', { userId: invited.userId, role: 'viewer' }],
+      ['comment_delete', { taskId: task.taskId, commentId: comment.commentId }],
+      ['task_delete', { taskId: spare.taskId }],
+      ['project_delete', { projectId: spareProject.projectId }],
+      ['member_remove', { userId: invited.userId }],
     ];
     const checked = new Set(['project_create', 'task_create', 'comment_add', 'member_invite']);
     for (const [name, args] of results) {
@@ -95,12 +147,20 @@ describe('prompts', () => {
     const full = (await modernCall(server, 'prompts/list')).json.result.prompts;
     const read = (await modernCall(server, 'prompts/list', {}, { token: readOnly })).json.result.prompts;
 
-    assert.deepEqual(full.map((p: { name: string }) => p.name), ['catch_up_on', 'daily_briefing', 'triage_inbox', 'weekly_review']);
-    assert.deepEqual(full.find((p: { name: string }) => p.name === 'catch_up_on').arguments, [{ name: 'project', description: 'The project name or projectId', required: true }]);
-    assert.deepEqual(read.map((p: { name: string }) => p.name), ['catch_up_on', 'daily_briefing', 'weekly_review']);
+    assert.deepEqual(
+      full.map((p: { name: string }) => p.name),
+      ['catch_up_on', 'daily_briefing', 'triage_inbox', 'weekly_review'],
+    );
+    assert.deepEqual(full.find((p: { name: string }) => p.name === 'catch_up_on').arguments, [
+      { name: 'project', description: 'The project name or projectId', required: true },
+    ]);
+    assert.deepEqual(
+      read.map((p: { name: string }) => p.name),
+      ['catch_up_on', 'daily_briefing', 'weekly_review'],
+    );
   });
 
-  test('each answers one user message that chains this server\'s tools and says to report only what they returned', async () => {
+  test("each answers one user message that chains this server's tools and says to report only what they returned", async () => {
     for (const [name, args, tools] of [
       ['daily_briefing', {}, ['me_get', 'agenda_get', 'tasks_search']],
       ['weekly_review', {}, ['me_get', 'projects_list', 'tasks_search']],
@@ -135,12 +195,17 @@ describe('resources', () => {
     const templates = await modernCall(server, 'resources/templates/list');
 
     assert.deepEqual(list.json.result.resources, []);
-    assert.deepEqual(templates.json.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate), ['doers://projects/{projectId}', 'doers://tasks/{taskId}']);
+    assert.deepEqual(
+      templates.json.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate),
+      ['doers://projects/{projectId}', 'doers://tasks/{taskId}'],
+    );
   });
 
   test('a task reads as Markdown with its notes and comments; a project with its open tasks', async () => {
     const project = (await callTool(server, 'project_create', { name: 'Readable' }, ws.admin.token)).structuredContent;
-    const task = (await callTool(server, 'task_create', { title: 'Read me', notes: 'The **notes**', projectId: project.projectId }, ws.member.token)).structuredContent;
+    const task = (
+      await callTool(server, 'task_create', { title: 'Read me', notes: 'The **notes**', projectId: project.projectId }, ws.member.token)
+    ).structuredContent;
     await callTool(server, 'comment_add', { taskId: task.taskId, body: 'A remark' }, ws.admin.token);
 
     const t = await modernCall(server, 'resources/read', { uri: `doers://tasks/${task.taskId}` }, { token: ws.viewer.token });

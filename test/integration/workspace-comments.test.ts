@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { callTool } from '../helpers/local.js';
-import { createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -28,7 +28,10 @@ describe('comments', () => {
 
     assert.equal(first.isError, false);
     assert.equal(first.structuredContent.authorId, ws.member.userId);
-    assert.deepEqual(list.structuredContent.comments.map((c: { body: string }) => c.body), ['First thought', 'Second thought']);
+    assert.deepEqual(
+      list.structuredContent.comments.map((c: { body: string }) => c.body),
+      ['First thought', 'Second thought'],
+    );
     assert.equal(list.structuredContent.comments[1].authorName, ws.admin.name);
     assert.equal(list.structuredContent.returned, 2);
     assert.match(text(list), new RegExp(`- \\[${second.structuredContent.commentId}\\] ${ws.admin.name}, .*: Second thought`));
@@ -58,7 +61,7 @@ describe('comments', () => {
     assert.match(text(empty), /body/);
   });
 
-  test('a member deletes their own comment but not an admin\'s; an admin deletes anyone\'s', async () => {
+  test("a member deletes their own comment but not an admin's; an admin deletes anyone's", async () => {
     const mine = (await as(ws.member.token)('comment_add', { taskId, body: 'mine' })).structuredContent.commentId;
     const admins = (await as(ws.admin.token)('comment_add', { taskId, body: 'admins' })).structuredContent.commentId;
 

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { modernCall } from '../helpers/local.js';
-import { addMember, addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
+import {
+  addMember,
+  addToken,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let other: TestWorkspace;
@@ -25,7 +33,10 @@ describe('members_list', () => {
     const p2 = await as(ws.viewer.token)('members_list', { limit: 3, cursor: p1.structuredContent.nextCursor });
 
     const names = all.structuredContent.members.map((m: { name: string }) => m.name);
-    assert.deepEqual(names, [...names].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    assert.deepEqual(
+      names,
+      [...names].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())),
+    );
     assert.equal(all.structuredContent.returned, 4);
     assert.match(text(all), new RegExp(`- \\[${ws.admin.userId}\\] ${ws.admin.name} <${ws.admin.email}> · admin`));
     assert.equal(p1.structuredContent.truncated, true);
@@ -50,7 +61,11 @@ describe('member_invite', () => {
   test('an admin adds a member who can then work with a token of their own', async () => {
     const ws = await createTestWorkspace(server);
 
-    const r = await as(ws.admin.token)('member_invite', { email: 'New.Person@Example.test', name: 'New Person', timeZone: 'Europe/Berlin' });
+    const r = await as(ws.admin.token)('member_invite', {
+      email: 'New.Person@Example.test',
+      name: 'New Person',
+      timeZone: 'Europe/Berlin',
+    });
     const token = await addToken(server, ws.workspaceId, r.structuredContent.userId, ['tasks:read', 'tasks:write']);
     const created = await as(token)('task_create', { title: 'My first task' });
 
@@ -158,13 +173,19 @@ describe('member_role_set', () => {
 });
 
 describe('member_remove', () => {
-  test("removes the member and revokes their tokens: their next request is 401", async () => {
+  test('removes the member and revokes their tokens: their next request is 401', async () => {
     const ws = await createTestWorkspace(server);
 
     const r = await as(ws.admin.token)('member_remove', { userId: ws.member.userId });
     const after = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token: ws.member.token });
 
-    assert.deepEqual(r.structuredContent, { userId: ws.member.userId, name: ws.member.name, email: ws.member.email, removed: true, tokensRevoked: 1 });
+    assert.deepEqual(r.structuredContent, {
+      userId: ws.member.userId,
+      name: ws.member.name,
+      email: ws.member.email,
+      removed: true,
+      tokensRevoked: 1,
+    });
     assert.equal(after.status, 401);
     assert.equal(await server.app.services.directory.getMember(ws.workspaceId, ws.member.userId), undefined);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -45,7 +45,7 @@ describe('projects', () => {
     }
   });
 
-  test('project_get counts its tasks in the user\'s day', async () => {
+  test("project_get counts its tasks in the user's day", async () => {
     const p = (await as(ws.admin.token)('project_create', { name: 'Counted' })).structuredContent;
     const t1 = await as(ws.member.token)('task_create', { title: 'a', projectId: p.projectId, dueDate: '2000-01-01' });
     await as(ws.member.token)('task_create', { title: 'b', projectId: p.projectId });
@@ -122,7 +122,11 @@ describe('projects', () => {
     const noName = await as(ws.admin.token)('project_create', { name: '' });
     const extra = await as(ws.admin.token)('project_create', { name: 'x', owner: 'me' });
     const page = await as(ws.viewer.token)('projects_list', { limit: 1 });
-    const replayed = await as(ws.viewer.token)('projects_list', { limit: 1, includeArchived: true, cursor: page.structuredContent.nextCursor });
+    const replayed = await as(ws.viewer.token)('projects_list', {
+      limit: 1,
+      includeArchived: true,
+      cursor: page.structuredContent.nextCursor,
+    });
 
     assert.match(text(noName), /name/);
     assert.match(text(extra), /owner/);

@@ -5,7 +5,7 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import type { Task } from '../../lambda/workspace/model.js';
 import { addDays, dateInZone } from '../../lambda/workspace/time.js';
 
-import { createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -26,7 +26,15 @@ before(async () => {
   const make = async (key: string, args: Record<string, unknown>) => {
     ids[key] = (await admin('task_create', args)).structuredContent.taskId;
   };
-  await make('overdue', { title: 'Invoice Acme', dueDate: addDays(today, -2), priority: 'P3', assignee: ws.member.userId, projectId: project, labels: ['finance'], notes: 'secret notes about pricing' });
+  await make('overdue', {
+    title: 'Invoice Acme',
+    dueDate: addDays(today, -2),
+    priority: 'P3',
+    assignee: ws.member.userId,
+    projectId: project,
+    labels: ['finance'],
+    notes: 'secret notes about pricing',
+  });
   await make('today', { title: 'Call the printer', dueDate: today, priority: 'P1', assignee: 'me' });
   await make('later', { title: 'Plan the launch party', dueDate: addDays(today, 5), priority: 'P2', projectId: project, labels: ['fun'] });
   await make('undated', { title: 'Read about pricing', priority: 'P4' });
@@ -140,7 +148,10 @@ describe('cursors', () => {
     assert.equal(first.structuredContent.truncated, true);
     assert.equal(first.structuredContent.returned, 2);
     assert.match(text(first), /more follow/);
-    assert.deepEqual([...titles(first), ...titles(second)], ['Invoice Acme', 'Call the printer', 'Plan the launch party', 'Read about pricing']);
+    assert.deepEqual(
+      [...titles(first), ...titles(second)],
+      ['Invoice Acme', 'Call the printer', 'Plan the launch party', 'Read about pricing'],
+    );
     assert.equal(second.structuredContent.truncated, false);
   });
 

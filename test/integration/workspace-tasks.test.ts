@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { legacyCall, modernCall } from '../helpers/local.js';
-import { addToken, createTestWorkspace, startWorkspaceServer, type TestWorkspace, caller, toolText } from '../helpers/workspace-fixtures.js';
+import {
+  addToken,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -21,7 +28,14 @@ describe('task_create', () => {
   test('creates an open task at version 1 and shows its id in the text', async () => {
     const call = as(ws.member.token);
 
-    const r = await call('task_create', { title: 'Write the report', priority: 'P2', dueDate: '2030-01-15', dueTime: '09:30', assignee: 'me', labels: ['Writing'] });
+    const r = await call('task_create', {
+      title: 'Write the report',
+      priority: 'P2',
+      dueDate: '2030-01-15',
+      dueTime: '09:30',
+      assignee: 'me',
+      labels: ['Writing'],
+    });
 
     assert.equal(r.isError, false);
     const t = r.structuredContent;
@@ -79,7 +93,12 @@ describe('task_create', () => {
   });
 
   test('invalid arguments are -32602 on 2025-06-18', async () => {
-    const res = await legacyCall(server, 'tools/call', { name: 'task_create', arguments: {} }, { token: ws.member.token, version: '2025-06-18' });
+    const res = await legacyCall(
+      server,
+      'tools/call',
+      { name: 'task_create', arguments: {} },
+      { token: ws.member.token, version: '2025-06-18' },
+    );
 
     assert.equal(res.json.error.code, -32602);
     assert.match(res.json.error.message, /title/);
@@ -143,7 +162,13 @@ describe('task_update', () => {
     const call = as(ws.member.token);
     const c = await call('task_create', { title: 'Draft', priority: 'P3', dueDate: '2030-03-01', dueTime: '08:00', labels: ['a'] });
 
-    const r = await call('task_update', { taskId: c.structuredContent.taskId, version: 1, title: 'Final', dueDate: null, assignee: ws.admin.userId });
+    const r = await call('task_update', {
+      taskId: c.structuredContent.taskId,
+      version: 1,
+      title: 'Final',
+      dueDate: null,
+      assignee: ws.admin.userId,
+    });
 
     assert.equal(r.isError, false);
     const t = r.structuredContent;
@@ -254,7 +279,7 @@ describe('task_complete and task_reopen', () => {
 });
 
 describe('task_delete', () => {
-  test("a member deletes a task they created, and its comments go with it", async () => {
+  test('a member deletes a task they created, and its comments go with it', async () => {
     const call = as(ws.member.token);
     const c = await call('task_create', { title: 'Temporary' });
     const id = c.structuredContent.taskId;

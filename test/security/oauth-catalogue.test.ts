@@ -1,11 +1,11 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { generateKeyPair, SignJWT, decodeJwt } from 'jose';
+import { after, before, describe, test } from 'node:test';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { DynamoGrantStore } from '../../lambda/oauth/grant-store.js';
+import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { modernCall, startTestServer } from '../helpers/local.js';
 import { approve, formValue, pkcePair, startHttpsServer, trustingFetch, UserAgent } from '../helpers/oauth.js';
 
@@ -107,10 +107,20 @@ const tokenRequest = async (form: Record<string, string>, target = server) => {
 /** A whole authorization as a person would do it: code, then tokens. */
 const authorize = async (clientId: string, opts: { scopes?: string[] } = {}) => {
   const pkce = pkcePair();
-  const back = await approve(authorizeUrl(clientId, { code_challenge: pkce.challenge }), { email: DEMO_OWNER.email, ...(opts.scopes ? { scopes: opts.scopes } : {}) });
+  const back = await approve(authorizeUrl(clientId, { code_challenge: pkce.challenge }), {
+    email: DEMO_OWNER.email,
+    ...(opts.scopes ? { scopes: opts.scopes } : {}),
+  });
   const code = back.searchParams.get('code');
   assert.ok(code, `no code in ${back.href}`);
-  const tokens = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: pkce.verifier, resource: server.mcpUrl });
+  const tokens = await tokenRequest({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: pkce.verifier,
+    resource: server.mcpUrl,
+  });
   assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
   return { code, pkce, tokens: tokens.body };
 };
@@ -142,8 +152,11 @@ describe('redirect URIs are matched exactly', () => {
     });
   }
 
-  test('an unknown client with an attacker\'s redirect_uri gets our error page, no redirect', async () => {
-    await assertRefusedOnPage(authorizeUrl('no-such-client', { redirect_uri: 'https://evil.example/cb', code_challenge: pkcePair().challenge }), /client/i);
+  test("an unknown client with an attacker's redirect_uri gets our error page, no redirect", async () => {
+    await assertRefusedOnPage(
+      authorizeUrl('no-such-client', { redirect_uri: 'https://evil.example/cb', code_challenge: pkcePair().challenge }),
+      /client/i,
+    );
   });
 });
 
@@ -154,7 +167,10 @@ describe('PKCE S256 is required', () => {
 
   test('the plain method is refused', async () => {
     const { verifier } = pkcePair();
-    await assertRefusedOnPage(authorizeUrl(await newClient(), { code_challenge: verifier, code_challenge_method: 'plain' }), /code_challenge_method/);
+    await assertRefusedOnPage(
+      authorizeUrl(await newClient(), { code_challenge: verifier, code_challenge_method: 'plain' }),
+      /code_challenge_method/,
+    );
   });
 
   test('a code redeemed with the wrong verifier gives no token', async () => {
@@ -162,7 +178,13 @@ describe('PKCE S256 is required', () => {
     const client = await newClient();
     const back = await approve(authorizeUrl(client, { code_challenge: pkcePair().challenge }), { email: DEMO_OWNER.email });
     // Act
-    const res = await tokenRequest({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client, code_verifier: pkcePair().verifier });
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client,
+      code_verifier: pkcePair().verifier,
+    });
     // Assert
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'invalid_grant');
@@ -177,7 +199,13 @@ describe('authorization codes', () => {
     const { code, pkce, tokens } = await authorize(client);
     assert.equal(await mcpStatus(tokens.access_token!), 200);
     // Act
-    const replay = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client, code_verifier: pkce.verifier });
+    const replay = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: client,
+      code_verifier: pkce.verifier,
+    });
     // Assert
     assert.equal(replay.status, 400);
     assert.equal(replay.body.error, 'invalid_grant');
@@ -189,7 +217,13 @@ describe('authorization codes', () => {
     const client = await newClient();
     const pkce = pkcePair();
     const back = await approve(authorizeUrl(client, { code_challenge: pkce.challenge }), { email: DEMO_OWNER.email });
-    const form = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client, code_verifier: pkce.verifier };
+    const form = {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client,
+      code_verifier: pkce.verifier,
+    };
     // Act
     const answers = await Promise.all([tokenRequest(form), tokenRequest(form), tokenRequest(form)]);
     // Assert
@@ -205,7 +239,13 @@ describe('authorization codes', () => {
     const pkce = pkcePair();
     const back = await approve(authorizeUrl(owner, { code_challenge: pkce.challenge }), { email: DEMO_OWNER.email });
     // Act
-    const res = await tokenRequest({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: thief, code_verifier: pkce.verifier });
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: thief,
+      code_verifier: pkce.verifier,
+    });
     // Assert
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'invalid_grant');
@@ -237,7 +277,12 @@ describe('refresh tokens rotate; a spent one revokes the grant', () => {
     const { tokens } = await authorize(client, { scopes: ['tasks:read'] });
     assert.equal(decodeJwt(tokens.access_token!).scope, 'tasks:read');
     // Act
-    const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client, scope: 'tasks:read tasks:write' });
+    const res = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: client,
+      scope: 'tasks:read tasks:write',
+    });
     // Assert
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'invalid_scope');
@@ -246,7 +291,10 @@ describe('refresh tokens rotate; a spent one revokes the grant', () => {
 
 describe('the resource is the MCP URL and nothing else', () => {
   test('an authorization request for another resource is refused', async () => {
-    await assertRefusedOnPage(authorizeUrl(await newClient(), { resource: 'https://evil.example/mcp', code_challenge: pkcePair().challenge }), /resource/);
+    await assertRefusedOnPage(
+      authorizeUrl(await newClient(), { resource: 'https://evil.example/mcp', code_challenge: pkcePair().challenge }),
+      /resource/,
+    );
   });
 
   test('a token request for another resource is refused', async () => {
@@ -255,7 +303,14 @@ describe('the resource is the MCP URL and nothing else', () => {
     const pkce = pkcePair();
     const back = await approve(authorizeUrl(client, { code_challenge: pkce.challenge }), { email: DEMO_OWNER.email });
     // Act
-    const res = await tokenRequest({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client, code_verifier: pkce.verifier, resource: 'https://evil.example/mcp' });
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client,
+      code_verifier: pkce.verifier,
+      resource: 'https://evil.example/mcp',
+    });
     // Assert
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'invalid_target');
@@ -281,7 +336,9 @@ describe('the resource is the MCP URL and nothing else', () => {
 
 describe('Client ID Metadata Documents are fetched with limits', () => {
   test('a good document is accepted (the control for the cases below)', async () => {
-    const res = await fetch(authorizeUrl(`${documents.origin}/good.json`, { code_challenge: pkcePair().challenge }), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl(`${documents.origin}/good.json`, { code_challenge: pkcePair().challenge }), {
+      redirect: 'manual',
+    });
     assert.equal(res.status, 303);
     assert.match(res.headers.get('location') ?? '', /^\/oauth\/interaction\//);
   });
@@ -324,13 +381,19 @@ describe('Dynamic Client Registration', () => {
   }
 
   test('https and loopback http redirect URIs are accepted', async () => {
-    const { status } = await register(server, { redirect_uris: ['https://app.example/cb', 'http://localhost:33418/callback', 'http://[::1]:8080/cb'] });
+    const { status } = await register(server, {
+      redirect_uris: ['https://app.example/cb', 'http://localhost:33418/callback', 'http://[::1]:8080/cb'],
+    });
     assert.equal(status, 201);
   });
 
   for (const path of ['/oauth/register/', '/oauth/REGISTER', '/oauth/Register', '/oauth/register/.', '/oauth/reg']) {
     test(`${path} is not another way to register (404)`, async () => {
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+      });
       assert.equal(res.status, 404);
     });
   }
@@ -348,7 +411,11 @@ describe('Dynamic Client Registration', () => {
       // Act
       const answers: number[] = [];
       for (let i = 0; i < 21; i++) answers.push((await register(fresh, {})).status);
-      const refused = await fetch(`${fresh.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      const refused = await fetch(`${fresh.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+      });
       // Assert
       assert.deepEqual(answers.slice(0, 20), Array(20).fill(201));
       assert.equal(answers[20], 429);
@@ -372,14 +439,17 @@ describe('the consent form', () => {
 
   for (const [label, csrf] of [
     ['without its CSRF token', undefined],
-    ['with another interaction\'s token', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    ["with another interaction's token", 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
   ] as const) {
     test(`approving ${label} is refused and issues no code`, async () => {
       // Arrange
       const { agent, url, page } = await toConsent();
       assert.match(page, /id="approve"/);
       // Act
-      const { response } = await agent.postForm(new URL(`${url.pathname}/consent`, url), { ...(csrf ? { csrf } : {}), scope: 'tasks:read' });
+      const { response } = await agent.postForm(new URL(`${url.pathname}/consent`, url), {
+        ...(csrf ? { csrf } : {}),
+        scope: 'tasks:read',
+      });
       // Assert
       assert.equal(response.status, 403);
       assert.equal(response.headers.get('location'), null);
@@ -400,9 +470,15 @@ describe('the consent form', () => {
     const signIn = await agent.follow(authorizeUrl(await newClient(), { scope: undefined, code_challenge: pkcePair().challenge }));
     const signInPage = await signIn.response.text();
     // Act
-    const consent = await agent.postForm(new URL(`${signIn.url.pathname}/login`, signIn.url), { csrf: formValue(signInPage, 'csrf')!, account: /name="account" value="([^"]+)"/.exec(signInPage)![1]! });
+    const consent = await agent.postForm(new URL(`${signIn.url.pathname}/login`, signIn.url), {
+      csrf: formValue(signInPage, 'csrf')!,
+      account: /name="account" value="([^"]+)"/.exec(signInPage)![1]!,
+    });
     // Assert
-    assert.deepEqual([...(await consent.response.text()).matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]), ['tasks:read', 'tasks:write', 'team:read', 'team:admin']);
+    assert.deepEqual(
+      [...(await consent.response.text()).matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]),
+      ['tasks:read', 'tasks:write', 'team:read', 'team:admin'],
+    );
   });
 
   test('scopes the app already holds are shown as already allowed, not as choices', async () => {
@@ -414,7 +490,10 @@ describe('the consent form', () => {
     const { response } = await agent.follow(authorizeUrl(client, { scope: 'tasks:read team:read', code_challenge: pkcePair().challenge }));
     const page = await response.text();
     // Assert
-    assert.deepEqual([...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]), ['team:read']);
+    assert.deepEqual(
+      [...page.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]),
+      ['team:read'],
+    );
     assert.match(page, /id="already-allowed">Already allowed: Read tasks/);
   });
 
@@ -443,11 +522,12 @@ describe('the consent form', () => {
 });
 
 describe('error paths never redirect off-site', () => {
-  test('a client registered with an attacker\'s https URI gets no redirect there from an error before any page (prompt=none, bad parameters)', async () => {
+  test("a client registered with an attacker's https URI gets no redirect there from an error before any page (prompt=none, bad parameters)", async () => {
     // Arrange: open registration lets anyone name any https redirect URI.
     const evil = 'https://evil.example/phish';
     const { body } = await register(server, { redirect_uris: [evil] });
-    const url = (extra: Record<string, string | undefined>) => authorizeUrl(body.client_id!, { redirect_uri: evil, code_challenge: pkcePair().challenge, ...extra });
+    const url = (extra: Record<string, string | undefined>) =>
+      authorizeUrl(body.client_id!, { redirect_uri: evil, code_challenge: pkcePair().challenge, ...extra });
     // Act + Assert
     await assertRefusedOnPage(url({ prompt: 'none' }), /authentication is required/);
     await assertRefusedOnPage(url({ scope: 'tasks:read', code_challenge_method: 'plain' }), /code_challenge_method/);
@@ -455,12 +535,20 @@ describe('error paths never redirect off-site', () => {
 
   for (const mode of ['form_post', 'fragment', 'web_message']) {
     test(`response_mode=${mode} is refused on our page`, async () => {
-      await assertRefusedOnPage(authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge, response_mode: mode }), /response_mode/);
+      await assertRefusedOnPage(
+        authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge, response_mode: mode }),
+        /response_mode/,
+      );
     });
   }
 
   test('an authorization request by POST is refused on our page', async () => {
-    const res = await fetch(`${server.url}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge }).search.slice(1) });
+    const res = await fetch(`${server.url}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge }).search.slice(1),
+    });
     assert.equal(res.status, 400);
     assert.equal(res.headers.get('location'), null);
   });
@@ -485,7 +573,10 @@ describe('the account page over plain HTTP', () => {
     const agent = new UserAgent();
     const form = await agent.follow(`${server.url}/account`);
     const page = await form.response.text();
-    await agent.postForm(new URL('/account/sign-in', server.url), { csrf: formValue(page, 'csrf')!, account: /name="account" value="([^"]+)"/.exec(page)![1]! });
+    await agent.postForm(new URL('/account/sign-in', server.url), {
+      csrf: formValue(page, 'csrf')!,
+      account: /name="account" value="([^"]+)"/.exec(page)![1]!,
+    });
     const account = await agent.fetch(`${server.url}/account`);
     return { agent, csrf: formValue(await account.text(), 'csrf')! };
   };
@@ -493,15 +584,26 @@ describe('the account page over plain HTTP', () => {
   test('an id that is not valid percent-encoding is 404, not 500', async () => {
     const { agent, csrf } = await signedIn();
     for (const path of ['/account/tokens/%E0%A4%A/revoke', '/account/apps/%/revoke', '/account/members/%ZZ/disable']) {
-      const res = await agent.fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf }).toString() });
+      const res = await agent.fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf }).toString(),
+      });
       assert.equal(res.status, 404, path);
     }
   });
 
-  test('signing out ends the account session and the authorization server\'s sign-in session', async () => {
+  test("signing out ends the account session and the authorization server's sign-in session", async () => {
     const { agent, csrf } = await signedIn();
-    const res = await agent.fetch(`${server.url}/account/sign-out`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf }).toString() });
-    const cleared = res.headers.getSetCookie().filter((c) => /Max-Age=0/.test(c)).map((c) => c.slice(0, c.indexOf('=')));
+    const res = await agent.fetch(`${server.url}/account/sign-out`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf }).toString(),
+    });
+    const cleared = res.headers
+      .getSetCookie()
+      .filter((c) => /Max-Age=0/.test(c))
+      .map((c) => c.slice(0, c.indexOf('=')));
     assert.equal(res.status, 303);
     assert.deepEqual(cleared.sort(), ['_session', '_session.sig', 'doers-account']);
     assert.equal((await agent.fetch(`${server.url}/account`)).headers.get('location'), '/account/sign-in');
@@ -516,7 +618,9 @@ describe('the development sign-in', () => {
       const { body } = await register(remote, {});
       const agent = new UserAgent();
       // Act
-      const interaction = await agent.follow(authorizeUrl(body.client_id!, { code_challenge: pkcePair().challenge, resource: 'https://doers.example/mcp' }, remote));
+      const interaction = await agent.follow(
+        authorizeUrl(body.client_id!, { code_challenge: pkcePair().challenge, resource: 'https://doers.example/mcp' }, remote),
+      );
       const page = await interaction.response.text();
       const account = await fetch(`${remote.url}/account/sign-in`, { redirect: 'manual' });
       // Assert
@@ -551,8 +655,14 @@ describe('forged forwarding headers', () => {
     // Arrange
     const forged = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', forwarded: 'host=evil.example;proto=https' };
     // Act
-    const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`, { headers: forged })).json()) as Record<string, string>;
-    const authz = await fetch(authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge }), { headers: forged, redirect: 'manual' });
+    const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`, { headers: forged })).json()) as Record<
+      string,
+      string
+    >;
+    const authz = await fetch(authorizeUrl(await newClient(), { code_challenge: pkcePair().challenge }), {
+      headers: forged,
+      redirect: 'manual',
+    });
     // Assert
     assert.equal(meta.issuer, server.url);
     for (const key of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint', 'jwks_uri']) {

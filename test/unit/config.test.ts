@@ -1,5 +1,5 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../lambda/platform/config.js';
 
 describe('configuration contract', () => {
@@ -21,31 +21,52 @@ describe('configuration contract', () => {
     ['DOERS_DEV_TOKEN', 'short', /DOERS_DEV_TOKEN: must be at least 16 characters/],
   ] as const) {
     test(`a bad ${name} stops start-up naming it`, () => {
-      assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && pattern.test(err.message));
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: Error) => err instanceof ConfigError && pattern.test(err.message),
+      );
     });
   }
 
   test('an issuer needs a JWKS URI and an audience', () => {
     assert.throws(() => loadConfig({ DOERS_JWT_ISSUER: 'https://as.example' }), /go together/);
-    assert.throws(() => loadConfig({ DOERS_JWT_ISSUER: 'https://as.example', DOERS_JWKS_URI: 'https://as.example/jwks' }), /DOERS_JWT_AUDIENCE is required/);
-    const c = loadConfig({ DOERS_JWT_ISSUER: 'https://as.example', DOERS_JWKS_URI: 'https://as.example/jwks', DOERS_JWT_AUDIENCE: 'doers' });
+    assert.throws(
+      () => loadConfig({ DOERS_JWT_ISSUER: 'https://as.example', DOERS_JWKS_URI: 'https://as.example/jwks' }),
+      /DOERS_JWT_AUDIENCE is required/,
+    );
+    const c = loadConfig({
+      DOERS_JWT_ISSUER: 'https://as.example',
+      DOERS_JWKS_URI: 'https://as.example/jwks',
+      DOERS_JWT_AUDIENCE: 'doers',
+    });
     assert.deepEqual(c.jwt, { issuer: 'https://as.example', jwksUri: 'https://as.example/jwks', audience: 'doers', userClaim: 'email' });
   });
 
   test('the built-in authorization server is on unless an external issuer is configured', () => {
     assert.equal(loadConfig({}).builtinAuthorizationServer, true);
-    assert.equal(loadConfig({ DOERS_JWT_ISSUER: 'https://as.example', DOERS_JWKS_URI: 'https://as.example/jwks', DOERS_JWT_AUDIENCE: 'doers' }).builtinAuthorizationServer, false);
+    assert.equal(
+      loadConfig({ DOERS_JWT_ISSUER: 'https://as.example', DOERS_JWKS_URI: 'https://as.example/jwks', DOERS_JWT_AUDIENCE: 'doers' })
+        .builtinAuthorizationServer,
+      false,
+    );
   });
 
   test('an upstream sign-in needs a client id; without an issuer sign-in is the development one', () => {
     assert.equal(loadConfig({}).signIn, undefined);
     assert.throws(() => loadConfig({ DOERS_SIGNIN_ISSUER: 'https://id.example' }), /DOERS_SIGNIN_CLIENT_ID is required/);
     assert.throws(() => loadConfig({ DOERS_SIGNIN_ISSUER: 'not a url', DOERS_SIGNIN_CLIENT_ID: 'doers' }), /DOERS_SIGNIN_ISSUER/);
-    assert.deepEqual(loadConfig({ DOERS_SIGNIN_ISSUER: 'https://id.example', DOERS_SIGNIN_CLIENT_ID: 'doers', DOERS_SIGNIN_CLIENT_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s-AbCdEf' }).signIn, {
-      issuer: 'https://id.example',
-      clientId: 'doers',
-      clientSecretArn: 'arn:aws:secretsmanager:eu-west-1:1:secret:s-AbCdEf',
-    });
+    assert.deepEqual(
+      loadConfig({
+        DOERS_SIGNIN_ISSUER: 'https://id.example',
+        DOERS_SIGNIN_CLIENT_ID: 'doers',
+        DOERS_SIGNIN_CLIENT_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s-AbCdEf',
+      }).signIn,
+      {
+        issuer: 'https://id.example',
+        clientId: 'doers',
+        clientSecretArn: 'arn:aws:secretsmanager:eu-west-1:1:secret:s-AbCdEf',
+      },
+    );
   });
 
   test('a trailing slash on the public URL is dropped, so advertised URLs have no double slash', () => {

@@ -1,15 +1,15 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { DoersError, NotFoundRefusal } from '../../lambda/errors.js';
 import { unlimitedGuard } from '../../lambda/limits/call-guard.js';
 import { createDispatcher, type DispatchHooks } from '../../lambda/mcp/dispatcher.js';
-import { PromptRegistry, definePrompt, userText } from '../../lambda/mcp/prompt-registry.js';
+import { definePrompt, PromptRegistry, userText } from '../../lambda/mcp/prompt-registry.js';
 import { ResourceRegistry } from '../../lambda/mcp/resource-registry.js';
-import { ToolRegistry, defineTool, inputRequired } from '../../lambda/mcp/tool-registry.js';
+import { defineTool, inputRequired, ToolRegistry } from '../../lambda/mcp/tool-registry.js';
 import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
-import { RecordingObserver } from '../helpers/recording-observer.js';
 import { principal } from '../helpers/events.js';
+import { RecordingObserver } from '../helpers/recording-observer.js';
 import { rejection } from '../helpers/rejection.js';
 
 const keys = keyRingFromSeeds('a-seed-of-at-least-thirty-two-characters!');
@@ -39,7 +39,12 @@ const confirm = defineTool<unknown, z.ZodObject<{ what: z.ZodString }>, z.ZodObj
     const answer = ctx.input?.responses.ok as { action?: string } | undefined;
     if (!answer) {
       return inputRequired(
-        { ok: { method: 'elicitation/create', params: { mode: 'form', message: `Confirm ${what}?`, requestedSchema: { type: 'object', properties: {} } } } },
+        {
+          ok: {
+            method: 'elicitation/create',
+            params: { mode: 'form', message: `Confirm ${what}?`, requestedSchema: { type: 'object', properties: {} } },
+          },
+        },
         { asked: what },
       );
     }
@@ -155,14 +160,25 @@ describe('tool results', () => {
   test('tools/list shows only what the scopes cover, sorted by name, the same list object per scope set', async () => {
     const p = principal({ scopes: ['team:read'] });
     const first = tools.list(p);
-    assert.deepEqual(first.map((t) => t.name), ['broken', 'confirm', 'refusing']);
+    assert.deepEqual(
+      first.map((t) => t.name),
+      ['broken', 'confirm', 'refusing'],
+    );
     assert.equal(tools.list(principal({ scopes: ['team:read'] })), first);
-    assert.deepEqual(tools.list(principal()).map((t) => t.name), ['broken', 'confirm', 'echo', 'refusing']);
+    assert.deepEqual(
+      tools.list(principal()).map((t) => t.name),
+      ['broken', 'confirm', 'echo', 'refusing'],
+    );
   });
 
   test('every listed tool has a JSON Schema made by zod, without a $schema dialect', () => {
     const listed = tools.list(principal()).find((t) => t.name === 'echo')!;
-    assert.deepEqual(listed.inputSchema, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false });
+    assert.deepEqual(listed.inputSchema, {
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+      additionalProperties: false,
+    });
     assert.equal((listed.outputSchema as Record<string, unknown>).$schema, undefined);
   });
 });
@@ -193,14 +209,21 @@ describe('multi round-trip (SEP-2322)', () => {
     const [h, p, s] = (first.body.result.requestState as string).split('.');
     const forged = `${h}.${Buffer.from(JSON.stringify({ s: { asked: 'everything' } })).toString('base64url')}.${s}`;
     assert.notEqual(forged, `${h}.${p}.${s}`);
-    const err = await rejection(call('confirm', { what: 'delete' }, { inputResponses: { ok: { action: 'accept' } }, requestState: forged }, { elicitation: {} }));
+    const err = await rejection(
+      call('confirm', { what: 'delete' }, { inputResponses: { ok: { action: 'accept' } }, requestState: forged }, { elicitation: {} }),
+    );
     assert.equal(err.rpcCode, -32602);
   });
 
   test('a requestState replayed with other arguments is -32602', async () => {
     const first = (await call('confirm', { what: 'delete' }, {}, { elicitation: {} })) as { body: { result: Record<string, any> } };
     const err = await rejection(
-      call('confirm', { what: 'archive' }, { inputResponses: { ok: { action: 'accept' } }, requestState: first.body.result.requestState }, { elicitation: {} }),
+      call(
+        'confirm',
+        { what: 'archive' },
+        { inputResponses: { ok: { action: 'accept' } }, requestState: first.body.result.requestState },
+        { elicitation: {} },
+      ),
     );
     assert.equal(err.rpcCode, -32602);
   });
@@ -240,7 +263,10 @@ describe('prompts', () => {
   });
 
   test('a prompt is listed only where every tool it drives is covered', () => {
-    assert.deepEqual(prompts.list(principal()).map((p) => p.name), ['brief']);
+    assert.deepEqual(
+      prompts.list(principal()).map((p) => p.name),
+      ['brief'],
+    );
     assert.deepEqual(prompts.list(principal({ scopes: ['team:read'] })), []);
   });
 });
@@ -248,12 +274,19 @@ describe('prompts', () => {
 describe('envelopes and eras', () => {
   test('the error id is reported as soon as the body is read', async () => {
     const h = hooks();
-    await assert.rejects(dispatch({ jsonrpc: '2.0', id: 'x-1', method: 'tools/list', params: {} }, modernHeaders('tools/list'), principal(), h));
+    await assert.rejects(
+      dispatch({ jsonrpc: '2.0', id: 'x-1', method: 'tools/list', params: {} }, modernHeaders('tools/list'), principal(), h),
+    );
     assert.equal(h.id, 'x-1');
   });
 
   test('a JSON-RPC response sent to the server is accepted with 202', async () => {
-    const out = await dispatch({ jsonrpc: '2.0', id: 3, result: {} }, { protocolVersion: '2025-11-25', method: undefined, name: undefined }, principal(), hooks());
+    const out = await dispatch(
+      { jsonrpc: '2.0', id: 3, result: {} },
+      { protocolVersion: '2025-11-25', method: undefined, name: undefined },
+      principal(),
+      hooks(),
+    );
     assert.equal(out.status, 202);
   });
 });

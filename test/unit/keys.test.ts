@@ -1,6 +1,6 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cachedKeySource, keyRingFromSeeds, type KeyRing } from '../../lambda/platform/keys.js';
+import { describe, test } from 'node:test';
+import { cachedKeySource, type KeyRing, keyRingFromSeeds } from '../../lambda/platform/keys.js';
 
 const SEED_A = 'a'.repeat(40);
 const SEED_B = 'b'.repeat(40);

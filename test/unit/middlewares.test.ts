@@ -1,21 +1,16 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import middy from '@middy/core';
 import type { CredentialGate } from '../../lambda/auth/credential-gate.js';
-import {
-  DependencyUnavailableError,
-  InsufficientScopeError,
-  UnauthenticatedError,
-  UserNotAllowedError,
-} from '../../lambda/errors.js';
+import { DependencyUnavailableError, InsufficientScopeError, UnauthenticatedError, UserNotAllowedError } from '../../lambda/errors.js';
 import { authMiddleware } from '../../lambda/http/auth.js';
 import { errorHandlerMiddleware, requestMeterPlugin } from '../../lambda/http/error-handler.js';
 import { createErrorMapper } from '../../lambda/http/error-mapper.js';
 import { originMiddleware } from '../../lambda/http/origin.js';
-import { stateOf, type DoersContext, type HttpEvent, type HttpResult } from '../../lambda/http/request-context.js';
+import { type DoersContext, type HttpEvent, type HttpResult, stateOf } from '../../lambda/http/request-context.js';
 import { transportMiddleware } from '../../lambda/http/transport.js';
-import { RecordingObserver } from '../helpers/recording-observer.js';
 import { httpEvent, lambdaContext, principal } from '../helpers/events.js';
+import { RecordingObserver } from '../helpers/recording-observer.js';
 
 const PUBLIC = 'https://mcp.example.com';
 const ok = async (): Promise<HttpResult> => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -43,7 +38,11 @@ const run = (c: ReturnType<typeof chain>, event: HttpEvent) => c.handler(event, 
 
 describe('error handler', () => {
   test('an unexpected error is 500 -32603 "Internal error" without its message, and is logged', async () => {
-    const c = chain({ handler: async () => { throw new Error('secret table name doers-prod'); } });
+    const c = chain({
+      handler: async () => {
+        throw new Error('secret table name doers-prod');
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 500);
     assert.deepEqual(JSON.parse(res.body!), { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
@@ -52,7 +51,13 @@ describe('error handler', () => {
   });
 
   test('a dependency that cannot answer is 503 with Retry-After and a fixed text', async () => {
-    const c = chain({ gate: { authenticate: async () => { throw new DependencyUnavailableError('dynamodb', 1, new Error('ECONNREFUSED 10.0.0.1')); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          throw new DependencyUnavailableError('dynamodb', 1, new Error('ECONNREFUSED 10.0.0.1'));
+        },
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 503);
     assert.equal(res.headers?.['retry-after'], '1');
@@ -64,7 +69,14 @@ describe('error handler', () => {
     await run(c, httpEvent({ body: '{}' }));
     await run(c, httpEvent({ method: 'GET' }));
     await run(c, httpEvent({ method: 'OPTIONS', headers: { origin: 'https://claude.ai' } }));
-    assert.deepEqual(c.observer.requests.map((r) => [r.method, r.status]), [['other', 200], ['other', 405], ['preflight', 204]]);
+    assert.deepEqual(
+      c.observer.requests.map((r) => [r.method, r.status]),
+      [
+        ['other', 200],
+        ['other', 405],
+        ['preflight', 204],
+      ],
+    );
     assert.deepEqual(c.observer.refusals, ['bad_request']);
   });
 });
@@ -97,7 +109,14 @@ describe('origin', () => {
 
   test('a preflight never reaches auth', async () => {
     let called = false;
-    const c = chain({ gate: { authenticate: async () => { called = true; return principal(); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          called = true;
+          return principal();
+        },
+      },
+    });
     const res = await run(c, httpEvent({ method: 'OPTIONS', headers: { origin: 'https://claude.ai' } }));
     assert.equal(res.statusCode, 204);
     assert.equal(called, false);
@@ -139,8 +158,14 @@ describe('transport', () => {
       preflight('/elsewhere'),
     ]);
 
-    assert.deepEqual([mcp.statusCode, mcp.headers?.allow, mcp.headers?.['access-control-allow-methods']], [204, 'POST, OPTIONS', 'POST, OPTIONS']);
-    assert.deepEqual([metadata.statusCode, metadata.headers?.allow, metadata.headers?.['access-control-allow-methods']], [204, 'GET, OPTIONS', 'GET, OPTIONS']);
+    assert.deepEqual(
+      [mcp.statusCode, mcp.headers?.allow, mcp.headers?.['access-control-allow-methods']],
+      [204, 'POST, OPTIONS', 'POST, OPTIONS'],
+    );
+    assert.deepEqual(
+      [metadata.statusCode, metadata.headers?.allow, metadata.headers?.['access-control-allow-methods']],
+      [204, 'GET, OPTIONS', 'GET, OPTIONS'],
+    );
     assert.equal(root.headers?.allow, 'GET, OPTIONS');
     assert.equal(other.statusCode, 404);
   });
@@ -176,13 +201,25 @@ describe('auth', () => {
   });
 
   test('the metadata document needs no credential', async () => {
-    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('no', false); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          throw new UnauthenticatedError('no', false);
+        },
+      },
+    });
     const res = await run(c, httpEvent({ path: '/.well-known/oauth-protected-resource/mcp', method: 'GET' }));
     assert.equal(res.statusCode, 200);
   });
 
   test('no token: 401 with a challenge naming the metadata URL and scopes, no error attribute', async () => {
-    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('needs a token', false); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          throw new UnauthenticatedError('needs a token', false);
+        },
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 401);
     assert.equal(
@@ -192,13 +229,28 @@ describe('auth', () => {
   });
 
   test('a refused token: 401 with error="invalid_token"', async () => {
-    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('expired', true); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          throw new UnauthenticatedError('expired', true);
+        },
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
-    assert.match(String(res.headers?.['www-authenticate'] ?? ''), /^Bearer error="invalid_token", error_description="expired", scope="tasks:read tasks:write", resource_metadata=/);
+    assert.match(
+      String(res.headers?.['www-authenticate'] ?? ''),
+      /^Bearer error="invalid_token", error_description="expired", scope="tasks:read tasks:write", resource_metadata=/,
+    );
   });
 
   test('a disabled user: 403 -32600 without a challenge', async () => {
-    const c = chain({ gate: { authenticate: async () => { throw new UserNotAllowedError(); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          throw new UserNotAllowedError();
+        },
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 403);
     assert.equal(res.headers?.['www-authenticate'], undefined);
@@ -206,7 +258,11 @@ describe('auth', () => {
   });
 
   test('insufficient scope: 403 with error="insufficient_scope" and the granted scopes plus the one needed', async () => {
-    const c = chain({ handler: async () => { throw new InsufficientScopeError('tasks:write', 'The tool task_create', ['tasks:read', 'team:read']); } });
+    const c = chain({
+      handler: async () => {
+        throw new InsufficientScopeError('tasks:write', 'The tool task_create', ['tasks:read', 'team:read']);
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 403);
     assert.equal(
@@ -225,7 +281,13 @@ describe('the id of a request refused before dispatch', () => {
   ];
   for (const [status, error] of refusals) {
     test(`a ${status} echoes the id of a readable request`, async () => {
-      const c = chain({ gate: { authenticate: async () => { throw error(); } } });
+      const c = chain({
+        gate: {
+          authenticate: async () => {
+            throw error();
+          },
+        },
+      });
       const [text, number] = await Promise.all([run(c, httpEvent({ body: request('req-7') })), run(c, httpEvent({ body: request(7) }))]);
       assert.equal(String(text.statusCode), status);
       assert.equal(JSON.parse(text.body!).id, 'req-7');
@@ -240,7 +302,13 @@ describe('the id of a request refused before dispatch', () => {
   });
 
   test('id stays null where there is no readable id: a batch, an object id, invalid JSON, a body over the limit', async () => {
-    const c = chain({ gate: { authenticate: async () => { throw new UnauthenticatedError('expired', true); } } });
+    const c = chain({
+      gate: {
+        authenticate: async () => {
+          throw new UnauthenticatedError('expired', true);
+        },
+      },
+    });
     for (const body of [`[${request(1)}]`, request({ a: 1 }), '{"id": 1,', `{"id":1,"pad":"${'x'.repeat(1024 * 1024)}"}`]) {
       const res = await run(c, httpEvent({ body }));
       assert.equal(JSON.parse(res.body!).id, null, body.slice(0, 40));
@@ -254,7 +322,11 @@ describe('error mapping of DynamoDB faults', () => {
       name: 'ProvisionedThroughputExceededException',
       $metadata: { httpStatusCode: 400 },
     });
-    const c = chain({ handler: async () => { throw throttled; } });
+    const c = chain({
+      handler: async () => {
+        throw throttled;
+      },
+    });
     const res = await run(c, httpEvent({ body: '{}' }));
     assert.equal(res.statusCode, 503);
     assert.equal(res.headers?.['retry-after'], '1');

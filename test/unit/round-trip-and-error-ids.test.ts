@@ -1,11 +1,11 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { unlimitedGuard } from '../../lambda/limits/call-guard.js';
 import { createDispatcher, type DispatchHooks } from '../../lambda/mcp/dispatcher.js';
-import { PromptRegistry, definePrompt, userText } from '../../lambda/mcp/prompt-registry.js';
+import { definePrompt, PromptRegistry, userText } from '../../lambda/mcp/prompt-registry.js';
 import { ResourceRegistry } from '../../lambda/mcp/resource-registry.js';
-import { ToolRegistry, defineTool, inputRequired } from '../../lambda/mcp/tool-registry.js';
+import { defineTool, inputRequired, ToolRegistry } from '../../lambda/mcp/tool-registry.js';
 import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
 import { principal } from '../helpers/events.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
@@ -17,7 +17,10 @@ import { rejection } from '../helpers/rejection.js';
 const observer = new RecordingObserver();
 const keys = keyRingFromSeeds('another-seed-of-at-least-thirty-two-characters');
 
-const elicitName = { method: 'elicitation/create', params: { mode: 'form', message: 'Which topic?', requestedSchema: { type: 'object', properties: { topic: { type: 'string' } } } } };
+const elicitName = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Which topic?', requestedSchema: { type: 'object', properties: { topic: { type: 'string' } } } },
+};
 
 const ask = defineTool<unknown, z.ZodObject<{}>, z.ZodObject<{ topic: z.ZodString }>>({
   name: 'ask',
@@ -54,7 +57,13 @@ const prompts = new PromptRegistry(
   ],
   (name) => tools.scopeOf(name),
 );
-const dispatch = createDispatcher({ tools, prompts, resources: new ResourceRegistry<unknown>([], [], unlimitedGuard, observer), services: {}, keys: async () => keys });
+const dispatch = createDispatcher({
+  tools,
+  prompts,
+  resources: new ResourceRegistry<unknown>([], [], unlimitedGuard, observer),
+  services: {},
+  keys: async () => keys,
+});
 
 const MODERN = '2026-07-28';
 const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
@@ -69,7 +78,12 @@ const hooks = (): DispatchHooks & { id?: unknown } => {
   return h;
 };
 const send = (method: string, params: Record<string, unknown>, name?: string, h = hooks()) =>
-  dispatch({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: meta } }, { protocolVersion: MODERN, method, name }, principal(), h) as Promise<{
+  dispatch(
+    { jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: meta } },
+    { protocolVersion: MODERN, method, name },
+    principal(),
+    h,
+  ) as Promise<{
     status: number;
     body: { result: Record<string, any> };
   }>;
@@ -79,7 +93,12 @@ describe('error ids', () => {
     const h = hooks();
 
     const err = await rejection(
-      dispatch({ jsonrpc: '2.0', id: 301, method: 'server/discover', params: {} }, { protocolVersion: 'v999.0.0', method: 'server/discover', name: undefined }, principal(), h),
+      dispatch(
+        { jsonrpc: '2.0', id: 301, method: 'server/discover', params: {} },
+        { protocolVersion: 'v999.0.0', method: 'server/discover', name: undefined },
+        principal(),
+        h,
+      ),
     );
 
     assert.equal(err.rpcCode, -32022);
@@ -124,7 +143,11 @@ describe('multi round-trip on prompts/get', () => {
 
     const retry = await send(
       'prompts/get',
-      { name: 'topical', inputResponses: { topic: { action: 'accept', content: { topic: 'billing' } } }, requestState: first.body.result.requestState },
+      {
+        name: 'topical',
+        inputResponses: { topic: { action: 'accept', content: { topic: 'billing' } } },
+        requestState: first.body.result.requestState,
+      },
       'topical',
     );
 
@@ -138,7 +161,11 @@ describe('multi round-trip on prompts/get', () => {
     const err = await rejection(
       send(
         'prompts/get',
-        { name: 'topical', inputResponses: { topic: { action: 'accept', content: { topic: 'x' } } }, requestState: fromTool.body.result.requestState },
+        {
+          name: 'topical',
+          inputResponses: { topic: { action: 'accept', content: { topic: 'x' } } },
+          requestState: fromTool.body.result.requestState,
+        },
         'topical',
       ),
     );

@@ -1,5 +1,5 @@
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
 import { signingKeysOf } from '../../lambda/platform/signing-keys.js';
@@ -21,7 +21,9 @@ describe('the authorization server signing keys derived from the secret seed', (
   test('what the private key signs, the derived public key verifies; after a rotation the previous key still does', async () => {
     // Arrange: a token signed under the old seed, then the secret rotated (old seed now previous).
     const [old] = await signingKeysOf(keyRingFromSeeds('seed-one'));
-    const token = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'ES256', kid: old!.kid }).sign(await importJWK(old!.privateJwk, 'ES256'));
+    const token = await new SignJWT({ sub: 'x' })
+      .setProtectedHeader({ alg: 'ES256', kid: old!.kid })
+      .sign(await importJWK(old!.privateJwk, 'ES256'));
     const rotated = await signingKeysOf(keyRingFromSeeds('seed-two', 'seed-one'));
     // Act
     const verifyingKey = rotated.find((k) => k.kid === old!.kid)!;

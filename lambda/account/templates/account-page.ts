@@ -1,6 +1,6 @@
 import { SCOPE_DESCRIPTIONS } from '../../oauth/pages/consent.js';
-import { html, type Html } from '../../pages/html.js';
-import { page, type Page } from '../../pages/layout.js';
+import { type Html, html } from '../../pages/html.js';
+import { type Page, page } from '../../pages/layout.js';
 
 export const TOKEN_EXPIRY_DAYS = [7, 30, 90, 365] as const;
 
@@ -100,7 +100,9 @@ ${
   v.tokens.length
     ? html`<table class="stack" id="tokens"><thead><tr><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${v.tokens.map(
-  (t) => html`<tr data-token="${t.tokenId}"><td data-label="Label">${t.label}</td><td data-label="Scopes">${scopeList(t.scopes)}</td><td data-label="Created">${day(t.createdAt)}</td><td data-label="Expires">${t.expired ? 'expired' : t.expiresAt ? day(t.expiresAt) : 'never'}</td><td data-label="Last used">${day(t.lastUsedAt)}</td><td>${post(`/account/tokens/${encodeURIComponent(t.tokenId)}/revoke`, v.csrf, 'Revoke', { name: t.label })}</td></tr>
+  (
+    t,
+  ) => html`<tr data-token="${t.tokenId}"><td data-label="Label">${t.label}</td><td data-label="Scopes">${scopeList(t.scopes)}</td><td data-label="Created">${day(t.createdAt)}</td><td data-label="Expires">${t.expired ? 'expired' : t.expiresAt ? day(t.expiresAt) : 'never'}</td><td data-label="Last used">${day(t.lastUsedAt)}</td><td>${post(`/account/tokens/${encodeURIComponent(t.tokenId)}/revoke`, v.csrf, 'Revoke', { name: t.label })}</td></tr>
 `,
 )}</tbody></table>`
     : html`<p id="no-tokens">You have no personal access tokens.</p>`
@@ -111,7 +113,9 @@ ${v.tokens.map(
 <label class="field"><span>Label</span><input type="text" name="label" id="label" required maxlength="100" placeholder="e.g. Claude Code on my laptop"></label>
 <fieldset><legend>Scopes</legend>
 ${v.grantableScopes.map(
-  (s) => html`<label><input type="checkbox" name="scope" value="${s}"${s.endsWith(':read') ? ' checked' : ''}> <span>${SCOPE_DESCRIPTIONS[s] ?? s} <span class="muted">(${s})</span></span></label>
+  (
+    s,
+  ) => html`<label><input type="checkbox" name="scope" value="${s}"${s.endsWith(':read') ? ' checked' : ''}> <span>${SCOPE_DESCRIPTIONS[s] ?? s} <span class="muted">(${s})</span></span></label>
 `,
 )}</fieldset>
 <label class="field"><span>Expires after</span><select name="days" id="days">${TOKEN_EXPIRY_DAYS.map((d) => html`<option value="${d}"${d === 30 ? ' selected' : ''}>${d} days</option>`)}</select></label>
@@ -125,7 +129,9 @@ ${
   v.apps.length
     ? html`<table class="stack" id="apps"><thead><tr><th scope="col">App</th><th scope="col">Scopes</th><th scope="col">Connected</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${v.apps.map(
-  (a) => html`<tr data-grant="${a.grantId}"><td data-label="App">${a.name} ${a.verifiedDomain ? html`<span class="muted">${a.verifiedDomain}</span>` : html`<span class="badge">unverified</span>`}</td><td data-label="Scopes">${scopeList(a.scopes)}</td><td data-label="Connected">${day(a.createdAt)}</td><td data-label="Last used">${day(a.lastUsedAt)}</td><td>${post(`/account/apps/${encodeURIComponent(a.grantId)}/revoke`, v.csrf, 'Revoke', { name: a.name })}</td></tr>
+  (
+    a,
+  ) => html`<tr data-grant="${a.grantId}"><td data-label="App">${a.name} ${a.verifiedDomain ? html`<span class="muted">${a.verifiedDomain}</span>` : html`<span class="badge">unverified</span>`}</td><td data-label="Scopes">${scopeList(a.scopes)}</td><td data-label="Connected">${day(a.createdAt)}</td><td data-label="Last used">${day(a.lastUsedAt)}</td><td>${post(`/account/apps/${encodeURIComponent(a.grantId)}/revoke`, v.csrf, 'Revoke', { name: a.name })}</td></tr>
 `,
 )}</tbody></table>`
     : html`<p id="no-apps">No apps are connected to your account.</p>`
@@ -137,9 +143,16 @@ ${
 <h2 id="members-heading">Members of ${v.workspaceName}</h2>
 <table class="stack" id="members"><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
 ${v.members.map(
-  (m) => html`<tr data-member="${m.userId}"><td data-label="Name">${m.name}</td><td data-label="E-mail">${m.email}</td><td data-label="Role">${m.role}</td><td data-label="Status">${m.status}</td><td>${
+  (
+    m,
+  ) => html`<tr data-member="${m.userId}"><td data-label="Name">${m.name}</td><td data-label="E-mail">${m.email}</td><td data-label="Role">${m.role}</td><td data-label="Status">${m.status}</td><td>${
     m.changeable
-      ? post(`/account/members/${encodeURIComponent(m.userId)}/${m.status === 'active' ? 'disable' : 'enable'}`, v.csrf, m.status === 'active' ? 'Disable' : 'Enable', { name: m.name })
+      ? post(
+          `/account/members/${encodeURIComponent(m.userId)}/${m.status === 'active' ? 'disable' : 'enable'}`,
+          v.csrf,
+          m.status === 'active' ? 'Disable' : 'Enable',
+          { name: m.name },
+        )
       : ''
   }</td></tr>
 `,

@@ -1,5 +1,5 @@
 import { html } from '../../pages/html.js';
-import { page, type Page } from '../../pages/layout.js';
+import { type Page, page } from '../../pages/layout.js';
 
 /** What each scope lets an assistant do, in the words the consent page uses. */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -50,7 +50,9 @@ ${
     ? html`<fieldset>
 <legend>It may</legend>
 ${v.scopes.map(
-  (s) => html`<label><input type="checkbox" name="scope" value="${s}" checked> <span>${SCOPE_DESCRIPTIONS[s] ?? s} <span class="muted">(${s})</span></span></label>
+  (
+    s,
+  ) => html`<label><input type="checkbox" name="scope" value="${s}" checked> <span>${SCOPE_DESCRIPTIONS[s] ?? s} <span class="muted">(${s})</span></span></label>
 `,
 )}
 </fieldset>`

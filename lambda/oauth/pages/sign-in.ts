@@ -1,12 +1,18 @@
 import { html } from '../../pages/html.js';
-import { page, type Page } from '../../pages/layout.js';
+import { type Page, page } from '../../pages/layout.js';
 
 export interface DevSignInView {
   /** Where the chosen member is posted; `cancel`, where giving up is (absent: no cancel button). */
   readonly action: string;
   readonly cancel?: string;
   readonly csrf: string;
-  readonly members: ReadonlyArray<{ readonly accountId: string; readonly name: string; readonly email: string; readonly role: string; readonly workspaceName: string }>;
+  readonly members: ReadonlyArray<{
+    readonly accountId: string;
+    readonly name: string;
+    readonly email: string;
+    readonly role: string;
+    readonly workspaceName: string;
+  }>;
   readonly formTargets: readonly string[];
 }
 
@@ -24,7 +30,9 @@ export const devSignInPage = (v: DevSignInView): Page =>
 <p>Continue as:</p>
 <ul class="members">
 ${v.members.map(
-  (m) => html`<li><button type="submit" name="account" value="${m.accountId}">${m.name} &lt;${m.email}&gt; <span class="muted">${m.role}, ${m.workspaceName}</span></button></li>
+  (
+    m,
+  ) => html`<li><button type="submit" name="account" value="${m.accountId}">${m.name} &lt;${m.email}&gt; <span class="muted">${m.role}, ${m.workspaceName}</span></button></li>
 `,
 )}
 </ul>

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineTool } from '../../mcp/tool-registry.js';
-import { pageAfter, cursorFor, isString, positionFrom } from '../paging.js';
+import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
 import { moreLine, taskLine } from '../render.js';
 import { dateArg, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
@@ -29,13 +29,14 @@ const output = z.object({
   tasks: z.array(taskSummaryOutput).check(z.describe('Overdue and due-today open tasks, most urgent priority first')),
 });
 
-const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) => `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;
+const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) =>
+  `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;
 
 export const agendaGet = defineTool<WorkspaceServices, typeof input, typeof output>({
   name: 'agenda_get',
   title: 'Agenda for a day',
   description:
-    "The day view: how many tasks are open, overdue, due today and done today, and the overdue and due-today tasks ordered by priority. " +
+    'The day view: how many tasks are open, overdue, due today and done today, and the overdue and due-today tasks ordered by priority. ' +
     'Prefer it for "what is on my plate", "what should I do today" or a daily briefing; use tasks_search for anything else (other dates, ' +
     'text, labels, projects) and task_get for a task\'s notes. "Today" and "overdue" are the user\'s day in their time zone.',
   input,
@@ -56,10 +57,12 @@ export const agendaGet = defineTool<WorkspaceServices, typeof input, typeof outp
       assigneeId
         ? // One person's day: their own partition of gsi2, one request.
           services.tasks.agendaOf(ws, assigneeId, from, to)
-        : Promise.all([services.tasks.all(ws, { status: 'open', ...who }), services.tasks.completedBetween(ws, from, to, who)]).then(([o, d]) => ({
-            open: o,
-            done: d,
-          })),
+        : Promise.all([services.tasks.all(ws, { status: 'open', ...who }), services.tasks.completedBetween(ws, from, to, who)]).then(
+            ([o, d]) => ({
+              open: o,
+              done: d,
+            }),
+          ),
       loadNames(services, principal),
     ]);
     const doneToday = doneWindow.filter((t) => dateInZone(new Date(t.completedAt!), principal.timeZone) === day).length;

@@ -108,9 +108,11 @@ export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, ty
   scope: 'team:admin',
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'adding a member');
-    if (args.role === 'owner' && principal.role !== 'owner') throw new RoleTooLowRefusal('Refused, role too low: only an owner can add an owner.');
+    if (args.role === 'owner' && principal.role !== 'owner')
+      throw new RoleTooLowRefusal('Refused, role too low: only an owner can add an owner.');
     const timeZone = args.timeZone ?? principal.timeZone;
-    if (!isValidTimeZone(timeZone)) throw new InvalidArgumentRefusal(`timeZone: ${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
+    if (!isValidTimeZone(timeZone))
+      throw new InvalidArgumentRefusal(`timeZone: ${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
     const member: Member = {
       workspaceId: principal.workspaceId,
       userId: `usr_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
@@ -160,7 +162,13 @@ export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typ
 // ---- member_remove ------------------------------------------------------------------------------
 
 const removeInput = z.strictObject({ userId: userIdArg });
-const removeOutput = z.object({ userId: z.string(), name: z.string(), email: z.string(), removed: z.literal(true), tokensRevoked: z.number().check(z.int()) });
+const removeOutput = z.object({
+  userId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  removed: z.literal(true),
+  tokensRevoked: z.number().check(z.int()),
+});
 
 export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, typeof removeOutput>({
   name: 'member_remove',

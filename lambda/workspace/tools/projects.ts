@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import type { Principal } from '../../auth/principal.js';
+import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import { defineTool } from '../../mcp/tool-registry.js';
 import type { Project } from '../model.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
@@ -55,7 +55,10 @@ export const projectsList = defineTool<WorkspaceServices, typeof listInput, type
       projects: page.projects.map(toProjectOutput),
     };
   },
-  render: (r) => (r.returned === 0 ? 'No projects.' : `${r.returned} project(s):\n${r.projects.map(projectLine).join('\n')}${moreLine(r.truncated, r.returned)}`),
+  render: (r) =>
+    r.returned === 0
+      ? 'No projects.'
+      : `${r.returned} project(s):\n${r.projects.map(projectLine).join('\n')}${moreLine(r.truncated, r.returned)}`,
 });
 
 // ---- project_get --------------------------------------------------------------------------------
@@ -161,7 +164,8 @@ export const projectUpdate = defineTool<WorkspaceServices, typeof updateInput, t
   run: async (args, { services, principal, now }) => {
     requireRole(principal, 'admin', 'changing a project');
     const { projectId, version, ...changes } = args;
-    if (Object.values(changes).every((v) => v === undefined)) throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
+    if (Object.values(changes).every((v) => v === undefined))
+      throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
     const project = await currentProject(services, principal, projectId, version);
     const { description: _d, archivedAt: _a, ...kept } = project;
     const description = changes.description === undefined ? project.description : (changes.description ?? undefined);

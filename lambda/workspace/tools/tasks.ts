@@ -25,14 +25,17 @@ import { dateInZone } from '../time.js';
 import { activeProjectOrRefuse, loadNames, projectArgOrRefuse, resolveAssignee, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
-
 const taskIdArg = idArg('task');
 const titleArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(300));
 const notesArg = z.string().check(z.maxLength(10_000));
 const labelsArg = z.array(labelArg).check(z.maxLength(10));
 
 /** Reads the task, checks an optional expected version up front, so a stale one is refused before any work. */
-const currentTask = async (ctx: Pick<ToolContext<WorkspaceServices>, 'services' | 'principal'>, taskId: string, version?: number): Promise<Task> => {
+const currentTask = async (
+  ctx: Pick<ToolContext<WorkspaceServices>, 'services' | 'principal'>,
+  taskId: string,
+  version?: number,
+): Promise<Task> => {
   const task = await taskOrRefuse(ctx.services, ctx.principal, taskId);
   if (version !== undefined && version !== task.version) {
     throw new ConflictRefusal(
@@ -54,7 +57,9 @@ const searchInput = z.strictObject({
   text: z
     .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
     .check(z.describe('Words that must all occur in the title, notes or labels (case-insensitive)')),
-  status: z._default(z.enum(['open', 'done', 'any']), 'open').check(z.describe('open (default), done (most recently completed first) or any')),
+  status: z
+    ._default(z.enum(['open', 'done', 'any']), 'open')
+    .check(z.describe('open (default), done (most recently completed first) or any')),
   assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" (unassigned) or a userId')),
   project: z
     .optional(z.string().check(z.minLength(1), z.maxLength(100)))
@@ -75,7 +80,15 @@ const searchOutput = z.object({
 
 const isTaskPosition = (v: unknown): v is TaskPosition => {
   const p = v as TaskPosition | null;
-  return !!p && typeof p === 'object' && Number.isInteger(p.segment) && p.segment >= 0 && p.segment < 2 && typeof p.taskId === 'string' && typeof p.orderKey === 'string';
+  return (
+    !!p &&
+    typeof p === 'object' &&
+    Number.isInteger(p.segment) &&
+    p.segment >= 0 &&
+    p.segment < 2 &&
+    typeof p.taskId === 'string' &&
+    typeof p.orderKey === 'string'
+  );
 };
 
 export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typeof searchOutput>({
@@ -83,8 +96,8 @@ export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typ
   title: 'Search tasks',
   description:
     'Finds tasks by text, status, assignee ("me"), project, label, priority, due range or overdue, and returns one-line summaries ' +
-    'with ids and versions but without notes; call task_get for a task\'s notes. Open tasks come by due date (undated last), then ' +
-    'priority. Prefer agenda_get for today\'s view. A long list is better narrowed than paged; to page, pass nextCursor as cursor ' +
+    "with ids and versions but without notes; call task_get for a task's notes. Open tasks come by due date (undated last), then " +
+    "priority. Prefer agenda_get for today's view. A long list is better narrowed than paged; to page, pass nextCursor as cursor " +
     'with the same arguments.',
   input: searchInput,
   output: searchOutput,
@@ -161,7 +174,7 @@ const createInput = z.strictObject({
   title: titleArg,
   notes: z.optional(notesArg),
   priority: z._default(priorityArg, 'P4').check(z.describe('P1 (most urgent) to P4 (default)')),
-  dueDate: z.optional(dateArg).check(z.describe("YYYY-MM-DD in the user's calendar; resolve words like \"tomorrow\" with me_get first")),
+  dueDate: z.optional(dateArg).check(z.describe('YYYY-MM-DD in the user\'s calendar; resolve words like "tomorrow" with me_get first')),
   dueTime: z.optional(timeArg).check(z.describe('HH:MM on the due date; needs dueDate')),
   assignee: z
     .optional(z.string().check(z.minLength(1), z.maxLength(100)))
@@ -205,7 +218,11 @@ export const taskCreate = defineTool<WorkspaceServices, typeof createInput, type
       updatedAt: at,
       version: 1,
     };
-    return withNames(services, principal, services.tasks.create(task).then(() => task));
+    return withNames(
+      services,
+      principal,
+      services.tasks.create(task).then(() => task),
+    );
   },
   render: (t) => `Created:\n${taskBlock(t)}`,
 });
@@ -242,10 +259,15 @@ export const taskUpdate = defineTool<WorkspaceServices, typeof updateInput, type
     const { services, principal, now } = ctx;
     requireRole(principal, 'member', 'changing a task');
     const { taskId, version, ...changes } = args;
-    if (Object.values(changes).every((v) => v === undefined)) throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
+    if (Object.values(changes).every((v) => v === undefined))
+      throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
     const task = await currentTask(ctx, taskId, version);
     const [assigneeId] = await Promise.all([
-      changes.assignee === undefined ? undefined : changes.assignee === null ? null : resolveAssignee(services, principal, changes.assignee, 'assignee'),
+      changes.assignee === undefined
+        ? undefined
+        : changes.assignee === null
+          ? null
+          : resolveAssignee(services, principal, changes.assignee, 'assignee'),
       changes.projectId ? activeProjectOrRefuse(services, principal, changes.projectId, 'projectId') : undefined,
     ]);
     const dueDate = changes.dueDate === undefined ? task.dueDate : (changes.dueDate ?? undefined);
@@ -295,7 +317,14 @@ export const taskComplete = defineTool<WorkspaceServices, typeof stateInput, typ
     const task = await currentTask(ctx, args.taskId, args.version);
     if (task.status === 'done') return withNames(ctx.services, ctx.principal, task);
     const at = ctx.now.toISOString();
-    const next: Task = { ...task, status: 'done', completedAt: at, completedBy: ctx.principal.userId, updatedAt: at, version: task.version + 1 };
+    const next: Task = {
+      ...task,
+      status: 'done',
+      completedAt: at,
+      completedBy: ctx.principal.userId,
+      updatedAt: at,
+      version: task.version + 1,
+    };
     return withNames(ctx.services, ctx.principal, ctx.services.tasks.replace(next, task.version));
   },
   render: (t) => `Done:\n${taskBlock(t)}`,

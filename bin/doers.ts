@@ -11,7 +11,7 @@ import { DoersStack } from '../lib/doers-stack.js';
  */
 const app = new App();
 
-let settings;
+let settings: ReturnType<typeof parseContext>;
 try {
   settings = parseContext(app.node.getAllContext());
 } catch (error) {

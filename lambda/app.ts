@@ -2,10 +2,11 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccessReader } from './auth/access-reader.js';
 import { builtinTokenVerifier } from './auth/builtin-tokens.js';
-import { type CredentialGate, createCredentialGate, personalTokenVerifier, type TokenVerifier } from './auth/credential-gate.js';
+import { createCredentialGate, personalTokenVerifier, type TokenVerifier } from './auth/credential-gate.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
 import { DynamoTokenStore } from './auth/personal-tokens.js';
-import { createErrorMapper, type ErrorMapper } from './http/error-mapper.js';
+import { createErrorMapper } from './http/error-mapper.js';
+import type { HttpApp } from './http/pipeline.js';
 import type { CallGuard } from './limits/call-guard.js';
 import { unlimitedGuard } from './limits/call-guard.js';
 import { createDispatcher } from './mcp/dispatcher.js';
@@ -14,7 +15,7 @@ import { ResourceRegistry, type ResourceTemplateDefinition, type StaticResourceD
 import { type ToolDefinition, ToolRegistry } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
-import type { KeySource } from './platform/keys.js';
+import type { KeySource } from './platform/key-ring.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
 import { DynamoCommentStore } from './workspace/comment-store.js';
 import { DynamoDirectoryStore } from './workspace/directory-store.js';
@@ -45,16 +46,10 @@ export interface Runtime {
   readonly fixtures?: Fixtures;
 }
 
-export interface App {
+export interface App extends HttpApp {
   readonly config: Config;
-  readonly logger: Logger;
-  readonly observer: Observer;
-  readonly gate: CredentialGate;
-  readonly mapError: ErrorMapper;
-  readonly dispatch: ReturnType<typeof createDispatcher<WorkspaceServices>>;
   readonly metadata: ReturnType<typeof protectedResourceMetadata>;
   readonly services: WorkspaceServices;
-  readonly loopbackHostOnly: boolean;
 }
 
 /** The composition root, run once per cold start: stores, registries, gate, mapper. No I/O here. */
@@ -98,13 +93,14 @@ export const createApp = (rt: Runtime): App => {
       ...(config.builtinAuthorizationServer ? [builtinTokenVerifier(rt.keys, access, config.publicUrl)] : []),
       ...(rt.extraVerifiers ?? []),
     ],
-    directory,
+    (email) => directory.findMemberRefByEmail(email),
     access,
     { cacheSeconds: config.authCacheSeconds },
   );
 
   return {
     config,
+    allowedOrigins: config.allowedOrigins,
     logger: rt.logger,
     observer: rt.observer,
     gate,

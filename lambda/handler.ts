@@ -7,7 +7,7 @@ import { createLogger } from './observability/logger.js';
 import { createPowertoolsObserver } from './observability/powertools-observer.js';
 import { loadConfig } from './platform/config.js';
 import { createDocumentClient } from './platform/dynamodb.js';
-import { secretsManagerKeySource } from './platform/keys.js';
+import { secretsManagerKeySource } from './platform/key-ring.js';
 import { loadTimeZoneData } from './workspace/time.js';
 
 // Cold start: configuration, clients and registries are built once and reused by every request.

@@ -8,14 +8,14 @@ import {
   OAuthScope,
   ResourceServerScope,
   UserPool,
-  UserPoolClient,
+  type UserPoolClient,
   UserPoolClientIdentityProvider,
-  UserPoolDomain,
-  UserPoolResourceServer,
+  type UserPoolDomain,
+  type UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 
-/** The endpoint's scopes (DESIGN.md §4), as the function names them. */
+/** The endpoint's scopes (docs/auth.md), as the function names them. */
 export const DOERS_SCOPES = {
   'tasks:read': 'Read tasks, projects and comments',
   'tasks:write': 'Create, change and delete tasks, projects and comments',

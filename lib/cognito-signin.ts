@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { UserPool, UserPoolClient, UserPoolDomain } from 'aws-cdk-lib/aws-cognito';
 import { OAuthScope, UserPoolClientIdentityProvider } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';

@@ -232,7 +232,7 @@ export interface DoersSettings {
   /** Cognito user pool as (external) authorization server; undefined when off. */
   readonly cognito: { readonly domainPrefix: string | undefined; readonly callbackUrls: readonly string[] } | undefined;
   /**
-   * doers' own authorization server (DESIGN.md §4): on unless an external issuer is configured
+   * doers' own authorization server (docs/auth.md): on unless an external issuer is configured
    * (`doers:jwtIssuer`, or `doers:cognito=true`, whose pool is then the issuer); undefined when off.
    */
   readonly builtinAuthorizationServer: { readonly signIn: SignInSettings } | undefined;

@@ -56,7 +56,7 @@ export interface DoersStackProps extends StackProps {
   /**
    * The authorization server's handler source file.
    *
-   * @default - `lambda/oauth/handler.ts`
+   * @default - `lambda/oauth-handler.ts`
    */
   readonly oauthHandlerEntry?: string;
 }

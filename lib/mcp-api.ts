@@ -119,7 +119,7 @@ export class McpApi extends Construct {
       description: 'doers MCP endpoint',
       // The stage is created below with throttling and access logs.
       createDefaultStage: false,
-      // No corsPreflight: CORS is the function's job (DESIGN.md §3).
+      // No corsPreflight: CORS is the function's job (docs/protocol.md).
     });
 
     this.domainName = props.customDomain

@@ -71,15 +71,15 @@ export interface OAuthFunctionProps {
   /**
    * Handler source (must export `handler` for API Gateway HTTP API payload 2.0 events).
    *
-   * @default - `lambda/oauth/handler.ts` of this repository
+   * @default - `lambda/oauth-handler.ts` of this repository
    */
   readonly entry?: string;
 }
 
 /**
- * doers' own OAuth 2.1 authorization server (DESIGN.md §4) in its own Lambda function, so its libraries
+ * doers' own OAuth 2.1 authorization server (docs/auth.md) in its own Lambda function, so its libraries
  * never weigh on the MCP function's bundle or cold start: same runtime, architecture and bundling as the
- * MCP function (`lib/bundling.ts`), entry `lambda/oauth/handler.ts`. The construct owns the function's
+ * MCP function (`lib/bundling.ts`), entry `lambda/oauth-handler.ts`. The construct owns the function's
  * environment (exactly the names of `OAUTH_FUNCTION_ENV_NAMES` in `lambda/platform/config.ts` that have
  * a value, nothing else) and its grants (writing its own log group, data-plane access to the workspace
  * table, read access to the secret and, when given, to the sign-in client secret).
@@ -126,7 +126,7 @@ export class OAuthFunction extends Construct {
     this.function = new NodejsFunction(this, 'Handler', {
       role,
       description: 'doers authorization server (/oauth/*, RFC 8414 metadata, /account)',
-      entry: props.entry ?? fileURLToPath(new URL('../lambda/oauth/handler.ts', import.meta.url)),
+      entry: props.entry ?? fileURLToPath(new URL('../lambda/oauth-handler.ts', import.meta.url)),
       ...LAMBDA_FUNCTION_DEFAULTS,
       bundling: OAUTH_BUNDLING,
       memorySize: props.memorySize ?? OAUTH_MEMORY_MB,

@@ -26,7 +26,7 @@ export const METRICS_NAMESPACE = 'Doers';
 /** Default dimension Powertools adds to every record (POWERTOOLS_SERVICE_NAME). */
 export const SERVICE_NAME = 'doers';
 
-/** Outcomes of a tool call (DESIGN.md §6). */
+/** Outcomes of a tool call (docs/deploy-and-operations.md, "Observability"). */
 export const TOOL_OUTCOMES = ['ok', 'error', 'denied', 'invalid', 'ratelimited', 'busy', 'failed'] as const;
 /** Outcomes of a resource read. */
 export const READ_OUTCOMES = ['ok', 'notfound', 'toolarge', 'denied', 'invalid', 'ratelimited', 'busy', 'failed'] as const;

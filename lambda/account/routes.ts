@@ -2,17 +2,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
 import { generateTokenSecret, type TokenStore } from '../auth/personal-tokens.js';
-import { isScope, scopesForRole } from '../auth/scopes.js';
+import { ToolRefusal } from '../errors.js';
 import type { DynamoGrantStore } from '../oauth/grant-store.js';
-import { readForm, redirect, send } from '../oauth/interactions.js';
-import { accountIdOf } from '../oauth/item-keys.js';
-import { devSignInPage } from '../oauth/pages/sign-in.js';
-import { type ActiveMember, expiredPage, notAllowedPage, type SignIn } from '../oauth/sign-in.js';
-import type { PendingSignIn } from '../oauth/upstream-sign-in.js';
+import { refusalStatus } from '../pages/error-mapper.js';
+import { ERROR_PAGES } from '../pages/error-pages.js';
 import { messagePage } from '../pages/layout.js';
+import { readForm, redirect, send } from '../pages/responses.js';
+import { devSignInPage } from '../sign-in/dev-sign-in-page.js';
+import type { ActiveMember, SignIn } from '../sign-in/sign-in.js';
+import type { PendingSignIn } from '../sign-in/upstream.js';
+import { accountIdOf, isScope, type Member, roleAtLeast, scopesForRole } from '../vocabulary.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
-import { type Member, roleAtLeast } from '../workspace/model.js';
-import { changeMemberStatus, MemberStatusRefusal } from './member-status.js';
+import { changeStatus } from '../workspace/membership.js';
 import type { AccountSession, SessionStore } from './session.js';
 import { type AccountView, accountPage, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
 
@@ -157,11 +158,9 @@ export const createAccountRoutes = (deps: AccountDeps) => {
           workspaceName: workspace.name,
         })),
       });
-      res.writeHead(p.status, { ...p.headers, 'set-cookie': form.cookie });
-      res.end(p.body);
-      return;
+      return send(res, p, { 'set-cookie': form.cookie });
     }
-    return send(res, messagePage('Sign-in is not available', 'This server has no identity provider configured for sign-in.', 503));
+    return send(res, ERROR_PAGES.signInUnavailable());
   };
 
   const startSession = (res: ServerResponse, member: Member, via: string): void => {
@@ -169,8 +168,7 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     redirect(res, '/account', { 'set-cookie': deps.sessions.start(accountIdOf(member), now()) });
   };
 
-  const formExpired = () =>
-    messagePage('This form has expired', 'The form could not be verified. Open your account page again and retry.', 403);
+  const formExpired = () => ERROR_PAGES.formExpired('Open your account page again and retry.');
 
   const act = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     const form = await readForm(req);
@@ -178,7 +176,6 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     if (!who) return redirect(res, '/account/sign-in');
     if (!form || !deps.sessions.csrfValid(who.session, form.get('csrf'))) return send(res, formExpired());
     const { member } = who;
-    let m: RegExpExecArray | null;
 
     if (path === '/account/sign-out') {
       // Also the authorization server's sign-in session, so the next app connected here asks again.
@@ -224,27 +221,29 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       return send(res, accountPage(await view(who, { created: { label, secret } })));
     }
 
-    const notFound = () => send(res, messagePage('Not found', 'There is no such page.', 404));
+    const notFound = () => send(res, ERROR_PAGES.notFound());
 
-    if ((m = ROUTES.tokenRevoke.exec(path))) {
-      const tokenId = idFrom(m[1]!);
+    const tokenRevoke = ROUTES.tokenRevoke.exec(path);
+    if (tokenRevoke) {
+      const tokenId = idFrom(tokenRevoke[1]!);
       if (tokenId === undefined) return notFound();
       const mine = (await deps.tokens.list(member.workspaceId)).some((t) => t.tokenId === tokenId && t.userId === member.userId);
       if (!mine || !(await deps.tokens.revoke(member.workspaceId, tokenId, now().toISOString()))) {
-        return send(res, messagePage('Token not found', 'You have no such token; it may have been revoked already.', 404));
+        return send(res, ERROR_PAGES.notFound('Token not found', 'You have no such token; it may have been revoked already.'));
       }
       deps.logger.info('Personal access token revoked', { accountId: accountIdOf(member), tokenId });
       return redirect(res, '/account?done=token-revoked');
     }
 
-    if ((m = ROUTES.appRevoke.exec(path))) {
-      const grantId = idFrom(m[1]!);
+    const appRevoke = ROUTES.appRevoke.exec(path);
+    if (appRevoke) {
+      const grantId = idFrom(appRevoke[1]!);
       if (grantId === undefined) return notFound();
       const grant = await deps.grants.get(grantId);
       if (!grant || grant.workspaceId !== member.workspaceId || grant.userId !== member.userId) {
         return send(
           res,
-          messagePage('App not found', 'No such app is connected to your account; it may have been disconnected already.', 404),
+          ERROR_PAGES.notFound('App not found', 'No such app is connected to your account; it may have been disconnected already.'),
         );
       }
       await deps.grants.revoke(grantId);
@@ -252,18 +251,27 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       return redirect(res, '/account?done=app-revoked');
     }
 
-    if ((m = ROUTES.memberStatus.exec(path))) {
-      const userId = idFrom(m[1]!);
+    const memberStatus = ROUTES.memberStatus.exec(path);
+    if (memberStatus) {
+      const userId = idFrom(memberStatus[1]!);
       if (userId === undefined) return notFound();
+      const action = memberStatus[2] === 'disable' ? 'disable' : 'enable';
       try {
-        const changed = await changeMemberStatus(deps.directory, member, userId, m[2] === 'disable' ? 'disabled' : 'active');
+        const changed = await changeStatus(
+          deps.directory,
+          member,
+          member.workspaceId,
+          userId,
+          action === 'disable' ? 'disabled' : 'active',
+        );
         deps.logger.info('Member status changed', { by: accountIdOf(member), member: accountIdOf(changed), status: changed.status });
       } catch (err) {
-        if (!(err instanceof MemberStatusRefusal)) throw err;
+        // A refusal of the membership rules is shown on the page itself, with what to do instead.
+        if (!(err instanceof ToolRefusal)) throw err;
         const p = accountPage(await view(who, { error: err.message }));
-        return send(res, { ...p, status: err.status });
+        return send(res, { ...p, status: refusalStatus(err) });
       }
-      return redirect(res, `/account?done=member-${m[2]}d`);
+      return redirect(res, `/account?done=member-${action}d`);
     }
 
     return notFound();
@@ -272,41 +280,41 @@ export const createAccountRoutes = (deps: AccountDeps) => {
   return {
     /** The identity provider's answer to an account sign-in (routed here from /oauth/callback). */
     async upstreamReturned(req: IncomingMessage, res: ServerResponse, url: URL, state: string, pending: PendingSignIn): Promise<void> {
-      if (!deps.sessions.signInFormValid(req.headers.cookie, pending.binding)) return send(res, expiredPage());
+      if (!deps.sessions.signInFormValid(req.headers.cookie, pending.binding)) return send(res, ERROR_PAGES.expired());
       const who = await deps.signIn.finish(url, state, pending);
       if (!('member' in who)) return send(res, who);
       return startSession(res, who.member, 'identity provider');
     },
 
-    /** Handles `/account` and below; false for any other path. */
+    /**
+     * Handles `/account` and below; false for any other path. Errors go to the function's one mapper
+     * (pages/error-mapper.ts), which the caller applies.
+     */
     async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
       const path = url.pathname;
       if (path !== '/account' && !path.startsWith('/account/')) return false;
       const method = req.method ?? 'GET';
-      try {
-        if (method === 'GET' && path === '/account') {
-          const who = await signedIn(req);
-          if (!who) return (redirect(res, '/account/sign-in'), true);
-          const done = url.searchParams.get('done') as keyof typeof NOTICES | null;
-          send(res, accountPage(await view(who, done && done in NOTICES ? { notice: NOTICES[done] } : {})));
-        } else if (method === 'GET' && path === '/account/sign-in') await showSignIn(res);
-        else if (method === 'GET' && path === '/account/signed-out') {
-          send(res, messagePage('Signed out', `${NOTICES['signed-out']} Sign in again at ${deps.publicUrl}/account.`, 200));
-        } else if (method === 'POST' && path === '/account/sign-in') {
-          const form = await readForm(req);
-          if (!form || !deps.sessions.signInFormValid(req.headers.cookie, form.get('csrf'))) send(res, formExpired());
-          else {
-            const who = await deps.signIn.devChoice(form.get('account') ?? '');
-            if (!who) send(res, notAllowedPage('That account'));
-            else startSession(res, who.member, 'development sign-in');
-          }
-        } else if (method === 'POST') await act(req, res, path);
-        else send(res, messagePage('Not found', 'There is no such page.', 404));
-      } catch (err) {
-        deps.logger.error('Account request failed', { path, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-        if (!res.headersSent)
-          send(res, messagePage('Something went wrong', 'The request could not be completed. Try again in a moment.', 500));
-      }
+      if (method === 'GET' && path === '/account') {
+        const who = await signedIn(req);
+        if (!who) {
+          redirect(res, '/account/sign-in');
+          return true;
+        }
+        const done = url.searchParams.get('done') as keyof typeof NOTICES | null;
+        send(res, accountPage(await view(who, done && done in NOTICES ? { notice: NOTICES[done] } : {})));
+      } else if (method === 'GET' && path === '/account/sign-in') await showSignIn(res);
+      else if (method === 'GET' && path === '/account/signed-out') {
+        send(res, messagePage('Signed out', `${NOTICES['signed-out']} Sign in again at ${deps.publicUrl}/account.`, 200));
+      } else if (method === 'POST' && path === '/account/sign-in') {
+        const form = await readForm(req);
+        if (!form || !deps.sessions.signInFormValid(req.headers.cookie, form.get('csrf'))) send(res, formExpired());
+        else {
+          const who = await deps.signIn.devChoice(form.get('account') ?? '');
+          if (!who) send(res, ERROR_PAGES.notAllowed('That account'));
+          else startSession(res, who.member, 'development sign-in');
+        }
+      } else if (method === 'POST') await act(req, res, path);
+      else send(res, ERROR_PAGES.notFound());
       return true;
     },
   };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KeyRing } from '../platform/keys.js';
+import type { KeyRing } from '../platform/key-ring.js';
 import { mac, macValid } from '../platform/mac.js';
 
 /**

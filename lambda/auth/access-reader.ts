@@ -1,10 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { grantKey } from '../oauth/item-keys.js';
 import { batchGetConsistent, fromItem, type ItemKey } from '../platform/dynamodb.js';
-import type { MemberRef } from '../workspace/directory-store.js';
-import { memberSk, TOKEN_SK, tokenPk, WORKSPACE_SK, wsPk } from '../workspace/keys.js';
-import type { Member, Workspace } from '../workspace/model.js';
+import { grantKey, memberSk, TOKEN_SK, tokenPk, WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
+import type { Member, MemberRef, Workspace } from '../vocabulary.js';
 import type { PersonalTokenRecord } from './personal-tokens.js';
 
 /** What the MCP function needs of a built-in authorization server's grant: that it still stands, and whose it is. */
@@ -35,7 +33,7 @@ export interface AccessQuery {
 }
 
 /**
- * The reads of the credential check (DESIGN.md §4: at most one round trip on a warm instance). A
+ * The reads of the credential check (docs/auth.md: at most one round trip on a warm instance). A
  * token's record, its member and the member's workspace come back from one strongly consistent
  * BatchGetItem, so the user's and workspace's status are fresh without a second request.
  */

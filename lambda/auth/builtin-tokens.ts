@@ -1,8 +1,9 @@
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { UnauthenticatedError } from '../errors.js';
-import { grantKey, memberRefOfAccountId } from '../oauth/item-keys.js';
-import type { KeySource } from '../platform/keys.js';
+import { grantKey } from '../platform/item-keys.js';
+import type { KeySource } from '../platform/key-ring.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
+import { memberRefOfAccountId } from '../vocabulary.js';
 import { type AccessReader, usedBeforeToday } from './access-reader.js';
 import { isJwtShaped, type TokenVerifier } from './credential-gate.js';
 import { CLOCK_TOLERANCE_SECONDS, scopesOfClaims } from './jwt.js';

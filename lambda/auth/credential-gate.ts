@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { DependencyUnavailableError, DoersError, UnauthenticatedError, UserNotAllowedError } from '../errors.js';
 import { BoundedMap } from '../platform/bounded-map.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
-import type { KeySource } from '../platform/keys.js';
-import type { DirectoryStore, MemberRef } from '../workspace/directory-store.js';
+import type { KeySource } from '../platform/key-ring.js';
+import type { MemberRef, Principal } from '../vocabulary.js';
+import { normalizeScopes, type Scope } from '../vocabulary.js';
 import { type AccessItems, type AccessReader, usedBeforeToday } from './access-reader.js';
 import { tokenHashes } from './personal-tokens.js';
-import type { Principal } from './principal.js';
-import { normalizeScopes, type Scope } from './scopes.js';
 
 /**
  * Who a verified token names. A personal token's record names its member, and the verifier reads
@@ -103,7 +102,8 @@ export interface CredentialGateOptions {
  */
 export const createCredentialGate = (
   verifiers: readonly TokenVerifier[],
-  directory: DirectoryStore,
+  /** Which member an e-mail address names (a JWT names its user by e-mail); the directory's index. */
+  memberOfEmail: (email: string) => Promise<MemberRef | undefined>,
   reader: AccessReader,
   opts: CredentialGateOptions,
 ): CredentialGate => {
@@ -123,7 +123,7 @@ export const createCredentialGate = (
       if (items.member?.email.toLowerCase() === address) return items;
       emailOwners.delete(address);
     }
-    const ref = await directory.findMemberRefByEmail(address);
+    const ref = await memberOfEmail(address);
     if (!ref) return {};
     emailOwners.set(address, ref);
     return reader.read({ member: ref });

@@ -2,8 +2,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { DependencyUnavailableError, UnauthenticatedError } from '../errors.js';
 import type { JwtConfig } from '../platform/config.js';
+import { isScope, type Scope } from '../vocabulary.js';
 import { isJwtShaped, type TokenVerifier, type VerifiedIdentity } from './credential-gate.js';
-import { isScope, type Scope } from './scopes.js';
 
 /** Asymmetric signatures only: `none` and HMAC (whose key would be the public key) never verify. */
 export const JWT_ALGORITHMS = [

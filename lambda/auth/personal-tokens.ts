@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
-import type { KeyRing } from '../platform/keys.js';
-import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../workspace/keys.js';
-import type { Scope } from './scopes.js';
+import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../platform/item-keys.js';
+import type { KeyRing } from '../platform/key-ring.js';
+import type { Scope } from '../vocabulary.js';
 
 export const PAT_PREFIX = 'doers_pat_';
 

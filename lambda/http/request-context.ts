@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Principal } from '../auth/principal.js';
 import type { JsonRpcId } from '../errors.js';
+import type { Principal } from '../vocabulary.js';
 
 export type Route = 'mcp' | 'metadata';
 

@@ -10,7 +10,7 @@ import { roundTripOptions } from './round-trip.js';
 const SKEW_MARGIN_SECONDS = 1;
 /** Stale counters a release tidies at most; anything left goes with the item's TTL. */
 const MAX_STALE_REMOVED = 16;
-/** DESIGN.md §5: a call refused for concurrency retries after one second. */
+/** docs/limits.md: a call refused for concurrency retries after one second. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
 
 export interface AdmissionSettings {
@@ -138,7 +138,7 @@ export class AdmissionLimiter {
       '#cur': leaseCounter(bucket),
       '#next': leaseCounter(bucket + 1),
     };
-    stale.forEach((name, i) => (names[`#s${i}`] = name));
+    for (const [i, name] of stale.entries()) names[`#s${i}`] = name;
     const remove = stale.length ? ` REMOVE ${stale.map((_, i) => `#s${i}`).join(', ')}` : '';
     try {
       await this.db.send(

@@ -1,7 +1,7 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../vocabulary.js';
 
 /**
- * Admission for tool calls and resource reads (DESIGN.md §5). `acquire` resolves with the release
+ * Admission for tool calls and resource reads (docs/limits.md). `acquire` resolves with the release
  * to call once the answer is built, or throws LimitExceededError (ratelimited / busy) or
  * DependencyUnavailableError when the limits cannot be checked.
  */

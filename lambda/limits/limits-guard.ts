@@ -1,9 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/principal.js';
 import { DependencyUnavailableError, LimitExceededError } from '../errors.js';
 import type { Config } from '../platform/config.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
+import type { Principal } from '../vocabulary.js';
 import { AdmissionLimiter } from './admission.js';
 import { type CallGuard, unlimitedGuard } from './call-guard.js';
 
@@ -14,7 +14,7 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 const subjectOf = (principal: Principal): string => `${principal.workspaceId}#${principal.userId}`;
 
 /**
- * The limits of DESIGN.md §5 as one CallGuard: a rate permit and a concurrency lease are taken
+ * The limits of docs/limits.md as one CallGuard: a rate permit and a concurrency lease are taken
  * together in one conditional write, or neither (a busy call takes no permit, a rate-limited one
  * holds no lease). In: one round trip; out: one (lease back). Throttling or an unreachable DynamoDB
  * becomes DependencyUnavailableError (503, Retry-After).

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { SCOPES } from '../auth/scopes.js';
-import type { Member, Priority, Project, Task } from '../workspace/model.js';
+import type { Member } from '../vocabulary.js';
+import { SCOPES } from '../vocabulary.js';
+import type { Priority, Project, Task } from '../workspace/model.js';
 import type { WorkspaceServices } from '../workspace/services.js';
 import { addDays, dateInZone } from '../workspace/time.js';
 
-export const DEMO_WORKSPACE_ID = 'ws_demo';
+import { DEMO_WORKSPACE_ID } from './local-data.js';
 export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: 'Ada Lovelace' } as const;
 
 /**

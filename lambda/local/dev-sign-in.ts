@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { DevMember } from '../oauth/sign-in.js';
 import { fromItem } from '../platform/dynamodb.js';
+import { WORKSPACE_SK } from '../platform/item-keys.js';
+import type { DevMember } from '../sign-in/sign-in.js';
+import type { Workspace } from '../vocabulary.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
-import { WORKSPACE_SK } from '../workspace/keys.js';
-import type { Workspace } from '../workspace/model.js';
 
 /**
  * Who the local development sign-in offers: every active member of every active workspace in the

@@ -5,7 +5,7 @@ const config = loadConfig();
 const local = await startLocalServer(config);
 
 process.stderr.write(
-  [
+  `${[
     '',
     `doers is running at ${local.mcpUrl}`,
     `  data:   ${config.dataDir === ':memory:' ? 'in memory (nothing kept)' : config.dataDir}${config.dynamodbEndpoint ? ` on ${config.dynamodbEndpoint}` : ' (embedded DynamoDB)'}`,
@@ -25,7 +25,7 @@ process.stderr.write(
     'Or the MCP Inspector:',
     `  npx @modelcontextprotocol/inspector  (Streamable HTTP, URL ${local.mcpUrl}; OAuth, or header Authorization: Bearer ${local.token})`,
     '',
-  ].join('\n') + '\n',
+  ].join('\n')}\n`,
 );
 
 const stop = () => {

@@ -9,18 +9,19 @@ import { isLoopbackHost } from '../http/origin.js';
 import { buildHandler } from '../http/pipeline.js';
 import type { DoersContext, HttpResult } from '../http/request-context.js';
 import { createLimitsGuard } from '../limits/limits-guard.js';
-import { createOAuthApp, isOAuthPath } from '../oauth/app.js';
+import { createOAuthApp, isOAuthPath } from '../oauth-app.js';
 import { createLogger } from '../observability/logger.js';
 import type { Observer } from '../observability/observer.js';
 import { createPowertoolsObserver } from '../observability/powertools-observer.js';
 import type { Config } from '../platform/config.js';
 import { createDocumentClient } from '../platform/dynamodb.js';
-import { dataDirKeySource } from '../platform/keys.js';
+import { dataDirKeySource } from '../platform/key-ring.js';
 import { ensureTables } from './bootstrap.js';
 import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
 import { localDevMembers } from './dev-sign-in.js';
 import { startEmbeddedDynamo } from './embedded-dynamodb.js';
 import { createHttpAdapter } from './http-adapter.js';
+import { LOCAL_SERVER_FILE, type LocalServerFile } from './local-data.js';
 
 export interface LocalServer {
   readonly url: string;
@@ -41,9 +42,6 @@ export interface LocalServerOptions {
   /** Tests only: how the authorization server fetches Client ID Metadata Documents. */
   readonly oauthFetch?: typeof globalThis.fetch;
 }
-
-/** The local file the admin CLI reads to find a running local server's DynamoDB. */
-export const LOCAL_SERVER_FILE = 'local-server.json';
 
 const devTokenFor = async (config: Config): Promise<string> => {
   if (config.devToken) return config.devToken;
@@ -139,7 +137,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   if (config.dataDir !== ':memory:') {
     await writeFile(
       join(config.dataDir, LOCAL_SERVER_FILE),
-      JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables }, null, 2),
+      JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables } satisfies LocalServerFile, null, 2),
     );
   }
 

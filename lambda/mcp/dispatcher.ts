@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal.js';
 import { InvalidRequestError, type JsonRpcId, MethodNotFoundError } from '../errors.js';
+import type { Principal } from '../vocabulary.js';
 import { checkHeaderVersion, checkStandardHeaders, resolveRequestMeta, type TransportHeaders } from './era.js';
 import { idOf, toMessage } from './jsonrpc.js';
 import { COMMON_METHODS, HANDSHAKE_METHODS, type McpApp, type MethodResult, MODERN_METHODS } from './methods.js';
@@ -35,10 +35,19 @@ export const meterMethodOf = (method: string): string =>
   KNOWN_METHODS.has(method) ? method : method.startsWith('notifications/') ? 'notification' : 'other';
 
 /**
- * JSON-RPC over one POST, by era (DESIGN.md §3). Errors are thrown, never shaped here: the error
+ * JSON-RPC over one POST, by era (docs/protocol.md). Errors are thrown, never shaped here: the error
  * middleware maps them, with the id recorded through `hooks.onRequestId`.
  */
-export const createDispatcher = <S>(app: McpApp<S>) => {
+/** One POST body in, its answer out: what the HTTP pipeline calls once the credential is checked. */
+export type Dispatch = (
+  value: unknown,
+  headers: TransportHeaders,
+  principal: Principal,
+  hooks: DispatchHooks,
+  now?: Date,
+) => Promise<DispatchOutcome>;
+
+export const createDispatcher = <S>(app: McpApp<S>): Dispatch => {
   const single = async (
     value: unknown,
     headers: TransportHeaders,

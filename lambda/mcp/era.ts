@@ -1,7 +1,8 @@
 import { HeaderMismatchError, InvalidParamsError, UnsupportedVersionError } from '../errors.js';
+import type { ClientInfo } from '../vocabulary.js';
 import type { JsonRpcRequest } from './jsonrpc.js';
 import { HEADERLESS_VERSION, isKnownVersion, META, MODERN_VERSION, PROTOCOL_VERSIONS } from './protocol.js';
-import type { ClientCapabilities, ClientInfo, RequestMeta } from './types.js';
+import type { ClientCapabilities, RequestMeta } from './types.js';
 
 export interface TransportHeaders {
   readonly protocolVersion: string | undefined;
@@ -18,7 +19,7 @@ const asObject = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /**
- * Which era a request speaks and what it says about its client (DESIGN.md §3 "Which era").
+ * Which era a request speaks and what it says about its client (docs/protocol.md "Which era").
  * Modern (2026-07-28) if the header says so or `_meta` carries a revision; then the header is
  * required and must agree, and `_meta` must carry version and capabilities.
  */

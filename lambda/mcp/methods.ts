@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/principal.js';
 import { InvalidParamsError, MissingCapabilityError } from '../errors.js';
-import type { KeyRing } from '../platform/keys.js';
+import type { KeyRing } from '../platform/key-ring.js';
+import type { Principal } from '../vocabulary.js';
 import type { JsonRpcRequest } from './jsonrpc.js';
 import type { PromptRegistry } from './prompt-registry.js';
 import {

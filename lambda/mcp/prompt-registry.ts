@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import type { Principal } from '../auth/principal.js';
-import type { Scope } from '../auth/scopes.js';
 import { InsufficientScopeError, InvalidParamsError } from '../errors.js';
+import type { Principal, Scope } from '../vocabulary.js';
 import { describeIssues } from './json-schema.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';

@@ -1,8 +1,7 @@
-import type { Principal } from '../auth/principal.js';
-import type { Scope } from '../auth/scopes.js';
 import { InsufficientScopeError, LimitExceededError, ResourceNotFoundError } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ReadOutcome } from '../observability/observer.js';
+import type { Principal, Scope } from '../vocabulary.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
 import { covers } from './tool-registry.js';
@@ -172,7 +171,7 @@ export class ResourceRegistry<S> {
       if (!m) continue;
       const vars: Record<string, string> = {};
       try {
-        t.vars.forEach((name, i) => (vars[name] = decodeURIComponent(m[i + 1]!)));
+        for (const [i, name] of t.vars.entries()) vars[name] = decodeURIComponent(m[i + 1]!);
       } catch {
         return undefined; // malformed percent-encoding names nothing
       }

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../vocabulary.js';
 
 /**
  * What a listing shows depends only on the token's scope set (at most 16 of them), so each listing is

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
-import type { Principal } from '../auth/principal.js';
-import type { Scope } from '../auth/scopes.js';
 import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ToolOutcome } from '../observability/observer.js';
+import type { Principal, Scope } from '../vocabulary.js';
 import { describeIssues, toJsonSchema } from './json-schema.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
@@ -60,9 +59,15 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly content?: (output: z.output<O>) => ContentBlock[];
 }
 
-/** Keeps the input/output types of one tool together while the registry holds many. */
-export const defineTool = <S, I extends z.core.$ZodType, O extends z.core.$ZodType>(def: ToolDefinition<S, I, O>): ToolDefinition<S> =>
-  def as unknown as ToolDefinition<S>;
+/**
+ * The tool declaration helper of one kind of services: `defineToolFor<S>()` returns a `defineTool`
+ * that infers a tool's input and output types from its `input` and `output` schemas, so a tool is
+ * declared without restating them, and keeps them together while the registry holds many tools.
+ */
+export const defineToolFor =
+  <S>() =>
+  <I extends z.core.$ZodType, O extends z.core.$ZodType>(def: ToolDefinition<S, I, O>): ToolDefinition<S> =>
+    def as unknown as ToolDefinition<S>;
 
 export interface ToolCallResult {
   readonly result: Record<string, unknown>;

@@ -1,8 +1,9 @@
 import type { ProtocolVersion } from '../platform/config.js';
+import type { ClientInfo } from '../vocabulary.js';
 
 export type { JsonRpcId } from '../errors.js';
 
-/** The two ways of speaking on /mcp (DESIGN.md §3). */
+/** The two ways of speaking on /mcp (docs/protocol.md). */
 export interface Era {
   readonly version: ProtocolVersion;
   /** 2026-07-28: stateless, `_meta` on every request, `resultType`, cache hints. */
@@ -10,11 +11,6 @@ export interface Era {
 }
 
 export type ClientCapabilities = Record<string, unknown>;
-
-export interface ClientInfo {
-  readonly name?: string;
-  readonly version?: string;
-}
 
 export type ContentBlock = Record<string, unknown> & { type: string };
 

@@ -1,5 +1,4 @@
 import {
-  BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -9,20 +8,20 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Adapter, type AdapterFactory, type AdapterPayload, errors } from 'oidc-provider';
-import { type ItemKey, isConditionFailure } from '../platform/dynamodb.js';
-import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
+import { batchDelete, type ItemKey, isConditionFailure } from '../platform/dynamodb.js';
 import {
   grantKey,
   grantOfUserGsiSk,
   grantsOfWorkspaceGsiPk,
-  memberRefOfAccountId,
   modelPrefix,
   OAUTH_SK,
   oauthPk,
   tokenOfGrantGsiSk,
   tokensOfGrantGsiPk,
   uidGsiPk,
-} from './item-keys.js';
+} from '../platform/item-keys.js';
+import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
+import { memberRefOfAccountId } from '../vocabulary.js';
 
 export interface AdapterOptions {
   /** Epoch milliseconds; tests set it to move time without waiting. */
@@ -213,7 +212,7 @@ class DynamoAdapter implements Adapter {
    * loads its Grant, which the revocation deletes too.
    */
   async revokeByGrantId(grantId: string): Promise<void> {
-    await deleteItems(this.db, this.table, await keysOfGrant(this.db, this.table, grantId, this.model));
+    await batchDelete(this.db, this.table, await keysOfGrant(this.db, this.table, grantId, this.model));
   }
 }
 
@@ -234,28 +233,6 @@ export const keysOfGrant = async (db: DynamoDBDocumentClient, table: string, gra
   return keys;
 };
 
-/** BatchWriteItem takes at most this many requests. */
-const BATCH_WRITE_MAX = 25;
-/** Unprocessed deletes are sent again at most this often before the write counts as throttled. */
-const MAX_BATCH_WRITE_ATTEMPTS = 3;
-
-/**
- * Deletes the items in batches of 25 (a grant with rotated refresh tokens holds many). Deletes
- * DynamoDB leaves unprocessed are sent again; if some are still left, it throws a
- * ThrottlingException-named error (answered 503), and a retry of the whole revocation finishes it.
- */
-export const deleteItems = async (db: DynamoDBDocumentClient, table: string, keys: readonly ItemKey[]): Promise<void> => {
-  for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
-    let pending = keys.slice(i, i + BATCH_WRITE_MAX).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_BATCH_WRITE_ATTEMPTS)
-        throw Object.assign(new Error('BatchWriteItem left deletes unprocessed'), { name: 'ThrottlingException' });
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-      pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
-    }
-  }
-};
-
 /**
  * Deletes a grant and every token issued under it, of every model; returns the grant item as it was
  * (undefined when there was none). The tokens go first: if a delete fails, the grant is still there
@@ -266,7 +243,7 @@ export const revokeGrant = async (
   table: string,
   grantId: string,
 ): Promise<Record<string, unknown> | undefined> => {
-  await deleteItems(db, table, await keysOfGrant(db, table, grantId));
+  await batchDelete(db, table, await keysOfGrant(db, table, grantId));
   const out = await db.send(new DeleteCommand({ TableName: table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
   return out.Attributes;
 };

@@ -1,7 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { grantKey, grantsOfUserPrefix, grantsOfWorkspaceGsiPk } from '../platform/item-keys.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
+import { memberRefOfAccountId } from '../vocabulary.js';
 import { revokeGrant } from './dynamodb-adapter.js';
-import { grantKey, grantsOfUserPrefix, grantsOfWorkspaceGsiPk, memberRefOfAccountId } from './item-keys.js';
 
 /** A person's consent to one client, as the account pages and the admin CLI show it. */
 export interface GrantRecord {

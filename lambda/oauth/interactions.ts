@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type Provider from 'oidc-provider';
-import { isScope } from '../auth/scopes.js';
-import { messagePage, type Page } from '../pages/layout.js';
-import type { KeyRing } from '../platform/keys.js';
+import { ERROR_PAGES } from '../pages/error-pages.js';
+import { readForm, redirect, send } from '../pages/responses.js';
+import type { KeyRing } from '../platform/key-ring.js';
 import { mac, macValid } from '../platform/mac.js';
-import { accountIdOf } from './item-keys.js';
+import { devSignInPage } from '../sign-in/dev-sign-in-page.js';
+import { type SignIn, UPSTREAM_CALLBACK_PATH } from '../sign-in/sign-in.js';
+import type { PendingSignIn } from '../sign-in/upstream.js';
+import { accountIdOf, isScope } from '../vocabulary.js';
 import { consentPage } from './pages/consent.js';
-import { devSignInPage } from './pages/sign-in.js';
-import { expiredPage, notAllowedPage, type SignIn, UPSTREAM_CALLBACK_PATH } from './sign-in.js';
-import type { PendingSignIn } from './upstream-sign-in.js';
 
 export interface InteractionDeps {
   readonly provider: Provider;
@@ -20,37 +20,12 @@ export interface InteractionDeps {
   readonly onAccountReturn: (req: IncomingMessage, res: ServerResponse, url: URL, state: string, pending: PendingSignIn) => Promise<void>;
 }
 
-/** A form post is a few hundred bytes; anything far larger is not one of ours. */
-export const MAX_FORM_BYTES = 16 * 1024;
-
 const UID = '([A-Za-z0-9_-]{1,64})';
 const ROUTES = {
   show: new RegExp(`^/oauth/interaction/${UID}$`),
   action: new RegExp(`^/oauth/interaction/${UID}/(login|consent|abort)$`),
   returned: new RegExp(`^/oauth/interaction/${UID}/callback$`),
 } as const;
-
-export const send = (res: ServerResponse, p: Page): void => {
-  res.writeHead(p.status, p.headers);
-  res.end(p.body);
-};
-
-export const redirect = (res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void => {
-  res.writeHead(303, { location, 'cache-control': 'no-store', ...headers });
-  res.end();
-};
-
-export const readForm = (req: IncomingMessage): Promise<URLSearchParams | undefined> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_FORM_BYTES) chunks.push(c);
-    });
-    req.on('end', () => resolve(size > MAX_FORM_BYTES ? undefined : new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
-  });
 
 /** What the consent prompt still asks for: oidc-provider's missing scopes, on either side. */
 interface MissingGrant {
@@ -86,7 +61,7 @@ export const createInteractions = (deps: InteractionDeps) => {
 
   const show = async (req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> => {
     const details = await provider.interactionDetails(req, res);
-    if (details.uid !== uid) return send(res, expiredPage());
+    if (details.uid !== uid) return send(res, ERROR_PAGES.expired());
     const params = details.params as Record<string, unknown>;
     if (details.prompt.name === 'login') {
       if (signIn.upstream) return redirect(res, await signIn.begin(uid));
@@ -109,14 +84,14 @@ export const createInteractions = (deps: InteractionDeps) => {
           }),
         );
       }
-      return send(res, messagePage('Sign-in is not available', 'This server has no identity provider configured for sign-in.', 503));
+      return send(res, ERROR_PAGES.signInUnavailable());
     }
 
     const accountId = details.session?.accountId ?? '';
     const who = await signIn.activeMember(accountId);
-    if (!who) return send(res, notAllowedPage('This account'));
+    if (!who) return send(res, ERROR_PAGES.notAllowed('This account'));
     const client = await provider.Client.find(String(params.client_id));
-    if (!client) return send(res, expiredPage());
+    if (!client) return send(res, ERROR_PAGES.expired());
     const cimd = (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument === true;
     const requested = requestedScopes(params);
     // Scopes this app already holds from an earlier consent are shown as such, not as choices:
@@ -141,12 +116,9 @@ export const createInteractions = (deps: InteractionDeps) => {
   const act = async (req: IncomingMessage, res: ServerResponse, uid: string, action: string): Promise<void> => {
     const form = await readForm(req);
     const details = await provider.interactionDetails(req, res);
-    if (details.uid !== uid) return send(res, expiredPage());
+    if (details.uid !== uid) return send(res, ERROR_PAGES.expired());
     if (!form || !csrfValid(uid, form.get('csrf'))) {
-      return send(
-        res,
-        messagePage('This form has expired', 'The form could not be verified. Go back to the app and start connecting again.', 403),
-      );
+      return send(res, ERROR_PAGES.formExpired('Go back to the app and start connecting again.'));
     }
 
     if (action === 'abort') {
@@ -162,15 +134,15 @@ export const createInteractions = (deps: InteractionDeps) => {
     if (action === 'login') {
       const chosen = form.get('account') ?? '';
       const who = details.prompt.name === 'login' ? await signIn.devChoice(chosen) : undefined;
-      if (!who) return send(res, notAllowedPage('That account'));
+      if (!who) return send(res, ERROR_PAGES.notAllowed('That account'));
       deps.logger.info('Signed in', { accountId: chosen, via: 'development sign-in', for: 'authorization' });
       return provider.interactionFinished(req, res, { login: { accountId: chosen } }, { mergeWithLastSubmission: false });
     }
 
     // consent
-    if (details.prompt.name !== 'consent') return send(res, expiredPage());
+    if (details.prompt.name !== 'consent') return send(res, ERROR_PAGES.expired());
     const accountId = details.session?.accountId ?? '';
-    if (!(await signIn.activeMember(accountId))) return send(res, notAllowedPage('This account'));
+    if (!(await signIn.activeMember(accountId))) return send(res, ERROR_PAGES.notAllowed('This account'));
     const params = details.params as Record<string, unknown>;
     const chosen: ReadonlySet<string> = new Set(form.getAll('scope').filter(isScope));
     const grant =
@@ -207,7 +179,7 @@ export const createInteractions = (deps: InteractionDeps) => {
   const upstreamReturned = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const state = url.searchParams.get('state') ?? '';
     const pending = await signIn.pendingOf(state);
-    if (!pending) return send(res, expiredPage());
+    if (!pending) return send(res, ERROR_PAGES.expired());
     if (!pending.uid) return deps.onAccountReturn(req, res, url, state, pending);
     // The interaction cookie is scoped to the interaction's path, so the code is redeemed there.
     return redirect(res, `/oauth/interaction/${pending.uid}/callback${url.search}`);
@@ -217,7 +189,7 @@ export const createInteractions = (deps: InteractionDeps) => {
     const details = await provider.interactionDetails(req, res);
     const state = url.searchParams.get('state') ?? '';
     const pending = await signIn.pendingOf(state);
-    if (details.uid !== uid || !pending || pending.uid !== uid || !signIn.upstream) return send(res, expiredPage());
+    if (details.uid !== uid || !pending || pending.uid !== uid || !signIn.upstream) return send(res, ERROR_PAGES.expired());
     const who = await signIn.finish(url, state, pending);
     if (!('member' in who)) return send(res, who);
     deps.logger.info('Signed in', { accountId: accountIdOf(who.member), via: 'identity provider', for: 'authorization' });
@@ -225,24 +197,33 @@ export const createInteractions = (deps: InteractionDeps) => {
   };
 
   return {
-    /** Handles the request when it is one of the interaction routes; false otherwise. */
+    /**
+     * Handles the request when it is one of the interaction routes; false otherwise. Errors go to the
+     * function's one mapper (pages/error-mapper.ts), which the caller applies.
+     */
     async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
       const method = req.method ?? 'GET';
-      try {
-        let m: RegExpExecArray | null;
-        if (method === 'GET' && url.pathname === UPSTREAM_CALLBACK_PATH) await upstreamReturned(req, res, url);
-        else if (method === 'GET' && (m = ROUTES.show.exec(url.pathname))) await show(req, res, m[1]!);
-        else if (method === 'POST' && (m = ROUTES.action.exec(url.pathname))) await act(req, res, m[1]!, m[2]!);
-        else if (method === 'GET' && (m = ROUTES.returned.exec(url.pathname))) await finishUpstream(req, res, m[1]!, url);
-        else return false;
-      } catch (err) {
-        if ((err as { name?: string }).name === 'SessionNotFound') send(res, expiredPage());
-        else {
-          deps.logger.error('Interaction failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-          send(res, messagePage('Something went wrong', 'The request could not be completed. Try again in a moment.', 500));
-        }
+      const path = url.pathname;
+      if (method === 'GET' && path === UPSTREAM_CALLBACK_PATH) {
+        await upstreamReturned(req, res, url);
+        return true;
       }
-      return true;
+      const shown = method === 'GET' ? ROUTES.show.exec(path) : null;
+      if (shown) {
+        await show(req, res, shown[1]!);
+        return true;
+      }
+      const acted = method === 'POST' ? ROUTES.action.exec(path) : null;
+      if (acted) {
+        await act(req, res, acted[1]!, acted[2]!);
+        return true;
+      }
+      const returned = method === 'GET' ? ROUTES.returned.exec(path) : null;
+      if (returned) {
+        await finishUpstream(req, res, returned[1]!, url);
+        return true;
+      }
+      return false;
     },
   };
 };

@@ -1,9 +1,8 @@
 import Provider, { type AdapterFactory, type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { SCOPES } from '../auth/scopes.js';
-import type { KeyRing } from '../platform/keys.js';
+import type { KeyRing } from '../platform/key-ring.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
+import { memberRefOfAccountId, SCOPES } from '../vocabulary.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
-import { memberRefOfAccountId } from './item-keys.js';
 import { checkRedirectUris } from './redirect-uris.js';
 
 /** Endpoints under `/oauth/`, so one API Gateway route (`/oauth/{proxy+}`) reaches them all. */
@@ -118,7 +117,7 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
       const ref = memberRefOfAccountId(sub);
       if (!ref) return undefined;
       const member = await opts.directory.getMember(ref.workspaceId, ref.userId);
-      if (!member || member.status !== 'active') return undefined;
+      if (member?.status !== 'active') return undefined;
       return { accountId: sub, claims: () => ({ sub }) };
     },
     ttl: {

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { OAUTH_SK, oauthPk } from './item-keys.js';
+import { registrationWindowKey } from '../platform/item-keys.js';
 
 /** Dynamic Client Registrations one source address may make per window. */
 export const REGISTRATION_LIMIT = { perWindow: 20, windowSeconds: 3600 } as const;
@@ -23,7 +23,7 @@ export const takeRegistrationPermit = async (
     await db.send(
       new UpdateCommand({
         TableName: table,
-        Key: { pk: oauthPk('RegistrationWindow', `${source}#${windowStart}`), sk: OAUTH_SK },
+        Key: registrationWindowKey(source, windowStart),
         UpdateExpression: 'ADD #n :one SET expiresAt = :exp',
         ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
         ExpressionAttributeNames: { '#n': 'registrations' },

@@ -1,5 +1,4 @@
-import type { Principal } from '../auth/principal.js';
-import type { ClientInfo } from '../mcp/types.js';
+import type { ClientInfo, Principal } from '../vocabulary.js';
 
 export type ToolOutcome = 'ok' | 'error' | 'denied' | 'invalid' | 'ratelimited' | 'busy' | 'failed' | 'input_required';
 export type ReadOutcome = 'ok' | 'notfound' | 'toolarge' | 'failed' | 'denied' | 'invalid' | 'ratelimited' | 'busy';
@@ -29,7 +28,7 @@ export interface RequestEvent {
   readonly status: number;
 }
 
-/** The audit line and the four meters (DESIGN.md §6), behind one seam. */
+/** The audit line and the four meters (docs/deploy-and-operations.md, "Observability"), behind one seam. */
 export interface Observer {
   toolCall(e: ToolCallEvent): void;
   resourceRead(e: ResourceReadEvent): void;

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { ClientInfo } from '../mcp/types.js';
+import type { ClientInfo } from '../vocabulary.js';
 import type { Observer, ResourceReadEvent, ToolCallEvent } from './observer.js';
 
 export const METRICS_NAMESPACE = 'Doers';

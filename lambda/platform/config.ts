@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import './zod-locale.js';
 
 /**
- * The configuration contract (DESIGN.md §7), parsed and validated once per cold start.
+ * The configuration contract (docs/deploy-and-operations.md, "Configuration reference"), parsed and validated once per cold start.
  * This module is the only reader of `process.env`; everything else receives a `Config`.
  */
 
@@ -126,7 +126,7 @@ export interface Config {
   readonly allowedOrigins: ReadonlySet<string>;
   readonly jwt: JwtConfig | undefined;
   /**
-   * doers' own authorization server (DESIGN.md §4): on unless an external issuer is configured,
+   * doers' own authorization server (docs/auth.md): on unless an external issuer is configured,
    * whose tokens then are the only JWTs accepted.
    */
   readonly builtinAuthorizationServer: boolean;

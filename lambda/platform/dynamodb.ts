@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoClientOptions {
   readonly endpoint?: string | undefined;
@@ -91,4 +91,27 @@ export const batchGetConsistent = async (
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
   }
   return items;
+};
+
+/** BatchWriteItem takes at most this many requests. */
+const BATCH_WRITE_MAX = 25;
+/** Unprocessed deletes are sent again at most this often before the write counts as throttled. */
+const MAX_BATCH_WRITE_ATTEMPTS = 3;
+
+/**
+ * Deletes items by key, 25 per BatchWriteItem. Deletes DynamoDB leaves unprocessed (throttling) are
+ * sent again after a short pause; if some are still left, it throws a ThrottlingException-named
+ * error (answered 503), and a retry of the whole operation finishes it (deletes are idempotent).
+ */
+export const batchDelete = async (db: DynamoDBDocumentClient, table: string, keys: readonly ItemKey[]): Promise<void> => {
+  for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
+    let pending = keys.slice(i, i + BATCH_WRITE_MAX).map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_BATCH_WRITE_ATTEMPTS)
+        throw Object.assign(new Error('BatchWriteItem left deletes unprocessed'), { name: 'ThrottlingException' });
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
+    }
+  }
 };

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { KeyPurpose, KeyRing } from './keys.js';
+import type { KeyPurpose, KeyRing } from './key-ring.js';
 
 /** HMAC-SHA256 of `value`, base64url: the form's CSRF tokens and the signed cookies are these. */
 export const mac = (key: Uint8Array, value: string): string => createHmac('sha256', key).update(value).digest('base64url');

@@ -1,6 +1,6 @@
 import { createECDH, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { KeyRing } from './keys.js';
+import type { KeyRing } from './key-ring.js';
 
 /**
  * The built-in authorization server's token-signing keys, derived from the same secret seed as every

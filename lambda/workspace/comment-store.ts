@@ -1,8 +1,8 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { fromItem } from '../platform/dynamodb.js';
-import { conditionally, deleteKeys } from './item-support.js';
-import { commentSk, commentsOfTaskPrefix, wsPk } from './keys.js';
+import { batchDelete, fromItem, type ItemKey } from '../platform/dynamodb.js';
+import { commentSk, commentsOfTaskPrefix, wsPk } from '../platform/item-keys.js';
+import { conditionally } from './item-support.js';
 import type { Comment } from './model.js';
 
 export interface CommentPage {
@@ -99,6 +99,6 @@ export class DynamoCommentStore implements CommentStore {
       },
     );
     for await (const page of pages) keys.push(...(page.Items ?? []));
-    await deleteKeys(this.db, this.table, keys);
+    await batchDelete(this.db, this.table, keys as ItemKey[]);
   }
 }

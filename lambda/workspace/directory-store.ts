@@ -2,14 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
+import { EMAIL_SK, emailPk, MEMBER_PREFIX, memberSk, OWNERS_LOCK_SK, WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
+import type { Member, MemberRef, Role, Status, Workspace } from '../vocabulary.js';
 import { conditionally } from './item-support.js';
-import { EMAIL_SK, emailPk, MEMBER_PREFIX, memberSk, WORKSPACE_SK, wsPk } from './keys.js';
-import type { Member, Role, Status, Workspace } from './model.js';
-
-export interface MemberRef {
-  readonly workspaceId: string;
-  readonly userId: string;
-}
 
 /** Workspaces, their members and the e-mail index that maps an identity to a member. */
 export interface DirectoryStore {
@@ -42,8 +37,6 @@ export interface DirectoryStore {
   withOwnersLock<T>(workspaceId: string, fn: () => Promise<T>): Promise<T>;
 }
 
-/** Sort key of the workspace's owners lock (see `withOwnersLock`). */
-const OWNERS_LOCK_SK = 'OWNERS_LOCK';
 /** Longest an owner change holds the lock: a few reads and one write. */
 const OWNERS_LOCK_MS = 5_000;
 /** About 2.5 s of waiting for a busy lock before the change is refused (try again). */

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../platform/dynamodb.js';
 
 /**
@@ -27,16 +26,4 @@ export const uuidV7 = (now: Date = new Date()): string => {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
-
-/** Deletes items by key, 25 per request, retrying what DynamoDB leaves unprocessed. */
-export const deleteKeys = async (db: DynamoDBDocumentClient, table: string, keys: readonly Record<string, unknown>[]): Promise<void> => {
-  for (let i = 0; i < keys.length; i += 25) {
-    let requests = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; requests.length && attempt < 5; attempt++) {
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
-      requests = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
-      if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-    }
-  }
 };

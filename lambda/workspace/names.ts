@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/principal.js';
 import { BoundedMap } from '../platform/bounded-map.js';
-import { WORKSPACE_SK, wsPk } from './keys.js';
-import type { Member, Project } from './model.js';
+import { WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
+import type { Member, Principal } from '../vocabulary.js';
+import type { Project } from './model.js';
 
 /** The people and projects of a workspace: what turns ids into names, and what an id is checked against. */
 export interface Names {

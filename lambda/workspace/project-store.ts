@@ -1,8 +1,8 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { fromItem } from '../platform/dynamodb.js';
+import { PROJECT_PREFIX, projectSk, wsPk } from '../platform/item-keys.js';
 import { conditionally } from './item-support.js';
-import { PROJECT_PREFIX, projectSk, wsPk } from './keys.js';
 import type { Project } from './model.js';
 
 export interface ProjectPage {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { PRIORITIES, ROLES } from './model.js';
+import { ROLES } from '../vocabulary.js';
+import { PRIORITIES } from './model.js';
 
 /** The zod pieces the workspace tools share: identifiers, dates, list paging and the output shapes. */
 

@@ -1,5 +1,5 @@
 import type { TokenStore } from '../auth/personal-tokens.js';
-import type { KeySource } from '../platform/keys.js';
+import type { KeySource } from '../platform/key-ring.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { NamesSource } from './names.js';

@@ -1,7 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { fromItem } from '../platform/dynamodb.js';
-import { conditionally } from './item-support.js';
 import {
   AGENDA_DONE_PREFIX,
   agendaOrderKey,
@@ -13,7 +12,8 @@ import {
   tasksOfAssigneeGsiPk,
   UNDATED,
   wsPk,
-} from './keys.js';
+} from '../platform/item-keys.js';
+import { conditionally } from './item-support.js';
 import type { Priority, Task } from './model.js';
 
 /** Which tasks a search wants. Every condition must hold; an absent one does not filter. */

@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/principal.js';
 import { InvalidArgumentRefusal, NotFoundRefusal } from '../errors.js';
-import type { Comment, Member, Project, Task } from './model.js';
+import type { Member, Principal } from '../vocabulary.js';
+import type { Comment, Project, Task } from './model.js';
 import type { Names } from './names.js';
 import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 import type { WorkspaceServices } from './services.js';

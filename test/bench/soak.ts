@@ -4,8 +4,8 @@ import { Agent, request } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/lambda-bundle.js';
+import { javaAvailable, startDynalite, startDynamoDbLocal } from '../helpers/limits-harness.js';
 import { MODERN, modernMeta } from '../helpers/local.js';
-import { javaAvailable, startDynalite, startDynamoDbLocal } from '../integration/limits-harness.js';
 
 /**
  * `npm run soak`: the local server (limits as the stack sets them, the real audit lines and meters)

@@ -97,7 +97,7 @@ const summaryOf = (output: string): string => {
 
 /**
  * What a baseline may excuse (issue 2): scenarios that need server-to-client streaming, and
- * capabilities doers deliberately does not announce (DESIGN.md §3). Anything else must pass.
+ * capabilities doers deliberately does not announce (docs/protocol.md). Anything else must pass.
  */
 const NEEDS_STREAMING = new Set([
   'tools-call-with-logging',

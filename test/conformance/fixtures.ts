@@ -3,7 +3,7 @@ import type { Fixtures } from '../../lambda/app.js';
 import { ToolRefusal } from '../../lambda/errors.js';
 import { definePrompt, type PromptMessage } from '../../lambda/mcp/prompt-registry.js';
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
-import { defineTool, type InputRequired, inputRequired, type ToolContext, type ToolDefinition } from '../../lambda/mcp/tool-registry.js';
+import { defineToolFor, type InputRequired, inputRequired, type ToolContext, type ToolDefinition } from '../../lambda/mcp/tool-registry.js';
 import type { ContentBlock } from '../../lambda/mcp/types.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
 
@@ -19,6 +19,7 @@ export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8
 export const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
 
 type Services = WorkspaceServices;
+const defineTool = defineToolFor<Services>();
 type Ctx = ToolContext<Services>;
 
 /** The suite's `test_error_handling` wants a tool error: the same channel as a product refusal. */
@@ -31,7 +32,7 @@ const noArgs = z.strictObject({});
 
 /** A fixture answering with fixed content blocks; no output schema, so no structuredContent. */
 const contentTool = (name: string, description: string, blocks: ContentBlock[]): ToolDefinition<Services> =>
-  defineTool<Services, typeof noArgs, z.ZodType>({
+  defineTool<typeof noArgs, z.ZodType>({
     name,
     title: name,
     description,
@@ -70,7 +71,7 @@ const accepted = (ctx: { input?: Ctx['input'] }, key: string): Record<string, an
 
 /** A fixture that asks until it has what it needs, then answers with text. */
 const roundTripTool = (name: string, description: string, step: (ctx: Ctx) => string | InputRequired): ToolDefinition<Services> =>
-  defineTool<Services, typeof noArgs, z.ZodType>({
+  defineTool<typeof noArgs, z.ZodType>({
     name,
     title: name,
     description,
@@ -110,7 +111,7 @@ const tools: ToolDefinition<Services>[] = [
       resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
     },
   ]),
-  defineTool<Services, typeof noArgs, z.ZodType>({
+  defineTool<typeof noArgs, z.ZodType>({
     name: 'test_error_handling',
     title: 'Tool error',
     description: 'Always fails with a tool error (isError result), never a protocol error (conformance fixture).',
@@ -157,7 +158,7 @@ const tools: ToolDefinition<Services>[] = [
   ),
   // Legacy-era scenarios that need a server-to-client request in the middle of the call: on
   // 2026-07-28 the same question goes through an input request.
-  defineTool<Services, z.ZodObject<{ prompt: z.ZodString }>, z.ZodType>({
+  defineTool<z.ZodObject<{ prompt: z.ZodString }>, z.ZodType>({
     name: 'test_sampling',
     title: 'test_sampling',
     description: 'Asks the client to sample an answer to the prompt (conformance fixture).',
@@ -170,7 +171,7 @@ const tools: ToolDefinition<Services>[] = [
     },
     content: (out) => [text(String(out))],
   }),
-  defineTool<Services, z.ZodObject<{ message: z.ZodString }>, z.ZodType>({
+  defineTool<z.ZodObject<{ message: z.ZodString }>, z.ZodType>({
     name: 'test_elicitation',
     title: 'test_elicitation',
     description: 'Asks the user for a username and e-mail address (conformance fixture).',

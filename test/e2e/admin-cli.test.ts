@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
+import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { DynamoDirectoryStore } from '../../lambda/workspace/directory-store.js';
@@ -33,7 +34,7 @@ const run = (env: Record<string, string>, args: readonly string[]): Promise<CliR
   new Promise((resolve) => {
     execFile(
       TSX,
-      ['lambda/local/admin-cli.ts', ...args],
+      ['cli/main.ts', ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
@@ -159,6 +160,48 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
     assert.equal(afterWsEnable.status, 200);
   });
 
+  test('the workspace rules hold for the operator too: the last active owner cannot be disabled, demoted or removed', async () => {
+    // Arrange: Ada is the demo workspace's only owner.
+    const directory = server.app.services.directory;
+
+    // Act
+    const disable = await cli('user', 'disable', '--email', DEMO_OWNER.email);
+    const demote = await cli('user', 'role', '--email', DEMO_OWNER.email, '--role', 'admin');
+    const remove = await cli('user', 'remove', '--email', DEMO_OWNER.email);
+    const ada = await directory.getMember(DEMO_WORKSPACE_ID, DEMO_OWNER.userId);
+
+    // Assert: each refused, naming the reason and what to do; nothing changed.
+    for (const r of [disable, demote, remove]) {
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(
+        r.stderr,
+        /^error: Conflict: Ada Lovelace \[usr_ada\] is the last owner of this workspace who is active; make someone else owner first\.$/m,
+      );
+    }
+    assert.equal(ada?.role, 'owner');
+    assert.equal(ada?.status, 'active');
+    assert.equal((await meGet(server.token)).status, 200);
+  });
+
+  test('with a second owner the operator can demote one; role changes are checked like the tools', async () => {
+    // Arrange
+    await cli('user', 'add', '--email', 'olga@example.com', '--name', 'Olga', '--role', 'owner');
+
+    // Act
+    const demoted = await cli('user', 'role', '--email', 'olga@example.com', '--role', 'member');
+    const badRole = await cli('user', 'role', '--email', 'olga@example.com', '--role', 'boss');
+    const removed = await cli('user', 'remove', '--email', 'olga@example.com');
+    const gone = await server.app.services.directory.findMemberByEmail('olga@example.com');
+
+    // Assert
+    assert.equal(demoted.code, 0, demoted.stderr);
+    assert.match(demoted.stdout, /olga@example\.com \[usr_[0-9a-f]{16}\] is member of ws_demo\./);
+    assert.equal(badRole.code, 2);
+    assert.match(badRole.stderr, /--role: "boss" is not one of owner, admin, member, viewer/);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(gone, undefined);
+  });
+
   test('bad input exits non-zero with an error naming the argument', async () => {
     const emptyDir = await mkdtemp(join(tmpdir(), 'doers-admin-empty-'));
     try {
@@ -248,7 +291,7 @@ const connectApp = async (clientId: string, email: string) => {
   };
 };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 
 describe('admin CLI: grants (apps connected through the built-in authorization server)', { timeout: 300_000 }, () => {
@@ -268,7 +311,10 @@ describe('admin CLI: grants (apps connected through the built-in authorization s
     // Assert
     assert.equal(adas.code, 0, adas.stderr);
     const line = (grantId: string, client: string, email: string) =>
-      new RegExp(`^${grantId}\\t${escape(client)}\\t${escape(email)}\\ttasks:read team:read\\tcreated ${ISO}\\texpires ${ISO}$`, 'm');
+      new RegExp(
+        `^${grantId}\\t${escapeRegExp(client)}\\t${escapeRegExp(email)}\\ttasks:read team:read\\tcreated ${ISO}\\texpires ${ISO}$`,
+        'm',
+      );
     assert.match(adas.stdout, line(viaRegistration.grantId, `${registered} "Listed app"`, DEMO_OWNER.email));
     assert.match(adas.stdout, line(viaDocument.grantId, new URL(documentClient).host, DEMO_OWNER.email));
     assert.doesNotMatch(adas.stdout, /erin@example\.com/, 'only the named person');
@@ -291,6 +337,7 @@ describe('admin CLI: grants (apps connected through the built-in authorization s
     const line = listed.stdout.split('\n').find((l) => l.startsWith(`${app.grantId}\t`));
     assert.equal(line?.split('\t')[1], `${client} "Evil\\tapp\\nforged line\\u001b[31m\\u202eexe.txt"`);
     assert.doesNotMatch(listed.stdout, /^forged line/m);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is exactly what must not reach the terminal
     assert.doesNotMatch(listed.stdout, /[\u001b\u202e]/);
   });
 

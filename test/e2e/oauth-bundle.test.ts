@@ -14,7 +14,7 @@ import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secr
 import { passUpstream, startUpstream } from '../helpers/upstream.js';
 
 /**
- * The two deployed artifacts together, as API Gateway drives them: lambda/oauth/handler.ts and
+ * The two deployed artifacts together, as API Gateway drives them: lambda/oauth-handler.ts and
  * lambda/handler.ts bundled as the stack bundles them, each imported by its own Node process with
  * Lambda's environment, fed payload v2 events — cookies arrive in `cookies` and leave in `cookies`,
  * as API Gateway does it. Sign-in goes to a real OpenID provider on loopback (oidc-provider), the
@@ -93,7 +93,7 @@ describe("the authorization server's Lambda bundle with the MCP function's", () 
     upstreamUrl = upstream.url;
     upstream.serve(`${PUBLIC_URL}/oauth/callback`);
     const [ob, mb] = await Promise.all([
-      bundleLambda('lambda/oauth/handler.ts', join(work, 'oauth'), { keepNames: OAUTH_BUNDLING.keepNames }),
+      bundleLambda('lambda/oauth-handler.ts', join(work, 'oauth'), { keepNames: OAUTH_BUNDLING.keepNames }),
       bundleLambda('lambda/handler.ts', join(work, 'mcp')),
     ]);
     oauthBundle = ob;

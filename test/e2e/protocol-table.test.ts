@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { legacyCall, MODERN, modernCall, modernMeta, post, startTestServer } from '../helpers/local.js';
 
-// DESIGN.md §3, row by row, through the local server: the same handler Lambda runs.
+// docs/protocol.md, row by row, through the local server: the same handler Lambda runs.
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 const ALL = [MODERN, ...LEGACY];
 

@@ -66,7 +66,7 @@ const hostHeader = (port: number, foreignWeight: number) =>
     ],
   );
 
-/** DESIGN.md §7 default allow-list plus loopback pass; everything else is 403, also on OPTIONS. */
+/** docs/deploy-and-operations.md, "Configuration reference" default allow-list plus loopback pass; everything else is 403, also on OPTIONS. */
 const originHeader = (presentWeight: number) =>
   weighted<Tagged<boolean | undefined>>(
     [40, tagged(undefined, undefined)],
@@ -130,7 +130,7 @@ const jwtShaped = fc
   .tuple(joseHeader, fc.jsonValue({ maxDepth: 1 }), fc.base64String({ maxLength: 40 }))
   .map(([h, p, sig]) => `${base64url(JSON.stringify(h))}.${base64url(JSON.stringify(p))}.${sig.replace(/[+/=]/g, '')}`);
 
-/** Authorization header values with how the gate must classify them (DESIGN.md §4). */
+/** Authorization header values with how the gate must classify them (docs/auth.md). */
 const authorizationHeader = (fixture: FuzzFixture, refusedWeight: number) => {
   const t = fixture.tokens;
   return weighted<Tagged<CredentialClass>>(

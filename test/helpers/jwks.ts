@@ -39,7 +39,7 @@ export const startJwksServer = async (keys: readonly SigningKey[]): Promise<Jwks
   let server: Server;
   const state: { mode: JwksServer['mode'] } = { mode: 'ok' };
   const listen = async () => {
-    server = createServer((req, res) => {
+    server = createServer((_req, res) => {
       fetches++;
       if (state.mode === 'error') return void res.writeHead(500).end('oops');
       if (state.mode === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not a key set');

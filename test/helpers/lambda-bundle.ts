@@ -132,8 +132,7 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
-    let nl: number;
-    while ((nl = out.indexOf('\n')) >= 0) {
+    for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
       const line = out.slice(0, nl);
       out = out.slice(nl + 1);
       if (line.startsWith('{"res"')) waiting.shift()?.(JSON.parse(line) as BundleAnswer);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
-import { SCOPES, type Scope } from '../../lambda/auth/scopes.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import type { Role } from '../../lambda/workspace/model.js';
+import type { Role } from '../../lambda/vocabulary.js';
+import { SCOPES, type Scope } from '../../lambda/vocabulary.js';
 import { callTool, startTestServer } from './local.js';
 
 /** A server for workspace tests: limits off (these tests make many calls), demo data as usual. */

@@ -93,14 +93,17 @@ const routeTargets = (s: Synthesized): Record<string, string> => {
 
 /** The dashboard's body, rendered to a string. */
 const dashboardBody = (s: Synthesized): string =>
-  render(onlyResource(s.template, 'AWS::CloudWatch::Dashboard').resource.Properties['DashboardBody']);
+  render(onlyResource(s.template, 'AWS::CloudWatch::Dashboard').resource.Properties.DashboardBody);
 
 /** The Lambda metrics the dashboard charts for one function, and the statistics of each. */
 const chartedLambdaMetrics = (s: Synthesized, name: FunctionName): Record<string, string[]> => {
   const fn = lambdaFunction(s.template, name).logicalId;
   const pattern = new RegExp(`"AWS/Lambda","(\\w+)","FunctionName","\\$\\{Ref:${fn}\\}",\\{[^}]*"stat":"(\\w+)"`, 'g');
   const charted: Record<string, string[]> = {};
-  for (const [, metric, stat] of dashboardBody(s).matchAll(pattern)) (charted[metric!] ??= []).push(stat!);
+  for (const [, metric, stat] of dashboardBody(s).matchAll(pattern)) {
+    charted[metric!] ??= [];
+    charted[metric!]!.push(stat!);
+  }
   return Object.fromEntries(sorted(Object.keys(charted)).map((metric) => [metric, sorted(charted[metric]!)]));
 };
 
@@ -126,7 +129,7 @@ const itWatchesTheMcpFunctionOnly = (get: () => Synthesized): void => {
     // Act
     const body = dashboardBody(s);
     const lambdaAlarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter(
-      (a) => (a as { Properties: Record<string, unknown> }).Properties['Namespace'] === 'AWS/Lambda',
+      (a) => (a as { Properties: Record<string, unknown> }).Properties.Namespace === 'AWS/Lambda',
     );
 
     // Assert
@@ -228,12 +231,12 @@ describe('default deployment (cdk.json as shipped)', () => {
 
       assert.equal(integrations.length, 2);
       assert.deepEqual(
-        sorted(integrations.map((i) => render(i.Properties['IntegrationUri']))),
+        sorted(integrations.map((i) => render(i.Properties.IntegrationUri))),
         sorted([`\${${lambdaFunction(s.template, 'mcp').logicalId}.Arn}`, `\${${lambdaFunction(s.template, 'oauth').logicalId}.Arn}`]),
       );
       for (const integration of integrations) {
-        assert.equal(integration.Properties['IntegrationType'], 'AWS_PROXY');
-        assert.equal(integration.Properties['PayloadFormatVersion'], '2.0');
+        assert.equal(integration.Properties.IntegrationType, 'AWS_PROXY');
+        assert.equal(integration.Properties.PayloadFormatVersion, '2.0');
       }
     });
 
@@ -247,9 +250,9 @@ describe('default deployment (cdk.json as shipped)', () => {
       // Assert: it exists, has no authorizer in front, and targets the function's integration.
       const [catchAll] = Object.values(routes) as Array<{ Properties: Record<string, unknown> }>;
       assert.ok(catchAll, 'a $default route');
-      assert.equal(catchAll.Properties['AuthorizationType'], 'NONE');
-      assert.match(render(catchAll.Properties['Target']), /^integrations\//);
-      assert.equal(routeTargets(s)['$default'], lambdaFunction(s.template, 'mcp').logicalId);
+      assert.equal(catchAll.Properties.AuthorizationType, 'NONE');
+      assert.match(render(catchAll.Properties.Target), /^integrations\//);
+      assert.equal(routeTargets(s).$default, lambdaFunction(s.template, 'mcp').logicalId);
     });
 
     test('gives each function one invoke permission covering the API', () => {
@@ -258,12 +261,12 @@ describe('default deployment (cdk.json as shipped)', () => {
       }>;
 
       assert.deepEqual(
-        sorted(permissions.map((p) => render(p.Properties['FunctionName']))),
+        sorted(permissions.map((p) => render(p.Properties.FunctionName))),
         sorted([`\${${lambdaFunction(s.template, 'mcp').logicalId}.Arn}`, `\${${lambdaFunction(s.template, 'oauth').logicalId}.Arn}`]),
       );
       for (const permission of permissions) {
-        assert.equal(permission.Properties['Principal'], 'apigateway.amazonaws.com');
-        assert.match(render(permission.Properties['SourceArn']), /:execute-api:.*\/\*\/\*\/\*$/);
+        assert.equal(permission.Properties.Principal, 'apigateway.amazonaws.com');
+        assert.match(render(permission.Properties.SourceArn), /:execute-api:.*\/\*\/\*\/\*$/);
       }
     });
 
@@ -284,11 +287,11 @@ describe('default deployment (cdk.json as shipped)', () => {
 
     test('writes JSON access logs to their own log group, without headers or query strings', () => {
       const stage = onlyResource(s.template, 'AWS::ApiGatewayV2::Stage');
-      const settings = stage.resource.Properties['AccessLogSettings'] as { DestinationArn: unknown; Format: string };
+      const settings = stage.resource.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
 
       const format = JSON.parse(settings.Format) as Record<string, string>;
       assert.deepEqual(format, ACCESS_LOG_FIELDS);
-      assert.equal(format['requestId'], '$context.requestId');
+      assert.equal(format.requestId, '$context.requestId');
       assert.ok(!settings.Format.includes('header') && !settings.Format.includes('querystring'));
       assert.match(render(settings.DestinationArn), /^\$\{ApiAccessLogs[0-9A-F]+\.Arn\}$/);
     });
@@ -303,11 +306,11 @@ describe('default deployment (cdk.json as shipped)', () => {
     test('runs Node.js 22 on arm64 with 512 MB and a 15 s timeout, handler "handler" of an ES module', () => {
       const p = lambdaFunction(s.template, 'mcp').resource.Properties;
 
-      assert.equal(p['Runtime'], 'nodejs22.x');
-      assert.deepEqual(p['Architectures'], ['arm64']);
-      assert.equal(p['MemorySize'], 512);
-      assert.equal(p['Timeout'], 15);
-      assert.equal(p['Handler'], 'index.handler');
+      assert.equal(p.Runtime, 'nodejs22.x');
+      assert.deepEqual(p.Architectures, ['arm64']);
+      assert.equal(p.MemorySize, 512);
+      assert.equal(p.Timeout, 15);
+      assert.equal(p.Handler, 'index.handler');
     });
 
     test('gets the contract names that have a value, the Powertools settings and source maps, nothing else', () => {
@@ -332,11 +335,11 @@ describe('default deployment (cdk.json as shipped)', () => {
     test('passes the limits from cdk.json and its own timeout as whole numbers', () => {
       const env = functionEnvironment(s.template);
 
-      assert.equal(env['DOERS_RATE_LIMIT_CALLS'], '120');
-      assert.equal(env['DOERS_RATE_LIMIT_WINDOW_SECONDS'], '60');
-      assert.equal(env['DOERS_MAX_CONCURRENT_CALLS'], '4');
-      assert.equal(env['DOERS_AUTH_CACHE_SECONDS'], '5');
-      assert.equal(env['DOERS_FUNCTION_TIMEOUT_SECONDS'], '15');
+      assert.equal(env.DOERS_RATE_LIMIT_CALLS, '120');
+      assert.equal(env.DOERS_RATE_LIMIT_WINDOW_SECONDS, '60');
+      assert.equal(env.DOERS_MAX_CONCURRENT_CALLS, '4');
+      assert.equal(env.DOERS_AUTH_CACHE_SECONDS, '5');
+      assert.equal(env.DOERS_FUNCTION_TIMEOUT_SECONDS, '15');
     });
 
     test('advertises the API default endpoint as the public URL and names its tables and secret', () => {
@@ -344,15 +347,15 @@ describe('default deployment (cdk.json as shipped)', () => {
       const api = onlyResource(s.template, 'AWS::ApiGatewayV2::Api');
       const secret = onlyResource(s.template, 'AWS::SecretsManager::Secret');
 
-      assert.deepEqual(env['DOERS_PUBLIC_URL'], { 'Fn::GetAtt': [api.logicalId, 'ApiEndpoint'] });
-      assert.deepEqual(env['DOERS_SECRET_ARN'], { Ref: secret.logicalId });
-      assert.match(render(env['DOERS_WORKSPACE_TABLE']), /^\$\{Ref:TablesWorkspace/);
-      assert.match(render(env['DOERS_LIMITS_TABLE']), /^\$\{Ref:TablesLimits/);
+      assert.deepEqual(env.DOERS_PUBLIC_URL, { 'Fn::GetAtt': [api.logicalId, 'ApiEndpoint'] });
+      assert.deepEqual(env.DOERS_SECRET_ARN, { Ref: secret.logicalId });
+      assert.match(render(env.DOERS_WORKSPACE_TABLE), /^\$\{Ref:TablesWorkspace/);
+      assert.match(render(env.DOERS_LIMITS_TABLE), /^\$\{Ref:TablesLimits/);
     });
 
     test('logs to a retained log group with the configured retention', () => {
       const fn = lambdaFunction(s.template, 'mcp');
-      const logGroupRef = (fn.resource.Properties['LoggingConfig'] as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      const logGroupRef = (fn.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
       s.template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain', Properties: { RetentionInDays: 90 } });
       assert.match(logGroupRef, /^FunctionLogs/);
@@ -401,7 +404,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         const role = functionRole(s.template, name);
         const logs = rolePolicyStatements(s.template, name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
 
-        assert.equal(role.resource.Properties['ManagedPolicyArns'], undefined, name);
+        assert.equal(role.resource.Properties.ManagedPolicyArns, undefined, name);
         assert.equal(logs.length, 1, name);
         assert.deepEqual(sorted(actionsOf(logs[0]!)), ['logs:CreateLogStream', 'logs:PutLogEvents'], name);
         assert.match(render(logs[0]!.Resource), new RegExp(`^\\$\\{${logGroup}[0-9A-F]+\\.Arn\\}$`), name);
@@ -467,21 +470,21 @@ describe('default deployment (cdk.json as shipped)', () => {
     test('are two, on demand, with TTL on expiresAt, point-in-time recovery and KMS encryption at rest', () => {
       s.template.resourceCountIs('AWS::DynamoDB::Table', 2);
       for (const { id, resource } of tables()) {
-        assert.equal(resource.Properties['BillingMode'], 'PAY_PER_REQUEST', id);
-        assert.deepEqual(resource.Properties['TimeToLiveSpecification'], { AttributeName: 'expiresAt', Enabled: true }, id);
-        assert.deepEqual(resource.Properties['PointInTimeRecoverySpecification'], { PointInTimeRecoveryEnabled: true }, id);
+        assert.equal(resource.Properties.BillingMode, 'PAY_PER_REQUEST', id);
+        assert.deepEqual(resource.Properties.TimeToLiveSpecification, { AttributeName: 'expiresAt', Enabled: true }, id);
+        assert.deepEqual(resource.Properties.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true }, id);
         // SSEEnabled without an SSEType or key: KMS with the AWS-managed key aws/dynamodb.
-        assert.deepEqual(resource.Properties['SSESpecification'], { SSEEnabled: true }, id);
+        assert.deepEqual(resource.Properties.SSESpecification, { SSEEnabled: true }, id);
       }
     });
 
     test('take their key schema from lambda/platform/tables.ts', () => {
       const k = WORKSPACE_TABLE_KEYS;
-      assert.deepEqual(table('TablesWorkspace').resource.Properties['KeySchema'], [
+      assert.deepEqual(table('TablesWorkspace').resource.Properties.KeySchema, [
         { AttributeName: k.partitionKey, KeyType: 'HASH' },
         { AttributeName: k.sortKey, KeyType: 'RANGE' },
       ]);
-      assert.deepEqual(table('TablesWorkspace').resource.Properties['GlobalSecondaryIndexes'], [
+      assert.deepEqual(table('TablesWorkspace').resource.Properties.GlobalSecondaryIndexes, [
         {
           IndexName: k.gsi1.indexName,
           KeySchema: [
@@ -499,7 +502,7 @@ describe('default deployment (cdk.json as shipped)', () => {
           Projection: { ProjectionType: 'ALL' },
         },
       ]);
-      assert.deepEqual(table('TablesLimits').resource.Properties['KeySchema'], [
+      assert.deepEqual(table('TablesLimits').resource.Properties.KeySchema, [
         { AttributeName: LIMITS_TABLE_KEYS.partitionKey, KeyType: 'HASH' },
       ]);
       for (const ttl of [k.ttl, LIMITS_TABLE_KEYS.ttl]) assert.equal(ttl, 'expiresAt');
@@ -509,7 +512,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       const workspace = table('TablesWorkspace').resource;
 
       assert.equal(workspace.DeletionPolicy, 'Retain');
-      assert.equal(workspace.Properties['DeletionProtectionEnabled'], true);
+      assert.equal(workspace.Properties.DeletionProtectionEnabled, true);
       assert.equal(table('TablesLimits').resource.DeletionPolicy, 'Delete');
     });
   });
@@ -596,8 +599,8 @@ describe('default deployment (cdk.json as shipped)', () => {
       const alarms = functionAlarms(s.template, 'mcp');
 
       assert.deepEqual(sorted(Object.keys(alarms)), ['Duration', 'Errors']);
-      assert.equal(alarms['Errors']?.['Threshold'], 1);
-      assert.equal(alarms['Duration']?.['Threshold'], 5000);
+      assert.equal(alarms.Errors?.Threshold, 1);
+      assert.equal(alarms.Duration?.Threshold, 5000);
     });
 
     test("charts the authorization server's function as the MCP one: invocations, errors, throttles, duration, concurrency", () => {
@@ -630,8 +633,8 @@ describe('default deployment (cdk.json as shipped)', () => {
         EvaluationPeriods: 1,
         TreatMissingData: 'notBreaching',
       };
-      assert.deepEqual(pick(alarms['Errors'], Object.keys(once)), once);
-      assert.deepEqual(pick(alarms['Throttles'], Object.keys(once)), once);
+      assert.deepEqual(pick(alarms.Errors, Object.keys(once)), once);
+      assert.deepEqual(pick(alarms.Throttles, Object.keys(once)), once);
       const latency = {
         ExtendedStatistic: 'p99',
         Period: 300,
@@ -641,8 +644,8 @@ describe('default deployment (cdk.json as shipped)', () => {
         DatapointsToAlarm: 2,
         TreatMissingData: 'notBreaching',
       };
-      assert.deepEqual(pick(alarms['Duration'], Object.keys(latency)), latency);
-      for (const alarm of Object.values(alarms)) assert.match(String(alarm['AlarmDescription']), /authorization server's function/);
+      assert.deepEqual(pick(alarms.Duration, Object.keys(latency)), latency);
+      for (const alarm of Object.values(alarms)) assert.match(String(alarm.AlarmDescription), /authorization server's function/);
     });
 
     test("lists every alarm, the authorization server's included, in the alarm status widget", () => {
@@ -659,7 +662,7 @@ describe('default deployment (cdk.json as shipped)', () => {
     test('creates no SNS topic without an alarm e-mail, and the alarms notify nobody', () => {
       s.template.resourceCountIs('AWS::SNS::Topic', 0);
       for (const alarm of Object.values(s.template.findResources('AWS::CloudWatch::Alarm'))) {
-        assert.equal((alarm as { Properties: Record<string, unknown> }).Properties['AlarmActions'], undefined);
+        assert.equal((alarm as { Properties: Record<string, unknown> }).Properties.AlarmActions, undefined);
       }
     });
   });
@@ -683,7 +686,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         ]),
       );
       assert.deepEqual(sorted(Object.keys(outputs.Outputs)), sorted([...BASE_OUTPUTS, 'SignInUserPoolId']));
-      assert.deepEqual(outputs.Outputs['SignInUserPoolId']?.Value, { Ref: onlyResource(s.template, 'AWS::Cognito::UserPool').logicalId });
+      assert.deepEqual(outputs.Outputs.SignInUserPoolId?.Value, { Ref: onlyResource(s.template, 'AWS::Cognito::UserPool').logicalId });
     });
 
     test('give the MCP URL, the metadata URL, the dashboard URL and a ready claude mcp add line', () => {
@@ -702,6 +705,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         value('ClaudeMcpAddCommand'),
         `claude mcp add --transport http doers ${endpoint}/mcp --header "Authorization: Bearer <token>"`,
       );
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's own substitution syntax, not a template literal
       assert.equal(value('Region'), '${Ref:AWS::Region}');
     });
   });
@@ -726,9 +730,9 @@ describe('default deployment (cdk.json as shipped)', () => {
       // Assert
       s.template.resourceCountIs('AWS::Lambda::Function', 2);
       for (const key of ['Runtime', 'Architectures', 'Handler']) assert.deepEqual(oauth[key], mcp[key], key);
-      assert.equal(oauth['Runtime'], 'nodejs22.x');
-      assert.equal(oauth['MemorySize'], 512);
-      assert.equal(oauth['Timeout'], 10);
+      assert.equal(oauth.Runtime, 'nodejs22.x');
+      assert.equal(oauth.MemorySize, 512);
+      assert.equal(oauth.Timeout, 10);
     });
 
     test('gets exactly the authorization server names that have a value, and no others', () => {
@@ -746,17 +750,17 @@ describe('default deployment (cdk.json as shipped)', () => {
       const pool = onlyResource(s.template, 'AWS::Cognito::UserPool');
       const client = onlyResource(s.template, 'AWS::Cognito::UserPoolClient');
 
-      assert.deepEqual(env['DOERS_PUBLIC_URL'], { 'Fn::GetAtt': [api.logicalId, 'ApiEndpoint'] });
-      assert.deepEqual(env['DOERS_SECRET_ARN'], { Ref: secret.logicalId });
-      assert.match(render(env['DOERS_WORKSPACE_TABLE']), /^\$\{Ref:TablesWorkspace/);
+      assert.deepEqual(env.DOERS_PUBLIC_URL, { 'Fn::GetAtt': [api.logicalId, 'ApiEndpoint'] });
+      assert.deepEqual(env.DOERS_SECRET_ARN, { Ref: secret.logicalId });
+      assert.match(render(env.DOERS_WORKSPACE_TABLE), /^\$\{Ref:TablesWorkspace/);
       // ProviderURL is https://cognito-idp.<region>.amazonaws.com/<pool id>, the `iss` of the pool's ID tokens.
-      assert.deepEqual(env['DOERS_SIGNIN_ISSUER'], { 'Fn::GetAtt': [pool.logicalId, 'ProviderURL'] });
-      assert.deepEqual(env['DOERS_SIGNIN_CLIENT_ID'], { Ref: client.logicalId });
+      assert.deepEqual(env.DOERS_SIGNIN_ISSUER, { 'Fn::GetAtt': [pool.logicalId, 'ProviderURL'] });
+      assert.deepEqual(env.DOERS_SIGNIN_CLIENT_ID, { Ref: client.logicalId });
     });
 
     test('logs to its own retained log group with the configured retention', () => {
       const fn = lambdaFunction(s.template, 'oauth');
-      const logGroupRef = (fn.resource.Properties['LoggingConfig'] as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      const logGroupRef = (fn.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
       assert.match(logGroupRef, /^OAuthLogs/);
       s.template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain', Properties: { RetentionInDays: 90 } });
@@ -799,14 +803,14 @@ describe('default deployment (cdk.json as shipped)', () => {
       const p = onlyResource(s.template, 'AWS::Cognito::UserPoolClient').resource.Properties;
 
       // Assert
-      assert.equal(p['GenerateSecret'], false);
-      assert.deepEqual(p['AllowedOAuthFlows'], ['code']);
-      assert.equal(p['AllowedOAuthFlowsUserPoolClient'], true);
-      assert.deepEqual(sorted(p['AllowedOAuthScopes'] as string[]), ['email', 'openid', 'profile']);
-      assert.deepEqual((p['CallbackURLs'] as unknown[]).map(render), [`\${${api.logicalId}.ApiEndpoint}/oauth/callback`]);
-      assert.deepEqual(p['SupportedIdentityProviders'], ['COGNITO']);
-      assert.equal(p['EnableTokenRevocation'], true);
-      assert.equal(p['PreventUserExistenceErrors'], 'ENABLED');
+      assert.equal(p.GenerateSecret, false);
+      assert.deepEqual(p.AllowedOAuthFlows, ['code']);
+      assert.equal(p.AllowedOAuthFlowsUserPoolClient, true);
+      assert.deepEqual(sorted(p.AllowedOAuthScopes as string[]), ['email', 'openid', 'profile']);
+      assert.deepEqual((p.CallbackURLs as unknown[]).map(render), [`\${${api.logicalId}.ApiEndpoint}/oauth/callback`]);
+      assert.deepEqual(p.SupportedIdentityProviders, ['COGNITO']);
+      assert.equal(p.EnableTokenRevocation, true);
+      assert.equal(p.PreventUserExistenceErrors, 'ENABLED');
     });
 
     test('hosts managed login on a Cognito domain with a branding style for the client', () => {
@@ -865,10 +869,10 @@ describe('MCP function bundle', () => {
     // Arrange
     const map = JSON.parse(readFileSync(join(bundleDir(), 'index.mjs.map'), 'utf8')) as { sources: string[] };
 
-    // Act: shared dependency-free modules (e.g. lambda/oauth/item-keys.ts, the item keys both functions
+    // Act: shared dependency-free modules (e.g. lambda/platform/item-keys.ts, the item keys both functions
     // read) may be in it; the server itself and what it is built on may not.
     const foreign = map.sources.filter((src) =>
-      /(^|\/)lambda\/(account\/|oauth\/(handler|app|provider)\.ts$)|node_modules\/(oidc-provider|openid-client|serverless-http|koa|@koa)\//.test(
+      /(^|\/)lambda\/(account\/|sign-in\/|pages\/|oauth\/|oauth-(handler|app)\.ts$)|node_modules\/(oidc-provider|openid-client|serverless-http|koa|@koa)\//.test(
         src,
       ),
     );
@@ -920,14 +924,14 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     const env = functionEnvironment(s.template);
     const outputs = (s.template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs;
 
-    assert.equal(env['DOERS_PUBLIC_URL'], 'https://mcp.example.com');
-    assert.equal(render(outputs['McpUrl']?.Value), 'https://mcp.example.com/mcp');
-    assert.equal(render(outputs['MetadataUrl']?.Value), 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp');
+    assert.equal(env.DOERS_PUBLIC_URL, 'https://mcp.example.com');
+    assert.equal(render(outputs.McpUrl?.Value), 'https://mcp.example.com/mcp');
+    assert.equal(render(outputs.MetadataUrl?.Value), 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp');
     assert.equal(
-      render(outputs['ClaudeMcpAddCommand']?.Value),
+      render(outputs.ClaudeMcpAddCommand?.Value),
       'claude mcp add --transport http doers https://mcp.example.com/mcp --header "Authorization: Bearer <token>"',
     );
-    assert.match(render(outputs['CustomDomainTarget']?.Value), /RegionalDomainName/);
+    assert.match(render(outputs.CustomDomainTarget?.Value), /RegionalDomainName/);
   });
 
   test('sets exactly every name of the configuration contract, plus Powertools and source maps', () => {
@@ -947,12 +951,12 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
   test('passes the issuer, JWKS URI, audience, user claim, origins and limits through unchanged', () => {
     const env = functionEnvironment(s.template);
 
-    assert.equal(env['DOERS_JWT_ISSUER'], 'https://login.example.com/realms/doers');
-    assert.equal(env['DOERS_JWKS_URI'], 'https://login.example.com/realms/doers/protocol/openid-connect/certs');
-    assert.equal(env['DOERS_JWT_AUDIENCE'], 'doers-mcp');
-    assert.equal(env['DOERS_JWT_USER_CLAIM'], 'preferred_username');
-    assert.equal(env['DOERS_ALLOWED_ORIGINS'], 'https://claude.ai,https://app.example.com');
-    assert.equal(env['DOERS_RATE_LIMIT_CALLS'], '30');
+    assert.equal(env.DOERS_JWT_ISSUER, 'https://login.example.com/realms/doers');
+    assert.equal(env.DOERS_JWKS_URI, 'https://login.example.com/realms/doers/protocol/openid-connect/certs');
+    assert.equal(env.DOERS_JWT_AUDIENCE, 'doers-mcp');
+    assert.equal(env.DOERS_JWT_USER_CLAIM, 'preferred_username');
+    assert.equal(env.DOERS_ALLOWED_ORIGINS, 'https://claude.ai,https://app.example.com');
+    assert.equal(env.DOERS_RATE_LIMIT_CALLS, '30');
   });
 
   test('mails alarm and recovery notifications through an SNS topic that requires TLS', () => {
@@ -971,8 +975,8 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
     assert.equal(alarms.length, 4);
     for (const alarm of alarms) {
-      assert.deepEqual(alarm.Properties['AlarmActions'], [{ Ref: topic.logicalId }]);
-      assert.deepEqual(alarm.Properties['OKActions'], [{ Ref: topic.logicalId }]);
+      assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic.logicalId }]);
+      assert.deepEqual(alarm.Properties.OKActions, [{ Ref: topic.logicalId }]);
     }
     assert.ok('AlarmTopicArn' in (s.template.toJSON() as { Outputs: object }).Outputs);
   });
@@ -1013,8 +1017,8 @@ describe('alarm e-mail with the built-in authorization server', () => {
     assert.equal(alarms.length, 7);
     assert.equal(oauthAlarms.length, 3);
     for (const alarm of alarms) {
-      assert.deepEqual(alarm.Properties['AlarmActions'], [{ Ref: topic.logicalId }]);
-      assert.deepEqual(alarm.Properties['OKActions'], [{ Ref: topic.logicalId }]);
+      assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic.logicalId }]);
+      assert.deepEqual(alarm.Properties.OKActions, [{ Ref: topic.logicalId }]);
     }
   });
 });
@@ -1054,9 +1058,9 @@ describe('Cognito as authorization server (doers:cognito=true)', () => {
   test('names the resource server by the MCP URL and gives it the four scopes', () => {
     const server = onlyResource(s.template, 'AWS::Cognito::UserPoolResourceServer');
 
-    assert.equal(render(server.resource.Properties['Identifier']), mcpUrl);
+    assert.equal(render(server.resource.Properties.Identifier), mcpUrl);
     assert.deepEqual(
-      sorted((server.resource.Properties['Scopes'] as Array<{ ScopeName: string }>).map((x) => x.ScopeName)),
+      sorted((server.resource.Properties.Scopes as Array<{ ScopeName: string }>).map((x) => x.ScopeName)),
       sorted(Object.keys(DOERS_SCOPES)),
     );
   });
@@ -1065,14 +1069,14 @@ describe('Cognito as authorization server (doers:cognito=true)', () => {
     const client = onlyResource(s.template, 'AWS::Cognito::UserPoolClient');
     const p = client.resource.Properties;
 
-    assert.equal(p['GenerateSecret'], false);
-    assert.deepEqual(p['AllowedOAuthFlows'], ['code']);
-    assert.equal(p['AllowedOAuthFlowsUserPoolClient'], true);
-    assert.deepEqual(p['CallbackURLs'], [...CLAUDE_CALLBACK_URLS]);
-    assert.deepEqual(p['SupportedIdentityProviders'], ['COGNITO']);
+    assert.equal(p.GenerateSecret, false);
+    assert.deepEqual(p.AllowedOAuthFlows, ['code']);
+    assert.equal(p.AllowedOAuthFlowsUserPoolClient, true);
+    assert.deepEqual(p.CallbackURLs, [...CLAUDE_CALLBACK_URLS]);
+    assert.deepEqual(p.SupportedIdentityProviders, ['COGNITO']);
     // Cognito names a scope `<resource server identifier>/<name>`; the identifier is the MCP URL (tested above).
     const server = `\${Ref:${onlyResource(s.template, 'AWS::Cognito::UserPoolResourceServer').logicalId}}`;
-    const scopes = (p['AllowedOAuthScopes'] as unknown[]).map(render);
+    const scopes = (p.AllowedOAuthScopes as unknown[]).map(render);
     assert.deepEqual(sorted(scopes), sorted([...Object.keys(DOERS_SCOPES).map((x) => `${server}/${x}`), 'openid', 'email', 'profile']));
   });
 
@@ -1080,7 +1084,7 @@ describe('Cognito as authorization server (doers:cognito=true)', () => {
     s.template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
     s.template.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', { UseCognitoProvidedValues: true });
     const domain = onlyResource(s.template, 'AWS::Cognito::UserPoolDomain');
-    assert.match(render(domain.resource.Properties['Domain']), /^doers-\$\{Fn::Select\}$/);
+    assert.match(render(domain.resource.Properties.Domain), /^doers-\$\{Fn::Select\}$/);
   });
 
   test('wires issuer, JWKS URI, client-id audience and the username claim into the function', () => {
@@ -1090,12 +1094,12 @@ describe('Cognito as authorization server (doers:cognito=true)', () => {
     // ProviderURL is https://cognito-idp.<region>.amazonaws.com/<pool id>, the `iss` of the pool's tokens.
     const issuer = `\${${pool.logicalId}.ProviderURL}`;
 
-    assert.equal(render(env['DOERS_JWT_ISSUER']), issuer);
-    assert.equal(render(env['DOERS_JWKS_URI']), `${issuer}/.well-known/jwks.json`);
-    assert.deepEqual(env['DOERS_JWT_AUDIENCE'], { Ref: client.logicalId });
-    assert.equal(env['DOERS_JWT_USER_CLAIM'], 'username');
+    assert.equal(render(env.DOERS_JWT_ISSUER), issuer);
+    assert.equal(render(env.DOERS_JWKS_URI), `${issuer}/.well-known/jwks.json`);
+    assert.deepEqual(env.DOERS_JWT_AUDIENCE, { Ref: client.logicalId });
+    assert.equal(env.DOERS_JWT_USER_CLAIM, 'username');
     // Cognito issues `<resource server id>/tasks:read`; the function advertises and accepts exactly that.
-    assert.match(render(env['DOERS_JWT_SCOPE_PREFIX']), /\/mcp\/$/);
+    assert.match(render(env.DOERS_JWT_SCOPE_PREFIX), /\/mcp\/$/);
     assert.equal('DOERS_ALLOWED_ORIGINS' in env, false);
   });
 
@@ -1105,7 +1109,7 @@ describe('Cognito as authorization server (doers:cognito=true)', () => {
     for (const name of ['CognitoUserPoolId', 'CognitoClientId', 'CognitoLoginUrl', 'CognitoScopes']) assert.ok(name in outputs, name);
     const server = `\${Ref:${onlyResource(s.template, 'AWS::Cognito::UserPoolResourceServer').logicalId}}`;
     assert.equal(
-      render(outputs['CognitoScopes']?.Value),
+      render(outputs.CognitoScopes?.Value),
       Object.keys(DOERS_SCOPES)
         .map((x) => `${server}/${x}`)
         .join(' '),
@@ -1160,9 +1164,9 @@ describe("the operator's OpenID provider for sign-in (doers:signin=oidc)", () =>
     const env = functionEnvironment(s.template, 'oauth');
 
     assert.deepEqual(sorted(Object.keys(env)), sorted(OAUTH_FUNCTION_ENV_NAMES));
-    assert.equal(env['DOERS_SIGNIN_ISSUER'], 'https://login.example.com/');
-    assert.equal(env['DOERS_SIGNIN_CLIENT_ID'], 'doers-authorization-server');
-    assert.equal(env['DOERS_SIGNIN_CLIENT_SECRET_ARN'], secretArn);
+    assert.equal(env.DOERS_SIGNIN_ISSUER, 'https://login.example.com/');
+    assert.equal(env.DOERS_SIGNIN_CLIENT_ID, 'doers-authorization-server');
+    assert.equal(env.DOERS_SIGNIN_CLIENT_SECRET_ARN, secretArn);
   });
 
   test('lets the authorization server read that client secret (exactly that ARN) and the seed, no other secret', () => {
@@ -1223,8 +1227,8 @@ describe('behind your own proxy (doers:publicUrl)', () => {
     const env = functionEnvironment(s.template);
     const outputs = (s.template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs;
 
-    assert.equal(env['DOERS_PUBLIC_URL'], 'https://tasks.example.org');
-    assert.equal(render(outputs['McpUrl']?.Value), 'https://tasks.example.org/mcp');
+    assert.equal(env.DOERS_PUBLIC_URL, 'https://tasks.example.org');
+    assert.equal(render(outputs.McpUrl?.Value), 'https://tasks.example.org/mcp');
     s.template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
   });
 
@@ -1232,7 +1236,7 @@ describe('behind your own proxy (doers:publicUrl)', () => {
     const env = functionEnvironment(s.template, 'oauth');
     const client = onlyResource(s.template, 'AWS::Cognito::UserPoolClient');
 
-    assert.equal(env['DOERS_PUBLIC_URL'], 'https://tasks.example.org');
-    assert.deepEqual(client.resource.Properties['CallbackURLs'], ['https://tasks.example.org/oauth/callback']);
+    assert.equal(env.DOERS_PUBLIC_URL, 'https://tasks.example.org');
+    assert.deepEqual(client.resource.Properties.CallbackURLs, ['https://tasks.example.org/oauth/callback']);
   });
 });

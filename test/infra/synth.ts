@@ -87,7 +87,7 @@ export const render = (value: Json): string => {
       const [sep, parts] = o['Fn::Join'] as [string, Json[]];
       return parts.map(render).join(sep);
     }
-    if ('Ref' in o) return `\${Ref:${String(o['Ref'])}}`;
+    if ('Ref' in o) return `\${Ref:${String(o.Ref)}}`;
     if ('Fn::GetAtt' in o) {
       const [id, attr] = o['Fn::GetAtt'] as [string, string];
       return `\${${id}.${attr}}`;
@@ -136,10 +136,10 @@ export const functionAlarms = (template: Template, name: FunctionName): Record<s
   const found: Record<string, Record<string, Json>> = {};
   for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
     const props = (alarm as { Properties: Record<string, Json> }).Properties;
-    const dimensions = (props['Dimensions'] ?? []) as Array<{ Name: string; Value: { Ref?: string } }>;
+    const dimensions = (props.Dimensions ?? []) as Array<{ Name: string; Value: { Ref?: string } }>;
     const onFunction = dimensions.some((d) => d.Name === 'FunctionName' && d.Value.Ref === fn);
-    if (props['Namespace'] !== 'AWS/Lambda' || !onFunction) continue;
-    const metric = String(props['MetricName']);
+    if (props.Namespace !== 'AWS/Lambda' || !onFunction) continue;
+    const metric = String(props.MetricName);
     if (metric in found) throw new Error(`two ${metric} alarms on the ${name} function`);
     found[metric] = props;
   }
@@ -153,7 +153,7 @@ export const functionRole = (template: Template, name: FunctionName = 'mcp'): Re
 /** A function's environment variables (the MCP function's unless told). */
 export const functionEnvironment = (template: Template, name: FunctionName = 'mcp'): Record<string, Json> => {
   const { resource } = lambdaFunction(template, name);
-  const env = resource.Properties['Environment'] as { Variables: Record<string, Json> };
+  const env = resource.Properties.Environment as { Variables: Record<string, Json> };
   return env.Variables;
 };
 

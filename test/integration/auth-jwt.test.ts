@@ -6,15 +6,15 @@ import { exportSPKI, SignJWT } from 'jose';
 import { createJwtVerifier } from '../../lambda/auth/jwt.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { UnauthenticatedError } from '../../lambda/errors.js';
-import { DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import type { Member } from '../../lambda/workspace/model.js';
+import type { Member } from '../../lambda/vocabulary.js';
 import { type JwksServer, type SigningKey, signingKey, signToken, startJwksServer, unsecuredToken, withPayload } from '../helpers/jwks.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 
-// JWTs from an external authorization server (DESIGN.md §4): a real key set on loopback, tokens
+// JWTs from an external authorization server (docs/auth.md): a real key set on loopback, tokens
 // signed with jose, and the endpoint answering through the same handler Lambda runs.
 const ISSUER = 'https://login.example.test/realms/doers';
 const AUDIENCE = 'doers-mcp';

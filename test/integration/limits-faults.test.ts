@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { ROUND_TRIP_DEADLINE_MS } from '../../lambda/limits/round-trip.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from '../helpers/limits-fixtures.js';
+import { kindOf, startFaultProxy, windowAwayFromBoundary } from '../helpers/limits-harness.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from './limits-fixtures.js';
-import { kindOf, startFaultProxy, windowAwayFromBoundary } from './limits-harness.js';
 
-// DESIGN.md §5 faults: when DynamoDB throttles or cannot be reached while the limits are checked,
+// docs/limits.md faults: when DynamoDB throttles or cannot be reached while the limits are checked,
 // the caller gets 503 with Retry-After, quickly, never 500 and never a wait without end.
 
 const LIMITS_TABLE = 'doers-limits';

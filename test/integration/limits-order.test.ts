@@ -3,19 +3,19 @@ import { after, before, describe, mock, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
-import type { Principal } from '../../lambda/auth/principal.js';
-import type { Scope } from '../../lambda/auth/scopes.js';
 import { createLimitsGuard } from '../../lambda/limits/limits-guard.js';
-import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
+import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import type { Principal, Scope } from '../../lambda/vocabulary.js';
+import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from '../helpers/limits-fixtures.js';
+import { kindOf, peakOverlap, windowAwayFromBoundary } from '../helpers/limits-harness.js';
 import { legacyCall, modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
-import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from './limits-fixtures.js';
-import { kindOf, peakOverlap, windowAwayFromBoundary } from './limits-harness.js';
 
-// DESIGN.md §5 in one server: what takes a permit, what does not, and how each refusal is answered.
+// docs/limits.md in one server: what takes a permit, what does not, and how each refusal is answered.
 
 interface Limited {
   readonly server: LocalServer;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
+import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { callTool, startTestServer } from '../helpers/local.js';
 import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';

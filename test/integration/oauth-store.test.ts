@@ -9,9 +9,10 @@ import { ensureTables } from '../../lambda/local/bootstrap.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import { createAdapterFactory } from '../../lambda/oauth/dynamodb-adapter.js';
 import { DynamoGrantStore } from '../../lambda/oauth/grant-store.js';
-import { accountIdOf, memberRefOfAccountId, OAUTH_SK, oauthPk } from '../../lambda/oauth/item-keys.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { OAUTH_SK, oauthPk } from '../../lambda/platform/item-keys.js';
+import { accountIdOf, memberRefOfAccountId } from '../../lambda/vocabulary.js';
 
 // The authorization server's storage on the embedded DynamoDB, with a clock the test sets so
 // expiry and the idle lifetime of registered clients are checked without waiting.

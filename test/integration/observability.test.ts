@@ -5,14 +5,14 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { NotFoundRefusal } from '../../lambda/errors.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { ResourceTemplateDefinition } from '../../lambda/mcp/resource-registry.js';
-import { defineTool } from '../../lambda/mcp/tool-registry.js';
 import { createLogger } from '../../lambda/observability/logger.js';
 import { createPowertoolsObserver } from '../../lambda/observability/powertools-observer.js';
+import { defineTool } from '../../lambda/workspace/define-tool.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
 import { modernCall, post, startTestServer } from '../helpers/local.js';
 
 // The audit line and the four meters as operators will see them: real Powertools output on stdout.
-const note = defineTool<WorkspaceServices, z.ZodObject<{ text: z.ZodString }>, z.ZodObject<{ saved: z.ZodBoolean }>>({
+const note = defineTool({
   name: 'note_save',
   title: 'Save a note',
   description: 'Saves a note (test fixture).',

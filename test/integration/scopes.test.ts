@@ -4,20 +4,21 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApp } from '../../lambda/app.js';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
-import type { Scope } from '../../lambda/auth/scopes.js';
 import { buildHandler } from '../../lambda/http/pipeline.js';
-import { DEMO_OWNER, DEMO_WORKSPACE_ID } from '../../lambda/local/demo-seed.js';
+import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
+import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createLogger } from '../../lambda/observability/logger.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { dataDirKeySource } from '../../lambda/platform/keys.js';
+import { dataDirKeySource } from '../../lambda/platform/key-ring.js';
+import type { Scope } from '../../lambda/vocabulary.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 
-// Scopes decide visibility and access (DESIGN.md §4), on the product's own tools, prompts and
+// Scopes decide visibility and access (docs/auth.md), on the product's own tools, prompts and
 // resource templates. What each needs is read from its declaration; the registries' filtering and
 // refusals are what is under test.
 const ALL_SCOPES = ['tasks:read', 'tasks:write', 'team:read', 'team:admin'];

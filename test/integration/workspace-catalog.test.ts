@@ -48,7 +48,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 22 tools of DESIGN §8, each with output schema and all four annotations as §3 sets them', async () => {
+  test('offers exactly the 22 tools of docs/workspace.md, each with output schema and all four annotations as docs/protocol.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(

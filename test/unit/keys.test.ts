@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { cachedKeySource, type KeyRing, keyRingFromSeeds } from '../../lambda/platform/keys.js';
+import { cachedKeySource, type KeyRing, keyRingFromSeeds } from '../../lambda/platform/key-ring.js';
 
 const SEED_A = 'a'.repeat(40);
 const SEED_B = 'b'.repeat(40);

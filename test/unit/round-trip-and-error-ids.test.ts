@@ -5,8 +5,11 @@ import { unlimitedGuard } from '../../lambda/limits/call-guard.js';
 import { createDispatcher, type DispatchHooks } from '../../lambda/mcp/dispatcher.js';
 import { definePrompt, PromptRegistry, userText } from '../../lambda/mcp/prompt-registry.js';
 import { ResourceRegistry } from '../../lambda/mcp/resource-registry.js';
-import { defineTool, inputRequired, ToolRegistry } from '../../lambda/mcp/tool-registry.js';
-import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
+import { defineToolFor, inputRequired, ToolRegistry } from '../../lambda/mcp/tool-registry.js';
+
+const defineTool = defineToolFor<unknown>();
+
+import { keyRingFromSeeds } from '../../lambda/platform/key-ring.js';
 import { principal } from '../helpers/events.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { rejection } from '../helpers/rejection.js';
@@ -22,7 +25,7 @@ const elicitName = {
   params: { mode: 'form', message: 'Which topic?', requestedSchema: { type: 'object', properties: { topic: { type: 'string' } } } },
 };
 
-const ask = defineTool<unknown, z.ZodObject<{}>, z.ZodObject<{ topic: z.ZodString }>>({
+const ask = defineTool({
   name: 'ask',
   title: 'Ask',
   description: 'Asks for a topic.',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
-import { keyRingFromSeeds } from '../../lambda/platform/keys.js';
+import { keyRingFromSeeds } from '../../lambda/platform/key-ring.js';
 import { signingKeysOf } from '../../lambda/platform/signing-keys.js';
 
 describe('the authorization server signing keys derived from the secret seed', () => {

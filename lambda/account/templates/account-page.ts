@@ -1,6 +1,6 @@
-import { SCOPE_DESCRIPTIONS } from '../../oauth/pages/consent.js';
 import { type Html, html } from '../../pages/html.js';
 import { type Page, page } from '../../pages/layout.js';
+import { SCOPE_DESCRIPTIONS } from '../../pages/scope-descriptions.js';
 
 export const TOKEN_EXPIRY_DAYS = [7, 30, 90, 365] as const;
 

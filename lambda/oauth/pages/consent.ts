@@ -1,13 +1,6 @@
 import { html } from '../../pages/html.js';
 import { type Page, page } from '../../pages/layout.js';
-
-/** What each scope lets an assistant do, in the words the consent page uses. */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  'tasks:read': 'Read tasks, projects, comments and agendas',
-  'tasks:write': 'Create, change, complete and delete tasks, projects and comments',
-  'team:read': 'See the members of the workspace',
-  'team:admin': 'Invite members and change their roles',
-};
+import { SCOPE_DESCRIPTIONS } from '../../pages/scope-descriptions.js';
 
 export interface ConsentView {
   readonly uid: string;

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
-import { defineTool } from '../../mcp/tool-registry.js';
+import { defineTool } from '../define-tool.js';
 import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
 import { moreLine, taskLine } from '../render.js';
 import { dateArg, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
-import type { WorkspaceServices } from '../services.js';
 import { addDays, dateInZone } from '../time.js';
 import { loadNames, resolveAssignee, toSummary } from '../views.js';
 import { READ } from './annotations.js';
@@ -32,7 +31,7 @@ const output = z.object({
 const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) =>
   `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;
 
-export const agendaGet = defineTool<WorkspaceServices, typeof input, typeof output>({
+export const agendaGet = defineTool({
   name: 'agenda_get',
   title: 'Agenda for a day',
   description:

@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '../../mcp/tool-registry.js';
 
 /**
- * The four kinds of workspace tool (DESIGN.md §3): openWorldHint is false everywhere; destructive
+ * The four kinds of workspace tool (docs/protocol.md): openWorldHint is false everywhere; destructive
  * for what removes content or access; idempotent unless the call creates something new.
  */
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -1,13 +1,12 @@
 import * as z from 'zod/mini';
 import { NotFoundRefusal } from '../../errors.js';
-import { defineTool } from '../../mcp/tool-registry.js';
+import { defineTool } from '../define-tool.js';
 import { uuidV7 } from '../item-support.js';
+import { requireOwnOrAdmin, requireRole } from '../membership.js';
 import type { Comment } from '../model.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
-import { requireOwnOrAdmin, requireRole } from '../policy.js';
 import { commentLine, moreLine } from '../render.js';
 import { commentOutput, idArg, listFields, pagingArgs } from '../schemas.js';
-import type { WorkspaceServices } from '../services.js';
 import { loadNames, taskOrRefuse, toCommentOutput } from '../views.js';
 import { CREATE, READ, REMOVE } from './annotations.js';
 
@@ -16,7 +15,7 @@ const taskIdArg = idArg('task');
 const listInput = z.strictObject({ taskId: taskIdArg, ...pagingArgs });
 const listOutput = z.object({ taskId: z.string(), taskTitle: z.string(), ...listFields, comments: z.array(commentOutput) });
 
-export const commentsList = defineTool<WorkspaceServices, typeof listInput, typeof listOutput>({
+export const commentsList = defineTool({
   name: 'comments_list',
   title: 'Read the comments of a task',
   description:
@@ -55,7 +54,7 @@ const addInput = z.strictObject({
   body: z.string().check(z.trim(), z.minLength(1), z.maxLength(4000), z.describe('The comment text')),
 });
 
-export const commentAdd = defineTool<WorkspaceServices, typeof addInput, typeof commentOutput>({
+export const commentAdd = defineTool({
   name: 'comment_add',
   title: 'Comment on a task',
   description:
@@ -84,7 +83,7 @@ export const commentAdd = defineTool<WorkspaceServices, typeof addInput, typeof 
 const deleteInput = z.strictObject({ taskId: taskIdArg, commentId: idArg('comment') });
 const deleteOutput = z.object({ taskId: z.string(), commentId: z.string(), deleted: z.literal(true) });
 
-export const commentDelete = defineTool<WorkspaceServices, typeof deleteInput, typeof deleteOutput>({
+export const commentDelete = defineTool({
   name: 'comment_delete',
   title: 'Delete a comment',
   description: 'Deletes one comment of a task for good. Members delete only their own comments; admins any.',

@@ -1,8 +1,6 @@
 import * as z from 'zod/mini';
-import { SCOPES } from '../../auth/scopes.js';
-import { defineTool } from '../../mcp/tool-registry.js';
-import { ROLES } from '../model.js';
-import type { WorkspaceServices } from '../services.js';
+import { ROLES, SCOPES } from '../../vocabulary.js';
+import { defineTool } from '../define-tool.js';
 import { dateInZone } from '../time.js';
 import { READ } from './annotations.js';
 
@@ -11,14 +9,14 @@ const meOutput = z.object({
   name: z.string(),
   email: z.string(),
   workspace: z.object({ workspaceId: z.string(), name: z.string() }),
-  role: z.enum(ROLES as [string, ...string[]]),
+  role: z.enum(ROLES),
   timeZone: z.string(),
   today: z.iso.date().check(z.describe("Today's date in the user's time zone")),
   now: z.iso.datetime({ offset: true }),
   scopes: z.array(z.enum(SCOPES)),
 });
 
-export const meGet = defineTool<WorkspaceServices, z.ZodMiniObject<{}>, typeof meOutput>({
+export const meGet = defineTool({
   name: 'me_get',
   title: 'Who am I',
   description:

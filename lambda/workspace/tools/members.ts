@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Principal } from '../../auth/principal.js';
-import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../../errors.js';
-import { defineTool } from '../../mcp/tool-registry.js';
-import type { Member, Role } from '../model.js';
+import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
+import { type Member, newUserId } from '../../vocabulary.js';
+import { defineTool } from '../define-tool.js';
+import { changeRole, checkInvite, removeMember } from '../membership.js';
 import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
-import { requireRole } from '../policy.js';
 import { memberLine, moreLine } from '../render.js';
 import { idArg, listFields, memberOutput, pagingArgs, roleArg } from '../schemas.js';
-import type { WorkspaceServices } from '../services.js';
 import { isValidTimeZone } from '../time.js';
 import { toMemberOutput } from '../views.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
@@ -16,51 +13,12 @@ import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 const userIdArg = idArg('member user');
 const byName = (m: Member): string => `${m.name.toLowerCase()}\u0000${m.userId}`;
 
-/**
- * Owners are made and unmade by owners only, and the last active owner stays: without one, nobody
- * could manage the workspace any more.
- */
-const checkOwnerRules = (principal: Principal, target: Member, members: readonly Member[], nextRole: Role | 'removed'): void => {
-  if ((target.role === 'owner' || nextRole === 'owner') && principal.role !== 'owner') {
-    throw new RoleTooLowRefusal('Refused, role too low: only an owner can make, change or remove an owner.');
-  }
-  if (target.role === 'owner' && nextRole !== 'owner') {
-    const others = members.filter((m) => m.role === 'owner' && m.status === 'active' && m.userId !== target.userId);
-    if (!others.length) throw lastOwnerRefusal(target);
-  }
-};
-
-const lastOwnerRefusal = (target: Member): ConflictRefusal =>
-  new ConflictRefusal(`Conflict: ${target.name} [${target.userId}] is the last owner of this workspace; make someone else owner first.`);
-
-/**
- * An owner's demotion (also the first step of removing one) checks that another active owner
- * remains and writes, both under the workspace's owners lock: two owners demoting each other at
- * once are serialized, and the second sees the first's change. (A check after the write with an undo
- * on failure was not enough: the undo itself can fail when the demoted member's role moved on in
- * between, which the concurrency test caught.)
- */
-const demoteOwner = (services: WorkspaceServices, principal: Principal, target: Member, role: Role): Promise<Member> =>
-  services.directory.withOwnersLock(principal.workspaceId, async () => {
-    const others = (await services.directory.listMembers(principal.workspaceId)).filter(
-      (m) => m.role === 'owner' && m.status === 'active' && m.userId !== target.userId,
-    );
-    if (others.length === 0) throw lastOwnerRefusal(target);
-    return services.directory.setMemberRole(principal.workspaceId, target.userId, 'owner', role);
-  });
-
-const memberOrRefuse = (members: readonly Member[], userId: string): Member => {
-  const member = members.find((m) => m.userId === userId);
-  if (!member) throw new NotFoundRefusal(`Member ${userId} was not found in this workspace; members_list lists members and their ids.`);
-  return member;
-};
-
 // ---- members_list -------------------------------------------------------------------------------
 
 const listInput = z.strictObject({ ...pagingArgs });
 const listOutput = z.object({ ...listFields, members: z.array(memberOutput) });
 
-export const membersList = defineTool<WorkspaceServices, typeof listInput, typeof listOutput>({
+export const membersList = defineTool({
   name: 'members_list',
   title: 'List the team',
   description:
@@ -95,7 +53,7 @@ const inviteInput = z.strictObject({
     .check(z.describe("IANA time zone, e.g. Europe/Berlin; default: the inviter's")),
 });
 
-export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, typeof memberOutput>({
+export const memberInvite = defineTool({
   name: 'member_invite',
   title: 'Add someone to the team',
   description:
@@ -107,15 +65,13 @@ export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, ty
   annotations: CREATE,
   scope: 'team:admin',
   run: async (args, { services, principal, now }) => {
-    requireRole(principal, 'admin', 'adding a member');
-    if (args.role === 'owner' && principal.role !== 'owner')
-      throw new RoleTooLowRefusal('Refused, role too low: only an owner can add an owner.');
+    checkInvite(principal, args.role);
     const timeZone = args.timeZone ?? principal.timeZone;
     if (!isValidTimeZone(timeZone))
       throw new InvalidArgumentRefusal(`timeZone: ${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
     const member: Member = {
       workspaceId: principal.workspaceId,
-      userId: `usr_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+      userId: newUserId(),
       email: args.email.toLowerCase(),
       name: args.name,
       role: args.role,
@@ -134,7 +90,7 @@ export const memberInvite = defineTool<WorkspaceServices, typeof inviteInput, ty
 
 const roleInput = z.strictObject({ userId: userIdArg, role: roleArg });
 
-export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typeof memberOutput>({
+export const memberRoleSet = defineTool({
   name: 'member_role_set',
   title: "Change a member's role",
   description:
@@ -144,18 +100,8 @@ export const memberRoleSet = defineTool<WorkspaceServices, typeof roleInput, typ
   output: memberOutput,
   annotations: UPDATE,
   scope: 'team:admin',
-  run: async (args, { services, principal }) => {
-    requireRole(principal, 'admin', "changing a member's role");
-    const members = await services.directory.listMembers(principal.workspaceId);
-    const target = memberOrRefuse(members, args.userId);
-    if (target.role === args.role) return toMemberOutput(target);
-    checkOwnerRules(principal, target, members, args.role);
-    if (target.role === 'owner') return toMemberOutput(await demoteOwner(services, principal, target, args.role));
-    // A promotion takes the owners lock too, so a disable on the account page (which reads the role
-    // under it) never acts on who someone was a moment ago.
-    const write = () => services.directory.setMemberRole(principal.workspaceId, target.userId, target.role, args.role);
-    return toMemberOutput(await (args.role === 'owner' ? services.directory.withOwnersLock(principal.workspaceId, write) : write()));
-  },
+  run: async (args, { services, principal }) =>
+    toMemberOutput(await changeRole(services.directory, principal, principal.workspaceId, args.userId, args.role)),
   render: (m) => `Role set:\n${memberLine(m)}`,
 });
 
@@ -170,7 +116,7 @@ const removeOutput = z.object({
   tokensRevoked: z.number().check(z.int()),
 });
 
-export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, typeof removeOutput>({
+export const memberRemove = defineTool({
   name: 'member_remove',
   title: 'Remove someone from the team',
   description:
@@ -181,13 +127,7 @@ export const memberRemove = defineTool<WorkspaceServices, typeof removeInput, ty
   annotations: REMOVE,
   scope: 'team:admin',
   run: async (args, { services, principal, now }) => {
-    requireRole(principal, 'admin', 'removing a member');
-    const members = await services.directory.listMembers(principal.workspaceId);
-    const target = memberOrRefuse(members, args.userId);
-    checkOwnerRules(principal, target, members, 'removed');
-    // An owner is demoted (checked, see demoteOwner) before removal, so two removals cannot race past the last owner.
-    const role = target.role === 'owner' ? (await demoteOwner(services, principal, target, 'admin')).role : target.role;
-    await services.directory.removeMember(principal.workspaceId, target.userId, role);
+    const target = await removeMember(services.directory, principal, principal.workspaceId, args.userId);
     const tokens = (await services.tokens.list(principal.workspaceId)).filter((t) => t.userId === target.userId && !t.revokedAt);
     await Promise.all(tokens.map((t) => services.tokens.revoke(principal.workspaceId, t.tokenId, now.toISOString())));
     return { userId: target.userId, name: target.name, email: target.email, removed: true as const, tokensRevoked: tokens.length };

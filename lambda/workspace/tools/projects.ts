@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Principal } from '../../auth/principal.js';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
-import { defineTool } from '../../mcp/tool-registry.js';
+import type { Principal } from '../../vocabulary.js';
+import { defineTool } from '../define-tool.js';
+import { requireRole } from '../membership.js';
 import type { Project } from '../model.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
-import { requireRole } from '../policy.js';
 import { moreLine, projectBlock, projectLine } from '../render.js';
 import { idArg, listFields, pagingArgs, projectOutput, versionArg } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
@@ -35,7 +35,7 @@ const listInput = z.strictObject({
 });
 const listOutput = z.object({ ...listFields, projects: z.array(projectOutput) });
 
-export const projectsList = defineTool<WorkspaceServices, typeof listInput, typeof listOutput>({
+export const projectsList = defineTool({
   name: 'projects_list',
   title: 'List projects',
   description:
@@ -75,7 +75,7 @@ const getOutput = z.object({
   }),
 });
 
-export const projectGet = defineTool<WorkspaceServices, typeof getInput, typeof getOutput>({
+export const projectGet = defineTool({
   name: 'project_get',
   title: 'Read a project',
   description:
@@ -111,7 +111,7 @@ export const projectGet = defineTool<WorkspaceServices, typeof getInput, typeof 
 
 const createInput = z.strictObject({ name: nameArg, description: z.optional(descriptionArg) });
 
-export const projectCreate = defineTool<WorkspaceServices, typeof createInput, typeof projectOutput>({
+export const projectCreate = defineTool({
   name: 'project_create',
   title: 'Create a project',
   description:
@@ -151,7 +151,7 @@ const updateInput = z.strictObject({
   archived: z.optional(z.literal(false)).check(z.describe('false restores an archived project (archive with project_archive)')),
 });
 
-export const projectUpdate = defineTool<WorkspaceServices, typeof updateInput, typeof projectOutput>({
+export const projectUpdate = defineTool({
   name: 'project_update',
   title: 'Change a project',
   description:
@@ -191,7 +191,7 @@ const removeInput = z.strictObject({
   version: z.optional(versionArg).check(z.describe('If given, refused when the project has moved on from this version')),
 });
 
-export const projectArchive = defineTool<WorkspaceServices, typeof removeInput, typeof projectOutput>({
+export const projectArchive = defineTool({
   name: 'project_archive',
   title: 'Archive a project',
   description:
@@ -214,7 +214,7 @@ export const projectArchive = defineTool<WorkspaceServices, typeof removeInput, 
 
 const deleteOutput = z.object({ projectId: z.string(), name: z.string(), deleted: z.literal(true) });
 
-export const projectDelete = defineTool<WorkspaceServices, typeof removeInput, typeof deleteOutput>({
+export const projectDelete = defineTool({
   name: 'project_delete',
   title: 'Delete a project',
   description:

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Principal } from '../../auth/principal.js';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
-import { defineTool, type ToolContext } from '../../mcp/tool-registry.js';
+import type { ToolContext } from '../../mcp/tool-registry.js';
+import type { Principal } from '../../vocabulary.js';
+import { defineTool } from '../define-tool.js';
+import { requireOwnOrAdmin, requireRole } from '../membership.js';
 import type { Task } from '../model.js';
 import { cursorFor, positionFrom } from '../paging.js';
-import { requireOwnOrAdmin, requireRole } from '../policy.js';
 import { moreLine, taskBlock, taskLine } from '../render.js';
 import {
   dateArg,
@@ -91,7 +92,7 @@ const isTaskPosition = (v: unknown): v is TaskPosition => {
   );
 };
 
-export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typeof searchOutput>({
+export const tasksSearch = defineTool({
   name: 'tasks_search',
   title: 'Search tasks',
   description:
@@ -154,7 +155,7 @@ export const tasksSearch = defineTool<WorkspaceServices, typeof searchInput, typ
 
 const getInput = z.strictObject({ taskId: taskIdArg });
 
-export const taskGet = defineTool<WorkspaceServices, typeof getInput, typeof taskOutput>({
+export const taskGet = defineTool({
   name: 'task_get',
   title: 'Read a task',
   description:
@@ -183,7 +184,7 @@ const createInput = z.strictObject({
   labels: z.optional(labelsArg),
 });
 
-export const taskCreate = defineTool<WorkspaceServices, typeof createInput, typeof taskOutput>({
+export const taskCreate = defineTool({
   name: 'task_create',
   title: 'Create a task',
   description:
@@ -244,7 +245,7 @@ const updateInput = z.strictObject({
   labels: z.optional(labelsArg).check(z.describe('Replaces all labels')),
 });
 
-export const taskUpdate = defineTool<WorkspaceServices, typeof updateInput, typeof taskOutput>({
+export const taskUpdate = defineTool({
   name: 'task_update',
   title: 'Change a task',
   description:
@@ -302,7 +303,7 @@ const stateInput = z.strictObject({
   version: z.optional(versionArg).check(z.describe('If given, the change is refused when the task has moved on from this version')),
 });
 
-export const taskComplete = defineTool<WorkspaceServices, typeof stateInput, typeof taskOutput>({
+export const taskComplete = defineTool({
   name: 'task_complete',
   title: 'Complete a task',
   description:
@@ -330,7 +331,7 @@ export const taskComplete = defineTool<WorkspaceServices, typeof stateInput, typ
   render: (t) => `Done:\n${taskBlock(t)}`,
 });
 
-export const taskReopen = defineTool<WorkspaceServices, typeof stateInput, typeof taskOutput>({
+export const taskReopen = defineTool({
   name: 'task_reopen',
   title: 'Reopen a task',
   description: 'Marks a done task open again (e.g. completed by mistake). Reopening an open task changes nothing.',
@@ -353,7 +354,7 @@ export const taskReopen = defineTool<WorkspaceServices, typeof stateInput, typeo
 
 const deleteOutput = z.object({ taskId: z.string(), title: z.string(), deleted: z.literal(true) });
 
-export const taskDelete = defineTool<WorkspaceServices, typeof stateInput, typeof deleteOutput>({
+export const taskDelete = defineTool({
   name: 'task_delete',
   title: 'Delete a task',
   description:

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RawResponse } from '../helpers/local.js';
 import {
   call,
   type Endpoint,
@@ -16,9 +15,10 @@ import {
   startDynamoDbLocal,
   warmStore,
   windowAwayFromBoundary,
-} from './limits-harness.js';
+} from '../helpers/limits-harness.js';
+import type { RawResponse } from '../helpers/local.js';
 
-// DESIGN.md §5 under contention: four server processes (four "Lambda instances") share one real
+// docs/limits.md under contention: four server processes (four "Lambda instances") share one real
 // DynamoDB API and one user. Run on dynalite always, and on DynamoDB Local wherever Java is present.
 
 const backends: { name: string; start: () => Promise<SharedDynamo> }[] = [{ name: 'dynalite', start: startDynalite }];
@@ -41,8 +41,11 @@ const FUNCTION_TIMEOUT_SECONDS = 2;
 const BUCKET_SECONDS = FUNCTION_TIMEOUT_SECONDS + 1;
 const LEASE_BOUND_SECONDS = 2 * BUCKET_SECONDS;
 
-const tally = (answers: readonly RawResponse[]): Record<string, number> =>
-  answers.map(kindOf).reduce<Record<string, number>>((acc, k) => ({ ...acc, [k]: (acc[k] ?? 0) + 1 }), {});
+const tally = (answers: readonly RawResponse[]): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const k of answers.map(kindOf)) counts[k] = (counts[k] ?? 0) + 1;
+  return counts;
+};
 
 const fireFromEach = (servers: readonly Endpoint[], sleepMs: number): Promise<RawResponse[]> =>
   Promise.all(servers.flatMap((s) => Array.from({ length: CALLS_PER_PROCESS }, () => probe(s, sleepMs))));

@@ -1,5 +1,5 @@
-import { html } from '../../pages/html.js';
-import { type Page, page } from '../../pages/layout.js';
+import { html } from '../pages/html.js';
+import { type Page, page } from '../pages/layout.js';
 
 export interface DevSignInView {
   /** Where the chosen member is posted; `cancel`, where giving up is (absent: no cancel button). */

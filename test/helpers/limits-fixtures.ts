@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Fixtures } from '../../lambda/app.js';
 import type { StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
-import { defineTool } from '../../lambda/mcp/tool-registry.js';
+import { defineTool } from '../../lambda/workspace/define-tool.js';
 import type { WorkspaceServices } from '../../lambda/workspace/services.js';
 
 /** Wall-clock milliseconds with sub-ms precision, comparable across processes on one machine. */
@@ -14,7 +14,7 @@ const intervalSchema = z.object({ startedAt: z.number(), endedAt: z.number(), pi
  * Runs for `sleepMs` and reports when it ran. Between the lease being taken and given back, so the
  * intervals of admitted calls bound from below what the limiter let overlap.
  */
-const probe = defineTool<WorkspaceServices, z.ZodObject<{ sleepMs: z.ZodNumber }>, typeof intervalSchema>({
+const probe = defineTool({
   name: 'limits_probe',
   title: 'Limits probe',
   description: 'Test fixture: sleeps for sleepMs and reports when it ran.',
@@ -31,7 +31,7 @@ const probe = defineTool<WorkspaceServices, z.ZodObject<{ sleepMs: z.ZodNumber }
 });
 
 /** Needs a scope and an argument: the order tests call it without either. */
-const scopedEcho = defineTool<WorkspaceServices, z.ZodObject<{ text: z.ZodString }>, z.ZodObject<{ text: z.ZodString }>>({
+const scopedEcho = defineTool({
   name: 'limits_scoped_echo',
   title: 'Scoped echo',
   description: 'Test fixture needing tasks:write and a text argument.',

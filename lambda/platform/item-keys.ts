@@ -1,7 +1,11 @@
 /**
- * Item keys of the single workspace table (layout in docs/workspace.md, "Data model"). Every item of a
- * workspace lives under its `WS#` partition, so a query can never leave the caller's workspace.
+ * Every item key of the single workspace table, beside its definition (tables.ts): the workspace's
+ * own items, the authorization server's records, and the few bookkeeping items (owners lock,
+ * registration windows). Layout and access patterns: docs/workspace.md, "Data model". Every item of
+ * a workspace lives under its `WS#` partition, so a query can never leave the caller's workspace.
  */
+
+// ---- the directory: workspaces, members, e-mail claims, personal access tokens --------------------
 export const wsPk = (workspaceId: string): string => `WS#${workspaceId}`;
 export const WORKSPACE_SK = 'META';
 export const memberSk = (userId: string): string => `USER#${userId}`;
@@ -52,3 +56,40 @@ export const AGENDA_DONE_PREFIX = 'D#';
  */
 export const agendaOrderKey = (t: Parameters<typeof taskOrderKey>[0]): string =>
   t.status === 'open' ? taskOrderKey(t) : `${AGENDA_DONE_PREFIX}${t.completedAt ?? ''}#${t.taskId}`;
+
+/** Sort key of the workspace's owners lock (workspace/directory-store.ts, withOwnersLock). */
+export const OWNERS_LOCK_SK = 'OWNERS_LOCK';
+
+// ---- the authorization server (lambda/oauth/) ------------------------------------------------------
+/**
+ * Every oidc-provider model instance is one item under its own `OAUTH#` partition; the two indexes
+ * answer the lookups the library and the account pages make by something other than the id.
+ */
+export const oauthPk = (model: string, id: string): string => `OAUTH#${model}#${id}`;
+export const OAUTH_SK = 'OAUTH';
+/** A grant's item: what the MCP function reads with the member, and what a revocation deletes last. */
+export const grantKey = (grantId: string): { pk: string; sk: string } => ({ pk: oauthPk('Grant', grantId), sk: OAUTH_SK });
+
+/** gsi1 partition holding every token issued under one grant (revocation by grant). */
+export const tokensOfGrantGsiPk = (grantId: string): string => `OAUTH#GRANT#${grantId}`;
+/** Model first, so one model's tokens of a grant are a key range: oidc-provider revokes model by model. */
+export const tokenOfGrantGsiSk = (model: string, id: string): string => `${model}#${id}`;
+export const modelPrefix = (model: string): string => `${model}#`;
+
+/** gsi2 partition of the items carrying a `uid` (Session, Interaction); the sort key is the model. */
+export const uidGsiPk = (uid: string): string => `OAUTH#UID#${uid}`;
+
+/** gsi1 partition holding the grants of one workspace, one person's grants being a key range. */
+export const grantsOfWorkspaceGsiPk = (workspaceId: string): string => `WS#${workspaceId}#GRANTS`;
+/**
+ * The user id is encoded so that one person's prefix cannot also match another's: with ids `a` and
+ * `a#b`, a raw `a#` prefix would list both.
+ */
+export const grantsOfUserPrefix = (userId: string): string => `${encodeURIComponent(userId)}#`;
+export const grantOfUserGsiSk = (userId: string, grantId: string): string => `${grantsOfUserPrefix(userId)}${grantId}`;
+
+/** Dynamic Client Registrations counted per source address and window (oauth/registration-limit.ts). */
+export const registrationWindowKey = (source: string, windowStart: number): { pk: string; sk: string } => ({
+  pk: oauthPk('RegistrationWindow', `${source}#${windowStart}`),
+  sk: OAUTH_SK,
+});

@@ -1,22 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type Provider from 'oidc-provider';
-import { createAccountRoutes } from '../account/routes.js';
-import { createSessionStore } from '../account/session.js';
-import { DynamoTokenStore } from '../auth/personal-tokens.js';
-import { html } from '../pages/html.js';
-import { page } from '../pages/layout.js';
-import type { Config } from '../platform/config.js';
-import type { KeySource } from '../platform/keys.js';
-import { type DirectoryStore, DynamoDirectoryStore } from '../workspace/directory-store.js';
-import { createAdapterFactory } from './dynamodb-adapter.js';
-import { DynamoGrantStore } from './grant-store.js';
-import { createInteractions } from './interactions.js';
-import { createProvider, OAUTH_ROUTES } from './provider.js';
-import { takeRegistrationPermit } from './registration-limit.js';
-import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in.js';
-import { createUpstreamSignIn } from './upstream-sign-in.js';
+import type { KoaContextWithOIDC, default as Provider } from 'oidc-provider';
+import { createAccountRoutes } from './account/routes.js';
+import { createSessionStore } from './account/session.js';
+import { DynamoTokenStore } from './auth/personal-tokens.js';
+import { createAdapterFactory } from './oauth/dynamodb-adapter.js';
+import { DynamoGrantStore } from './oauth/grant-store.js';
+import { createInteractions } from './oauth/interactions.js';
+import { createProvider, OAUTH_ROUTES } from './oauth/provider.js';
+import { takeRegistrationPermit } from './oauth/registration-limit.js';
+import { isUnavailable, mapJsonError, mapPageError } from './pages/error-mapper.js';
+import { html } from './pages/html.js';
+import { page } from './pages/layout.js';
+import { send, sendJson } from './pages/responses.js';
+import type { Config } from './platform/config.js';
+import type { KeySource } from './platform/key-ring.js';
+import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in/sign-in.js';
+import { createUpstreamSignIn } from './sign-in/upstream.js';
+import { type DirectoryStore, DynamoDirectoryStore } from './workspace/directory-store.js';
 
 export interface OAuthRuntime {
   readonly config: Config;
@@ -57,6 +59,9 @@ const isProviderPath = (path: string): boolean =>
 /** A registration is a few hundred bytes of JSON; this bounds what one can make the table keep. */
 export const MAX_REGISTRATION_BYTES = 8 * 1024;
 
+/** The sign-in and consent pages, and the identity provider's return to them. */
+const isInteractionPath = (path: string): boolean => path.startsWith('/oauth/interaction/') || path === UPSTREAM_CALLBACK_PATH;
+
 /** Paths this function answers; everything else under the API belongs to the MCP function. */
 export const isOAuthPath = (path: string): boolean =>
   path.startsWith('/oauth/') || path === '/account' || path.startsWith('/account/') || path === '/.well-known/oauth-authorization-server';
@@ -80,7 +85,16 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     ...(rt.fetch ? { fetch: rt.fetch } : {}),
     // oidc-provider's own error page (unknown client, redirect URI not registered, …): never a
     // redirect to an unverified URI, just the error in doers' page shell.
-    renderError: async (ctx, out) => {
+    renderError: async (ctx, out, error) => {
+      // DynamoDB throttling or out of reach behind the library: the one mapper's 503 page.
+      if (error && isUnavailable(error)) {
+        const mapped = mapPageError(error);
+        logMapped(mapped.log, error);
+        ctx.status = mapped.page.status;
+        for (const [k, v] of Object.entries(mapped.page.headers)) ctx.set(k, v);
+        ctx.body = mapped.page.body;
+        return;
+      }
       const p = page(
         { title: 'This request cannot be completed', status: ctx.status },
         html`<h1>This request cannot be completed</h1><p id="error">${String(out.error_description ?? out.error ?? 'The request is not valid.')}</p><p class="muted">Go back to the app and try connecting again.</p>`,
@@ -124,7 +138,25 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     logger: rt.logger,
     onAccountReturn: (req, res, url, state, pending) => account.upstreamReturned(req, res, url, state, pending),
   });
+  // The library answers its JSON endpoints' failures itself (500 server_error); a throttled or
+  // unreachable DynamoDB is rewritten to the one mapper's 503 temporarily_unavailable before it is sent.
+  provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) => {
+    if (!isUnavailable(error) || typeof ctx.body !== 'object' || ctx.body === null) return;
+    const mapped = mapJsonError(error);
+    logMapped(mapped.log, error);
+    ctx.status = mapped.status;
+    for (const [k, v] of Object.entries(mapped.headers)) ctx.set(k, v);
+    ctx.body = mapped.body;
+  });
   const providerListener = provider.callback();
+
+  /** The cause of a 5xx is logged (the answer never carries it). */
+  function logMapped(level: 'error' | 'warn' | 'none', err: unknown): void {
+    if (level === 'none') return;
+    const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    if (level === 'error') rt.logger.error('Authorization server request failed', { error });
+    else rt.logger.warn('A dependency could not answer; answered 503', { error });
+  }
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     // URLs, cookies' Secure flag and redirects follow DOERS_PUBLIC_URL, never a header a caller sent.
@@ -135,44 +167,45 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     // one, the local adapter's is not. Either way the scheme is the public URL's.
     (req.socket as { encrypted?: boolean }).encrypted = publicUrl.protocol === 'https:';
     const url = new URL(req.url ?? '/', config.publicUrl);
+    // Pages of our own (sign-in, consent, account) fail with a page; the rest with an OAuth error document.
+    const browserRoute = isInteractionPath(url.pathname) || url.pathname === '/account' || url.pathname.startsWith('/account/');
     void (async () => {
       if (await interactions.handle(req, res, url)) return;
       if (await account.handle(req, res, url)) return;
       if (!isProviderPath(url.pathname)) {
-        res.writeHead(404, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(JSON.stringify({ error: 'not_found', error_description: `There is no ${url.pathname} here` }));
-        return;
+        return sendJson(res, 404, { error: 'not_found', error_description: `There is no ${url.pathname} here` });
       }
       if (req.method === 'POST' && url.pathname === OAUTH_ROUTES.registration) {
         if (Number(req.headers['content-length'] ?? 0) > MAX_REGISTRATION_BYTES) {
-          res.writeHead(413, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-          res.end(
-            JSON.stringify({
-              error: 'invalid_client_metadata',
-              error_description: `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes`,
-            }),
-          );
-          return;
+          return sendJson(res, 413, {
+            error: 'invalid_client_metadata',
+            error_description: `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes`,
+          });
         }
         // The address API Gateway saw (serverless-http puts it on the socket), not X-Forwarded-For.
         const wait = await takeRegistrationPermit(rt.db, table, req.socket.remoteAddress ?? 'unknown');
         if (wait > 0) {
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(wait), 'cache-control': 'no-store' });
-          res.end(
-            JSON.stringify({
+          return sendJson(
+            res,
+            429,
+            {
               error: 'temporarily_unavailable',
               error_description: `Too many client registrations from this address; try again in ${wait} seconds`,
-            }),
+            },
+            { 'retry-after': String(wait) },
           );
-          return;
         }
       }
       providerListener(req, res);
     })().catch((err: unknown) => {
-      rt.logger.error('OAuth request failed', { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(JSON.stringify({ error: 'server_error', error_description: 'The request could not be completed' }));
+      if (!browserRoute) {
+        const mapped = mapJsonError(err);
+        logMapped(mapped.log, err);
+        if (!res.headersSent) sendJson(res, mapped.status, mapped.body, mapped.headers);
+      } else {
+        const mapped = mapPageError(err);
+        logMapped(mapped.log, err);
+        if (!res.headersSent) send(res, mapped.page);
       }
     });
   };

@@ -1,8 +1,8 @@
 import { startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { RecordingObserver } from '../helpers/recording-observer.js';
 import { LIMITS_FIXTURES } from './limits-fixtures.js';
 import { READY_PREFIX } from './limits-harness.js';
+import { RecordingObserver } from './recording-observer.js';
 
 /**
  * One process standing for one Lambda instance: the contention tests start four of these on one

@@ -1,10 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
+import { ERROR_PAGES } from '../pages/error-pages.js';
 import { messagePage, type Page } from '../pages/layout.js';
+import type { Member, Workspace } from '../vocabulary.js';
+import { accountIdOf, memberRefOfAccountId } from '../vocabulary.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
-import type { Member, Workspace } from '../workspace/model.js';
-import { accountIdOf, memberRefOfAccountId } from './item-keys.js';
-import { type PendingSignIn, type UpstreamSignIn, UpstreamSignInError } from './upstream-sign-in.js';
+import { type PendingSignIn, type UpstreamSignIn, UpstreamSignInError } from './upstream.js';
 
 /** A member the development sign-in offers. */
 export interface DevMember {
@@ -20,16 +21,6 @@ export interface ActiveMember {
 /** Seconds a person has to come back from the identity provider. */
 const SIGN_IN_SECONDS = 10 * 60;
 export const UPSTREAM_CALLBACK_PATH = '/oauth/callback';
-
-export const expiredPage = (): Page =>
-  messagePage('This sign-in has expired', 'The request is no longer valid or was opened in another browser. Go back and start again.', 400);
-
-export const notAllowedPage = (who: string): Page =>
-  messagePage(
-    'No access to doers',
-    `${who} is not an active member of a doers workspace. Ask a workspace owner or admin to invite this address, then try again.`,
-    403,
-  );
 
 export interface SignInDeps {
   readonly publicUrl: string;
@@ -104,7 +95,7 @@ export const createSignIn = (deps: SignInDeps) => {
       if (who) return who;
       // The operator's record of who tried: the address the identity provider vouched for.
       deps.logger.info('Sign-in refused: not an active member', { email, member: member ? accountIdOf(member) : undefined });
-      return notAllowedPage(email);
+      return ERROR_PAGES.notAllowed(email);
     },
 
     /** The development sign-in's choice, if it is one it offers. */

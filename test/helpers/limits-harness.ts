@@ -11,9 +11,9 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { ensureTables } from '../../lambda/local/bootstrap.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { MODERN, modernMeta, post, type RawResponse } from '../helpers/local.js';
+import { MODERN, modernMeta, post, type RawResponse } from './local.js';
 
-// Shared pieces of the limits tests (DESIGN.md §5): DynamoDB back ends, server processes, clients.
+// Shared pieces of the limits tests (docs/limits.md): DynamoDB back ends, server processes, clients.
 
 export const READY_PREFIX = 'LIMITS_SERVER_READY ';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -271,7 +271,10 @@ export const peakOverlap = (intervals: readonly { startedAt: number; endedAt: nu
   events.sort((a, b) => a.t - b.t || a.d - b.d);
   let now = 0;
   let peak = 0;
-  for (const e of events) peak = Math.max(peak, (now += e.d));
+  for (const e of events) {
+    now += e.d;
+    peak = Math.max(peak, now);
+  }
   return peak;
 };
 

@@ -1,0 +1,127 @@
+/**
+ * The words every room shares: who a caller is (principal), what a member may be (role, status),
+ * what a token may do (scope), and how a member is named across rooms (member reference, the
+ * authorization server's account id). This module is ground: it imports nothing of ours, so any
+ * room may use it without leaning on another room.
+ */
+
+// ---- roles --------------------------------------------------------------------------------------
+
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
+export const roleAtLeast = (role: Role, needed: Role): boolean => RANK[role] >= RANK[needed];
+export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+
+/** Of a member and of a workspace: a disabled one may not use the endpoint. */
+export type Status = 'active' | 'disabled';
+
+// ---- scopes -------------------------------------------------------------------------------------
+
+export const SCOPES = ['tasks:read', 'tasks:write', 'team:read', 'team:admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+
+/** Keeps the known scopes of a token, in the canonical order (so cache keys are stable). */
+export const normalizeScopes = (values: Iterable<string>): Scope[] => {
+  const granted = new Set(values);
+  return SCOPES.filter((s) => granted.has(s));
+};
+
+/**
+ * The scopes a person of a role can use at all: what the role may do in the tools. The account page
+ * offers no more when someone makes a token (a viewer's `tasks:write` would open nothing but
+ * still read as if it did).
+ */
+export const scopesForRole = (role: Role): readonly Scope[] =>
+  role === 'owner' || role === 'admin'
+    ? SCOPES
+    : role === 'member'
+      ? ['tasks:read', 'tasks:write', 'team:read']
+      : ['tasks:read', 'team:read'];
+
+// ---- the directory's records --------------------------------------------------------------------
+
+export interface Workspace {
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly status: Status;
+  readonly createdAt: string;
+  /** Raised by every member or project write (workspace/names.ts); absent until the first. */
+  readonly directoryVersion?: number;
+}
+
+export interface Member {
+  readonly workspaceId: string;
+  readonly userId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly timeZone: string;
+  readonly status: Status;
+  readonly createdAt: string;
+}
+
+/** A member named across rooms: a user id is unique within its workspace only. */
+export interface MemberRef {
+  readonly workspaceId: string;
+  readonly userId: string;
+}
+
+/** Every user id doers makes (tools, admin CLI): `usr_` and 16 lower-case hex digits (64 random bits). */
+export const newUserId = (): string => `usr_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+
+/**
+ * oidc-provider knows an account by one string; ours is a member of a workspace. Each part is
+ * encoded, so a `/` inside an id cannot move the boundary between them.
+ */
+export const accountIdOf = ({ workspaceId, userId }: MemberRef): string =>
+  `${encodeURIComponent(workspaceId)}/${encodeURIComponent(userId)}`;
+
+/**
+ * The member an accountId names, or undefined when it is not one `accountIdOf` could have made
+ * (only the canonical encoding is accepted, so one member never has two account ids).
+ */
+export const memberRefOfAccountId = (accountId: string): MemberRef | undefined => {
+  const parts = accountId.split('/');
+  if (parts.length !== 2) return undefined;
+  const [ws, user] = parts as [string, string];
+  if (!ws || !user) return undefined;
+  let ref: MemberRef;
+  try {
+    ref = { workspaceId: decodeURIComponent(ws), userId: decodeURIComponent(user) };
+  } catch {
+    return undefined;
+  }
+  return accountIdOf(ref) === accountId ? ref : undefined;
+};
+
+// ---- the caller ---------------------------------------------------------------------------------
+
+/** Who is calling, resolved once per request by the credential gate. */
+export interface Principal {
+  readonly userId: string;
+  readonly workspaceId: string;
+  readonly workspaceName: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly timeZone: string;
+  readonly scopes: readonly Scope[];
+  readonly credential: 'personal_access_token' | 'jwt' | 'oauth';
+  /**
+   * The workspace's directory version as read with this principal: a per-instance snapshot of
+   * members and projects at least this new needs no read (workspace/names.ts).
+   */
+  readonly directoryVersion: number;
+  /** Stable per-scope-set key: tool lists are cached by it. */
+  readonly scopeKey: string;
+}
+
+/** What an MCP client says of itself (`clientInfo`): logged and recorded, never trusted. */
+export interface ClientInfo {
+  readonly name?: string;
+  readonly version?: string;
+}

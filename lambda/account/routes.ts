@@ -150,13 +150,7 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         action: '/account/sign-in',
         csrf: form.csrf,
         formTargets: [],
-        members: members.map(({ member, workspace }) => ({
-          accountId: accountIdOf(member),
-          name: member.name,
-          email: member.email,
-          role: member.role,
-          workspaceName: workspace.name,
-        })),
+        members,
       });
       return send(res, p, { 'set-cookie': form.cookie });
     }

@@ -74,13 +74,7 @@ export const createInteractions = (deps: InteractionDeps) => {
             cancel: `/oauth/interaction/${uid}/abort`,
             csrf: csrfFor(uid),
             formTargets: redirectOrigin(params),
-            members: members.map(({ member, workspace }) => ({
-              accountId: accountIdOf(member),
-              name: member.name,
-              email: member.email,
-              role: member.role,
-              workspaceName: workspace.name,
-            })),
+            members,
           }),
         );
       }

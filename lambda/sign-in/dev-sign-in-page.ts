@@ -1,18 +1,15 @@
 import { html } from '../pages/html.js';
 import { type Page, page } from '../pages/layout.js';
+import { accountIdOf } from '../vocabulary.js';
+import type { DevMember } from './sign-in.js';
 
 export interface DevSignInView {
   /** Where the chosen member is posted; `cancel`, where giving up is (absent: no cancel button). */
   readonly action: string;
   readonly cancel?: string;
   readonly csrf: string;
-  readonly members: ReadonlyArray<{
-    readonly accountId: string;
-    readonly name: string;
-    readonly email: string;
-    readonly role: string;
-    readonly workspaceName: string;
-  }>;
+  /** The members offered, each with its workspace. */
+  readonly members: readonly DevMember[];
   readonly formTargets: readonly string[];
 }
 
@@ -30,9 +27,10 @@ export const devSignInPage = (v: DevSignInView): Page =>
 <p>Continue as:</p>
 <ul class="members">
 ${v.members.map(
-  (
-    m,
-  ) => html`<li><button type="submit" name="account" value="${m.accountId}">${m.name} &lt;${m.email}&gt; <span class="muted">${m.role}, ${m.workspaceName}</span></button></li>
+  ({
+    member: m,
+    workspace,
+  }) => html`<li><button type="submit" name="account" value="${accountIdOf(m)}">${m.name} &lt;${m.email}&gt; <span class="muted">${m.role}, ${workspace.name}</span></button></li>
 `,
 )}
 </ul>

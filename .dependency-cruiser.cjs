@@ -5,7 +5,7 @@
  * Keep this table and the one in docs/architecture.md the same.
  */
 const LEVELS = [
-  ['ground', ['lambda/errors.ts', 'lambda/vocabulary.ts']],
+  ['ground', ['lambda/errors.ts', 'lambda/vocabulary.ts'], 'views', ['lambda/views/']],
   ['platform', ['lambda/platform/']],
   ['auth', ['lambda/auth/'], 'limits', ['lambda/limits/'], 'observability', ['lambda/observability/'], 'pages', ['lambda/pages/']],
   ['mcp', ['lambda/mcp/']],

@@ -1,6 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { GrantRecord } from '../lambda/oauth/grant-store.js';
 import { OAUTH_SK, oauthPk } from '../lambda/platform/item-keys.js';
+import { doorSource, grantRevokedRecord } from '../lambda/workspace/changes.js';
+import { OPERATOR } from '../lambda/workspace/membership.js';
 import { type Command, emailOf, grantIdOf, memberByEmail, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import type { Target } from './target.js';
@@ -84,9 +86,13 @@ const grantsRevoke: Command = {
   async run(o, target, out, now) {
     const id = grantIdOf(o.grant);
     const grant = await target.grants.get(id);
-    if (!(await target.grants.revoke(id))) throw new CliError(`--grant: no grant ${id} in ${target.where}`);
+    const app = grant ? await clientLabel(target, grant.clientId, now) : undefined;
+    const record =
+      grant && app ? grantRevokedRecord(target.activity, doorSource('admin CLI', OPERATOR, 'grants revoke', now), grant, app) : undefined;
+    if (!(await target.grants.revoke(id, record ? [target.activity.recordOp(record)] : [])))
+      throw new CliError(`--grant: no grant ${id} in ${target.where}`);
     const person = grant ? ((await target.directory.getMember(grant.workspaceId, grant.userId))?.email ?? grant.userId) : undefined;
-    const what = grant ? ` (${await clientLabel(target, grant.clientId, now)} for ${person})` : '';
+    const what = grant ? ` (${app} for ${person})` : '';
     out.stdout(`Revoked grant ${id}${what}; its refresh token is refused from now on, its access tokens from their next MCP call.`);
   },
 };

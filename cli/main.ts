@@ -27,6 +27,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   user remove --email E
   workspace disable [--workspace W]
   workspace enable [--workspace W]
+  workspace key --key ACME [--workspace W]
+  tasks number [--workspace W]
   token create --email E --scopes "tasks:read tasks:write" [--expires-in 30d|12h|never] [--label L]
   token list [--email E] [--workspace W]
   token revoke --id tok_... [--workspace W]
@@ -38,6 +40,8 @@ With --stack NAME --region R it uses that CloudFormation stack's outputs and you
 Workspace default: ${DEMO_WORKSPACE_ID} locally, ${DEPLOYED_DEFAULT_WORKSPACE} on a stack.
 The workspace's rules hold here too: the last active owner cannot be disabled, demoted or removed
 (make someone else owner first).
+workspace key: tasks are shown as KEY-<number>; the old key keeps naming them. tasks number: the
+one-time migration of a workspace from before task numbers (idempotent: run it again, it does nothing).
 grants: the apps people connected through the built-in authorization server; revoking one stops
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add
@@ -46,7 +50,7 @@ existing member does only that), and user disable / user enable disable / enable
 
 const COMMANDS: Readonly<Record<string, Command>> = { ...USER_COMMANDS, ...WORKSPACE_COMMANDS, ...TOKEN_COMMANDS, ...GRANT_COMMANDS };
 
-const OPTION_NAMES = ['email', 'name', 'role', 'time-zone', 'workspace', 'scopes', 'expires-in', 'label', 'id', 'grant'] as const;
+const OPTION_NAMES = ['email', 'name', 'role', 'time-zone', 'workspace', 'scopes', 'expires-in', 'label', 'id', 'grant', 'key'] as const;
 
 export const main = async (argv: readonly string[], out: Out): Promise<number> => {
   let target: Target | undefined;

@@ -10,8 +10,8 @@ import { DynamoGrantStore } from '../lambda/oauth/grant-store.js';
 import { loadConfig } from '../lambda/platform/config.js';
 import { createDocumentClient } from '../lambda/platform/dynamodb.js';
 import { dataDirKeySource, type KeySource, secretsManagerKeySource } from '../lambda/platform/key-ring.js';
+import { type ActivityStore, DynamoActivityStore } from '../lambda/workspace/activity-store.js';
 import { type DirectoryStore, DynamoDirectoryStore } from '../lambda/workspace/directory-store.js';
-import { announceDirectoryChange } from '../lambda/workspace/names.js';
 import { CliError, usage } from './errors.js';
 
 export const DEPLOYED_DEFAULT_WORKSPACE = 'ws_main';
@@ -27,6 +27,7 @@ export interface Target {
   readonly directory: DirectoryStore;
   readonly tokens: TokenStore;
   readonly grants: DynamoGrantStore;
+  readonly activity: ActivityStore;
   readonly defaultWorkspace: string;
   readonly where: string;
   readonly db: DynamoDBDocumentClient;
@@ -52,13 +53,15 @@ const stores = (
   db: DynamoDBDocumentClient,
   table: string,
   keys: KeySource,
+  activityDays: number,
   defaultWorkspace: string,
   where: string,
   signInPool?: SignInPool,
 ): Target => ({
-  directory: new DynamoDirectoryStore(db, table, (ws) => announceDirectoryChange(db, table, ws)),
+  directory: new DynamoDirectoryStore(db, table),
   tokens: new DynamoTokenStore(db, table, keys),
   grants: new DynamoGrantStore(db, table),
+  activity: new DynamoActivityStore(db, table, activityDays),
   defaultWorkspace,
   where,
   db,
@@ -84,7 +87,9 @@ export const connect = async (stack: string | undefined, region: string | undefi
     const keys: KeySource = secretsManagerKeySource(new SecretsManagerClient({ region: stackRegion }), secretArn);
     const userPoolId = outputs.SignInUserPoolId;
     const signInPool = userPoolId ? { userPoolId, cognito: new CognitoIdentityProviderClient({ region: stackRegion }) } : undefined;
-    return stores(db, table, keys, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`, signInPool);
+    // The stack's retention (its output), so records the CLI writes last as long as the functions' do.
+    const activityDays = Number(outputs.ActivityDays ?? loadConfig().activityDays);
+    return stores(db, table, keys, activityDays, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`, signInPool);
   }
   if (region !== undefined) throw usage('--region: only meaningful with --stack');
   const config = loadConfig();
@@ -103,6 +108,7 @@ export const connect = async (stack: string | undefined, region: string | undefi
     db,
     local.tables.workspace,
     dataDirKeySource(config.dataDir),
+    config.activityDays,
     DEMO_WORKSPACE_ID,
     `local server data (${local.dynamodbEndpoint})`,
   );

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { generateTokenSecret, type PersonalTokenRecord } from '../lambda/auth/personal-tokens.js';
+import { doorSource, tokenRecord } from '../lambda/workspace/changes.js';
+import { OPERATOR } from '../lambda/workspace/membership.js';
 import { type Command, emailOf, expiryOf, memberByEmail, required, scopesOf, workspaceOf } from './args.js';
 import { CliError, usage } from './errors.js';
 
@@ -16,14 +19,17 @@ const tokenCreate: Command = {
     const member = await memberByEmail(target, email);
     if (member.status !== 'active') throw new CliError(`--email: ${email} is disabled; enable the user first`);
     const secret = generateTokenSecret();
-    const record = await target.tokens.register(secret, {
+    const token: PersonalTokenRecord = {
+      tokenId: `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
       workspaceId: member.workspaceId,
       userId: member.userId,
       scopes,
       label: o.label?.trim() || `admin cli ${now.toISOString().slice(0, 10)}`,
       createdAt: now.toISOString(),
       ...(expiresAt === undefined ? {} : { expiresAt }),
-    });
+    };
+    const activity = tokenRecord(target.activity, doorSource('admin CLI', OPERATOR, 'token create', now), 'created', token);
+    const record = await target.tokens.register(secret, token, [target.activity.recordOp(activity)]);
     out.stderr(
       `Token ${record.tokenId} for ${email}, scopes ${scopes.join(' ')}, ` +
         `${expiresAt === undefined ? 'never expires' : `expires ${new Date(expiresAt * 1000).toISOString()}`}. ` +
@@ -64,7 +70,9 @@ const tokenRevoke: Command = {
     const id = required(o.id, 'id');
     if (!/^tok_[A-Za-z0-9]+$/.test(id)) throw usage(`--id: "${id}" is not a token id (tok_…, see token list)`);
     const workspaceId = workspaceOf(o.workspace, target);
-    if (!(await target.tokens.revoke(workspaceId, id, now.toISOString())))
+    const token = (await target.tokens.list(workspaceId)).find((t) => t.tokenId === id);
+    const record = token && tokenRecord(target.activity, doorSource('admin CLI', OPERATOR, 'token revoke', now), 'revoked', token);
+    if (!record || !(await target.tokens.revoke(workspaceId, id, now.toISOString(), [target.activity.recordOp(record)])))
       throw new CliError(`--id: no token ${id} in workspace ${workspaceId}`);
     out.stdout(`Revoked ${id}; it is refused from the next request on.`);
   },

@@ -1,4 +1,5 @@
 import { newUserId, type Status } from '../lambda/vocabulary.js';
+import { doorSource, memberAudit, revokeTokensOf } from '../lambda/workspace/changes.js';
 import { changeRole, changeStatus, checkInvite, OPERATOR, removeMember } from '../lambda/workspace/membership.js';
 import { type Command, emailOf, memberByEmail, required, roleOf, timeZoneOf, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
@@ -39,7 +40,9 @@ const userAdd: Command = {
         out.stderr(`Created workspace ${workspaceId}.`);
       }
       userId = newUserId();
-      const added = await target.directory.createMember({ workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt });
+      const { audit } = memberAudit(target.activity, doorSource('admin CLI', OPERATOR, 'user add', now));
+      const member = { workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt } as const;
+      const added = await target.directory.createMember(member, audit(undefined, member));
       if (!added) throw alreadyExists();
       out.stdout(`Added ${name} <${email}> [${userId}] as ${role} of ${workspaceId}.`);
     }
@@ -57,9 +60,13 @@ const userAdd: Command = {
 
 const userStatus = (status: Status): Command => ({
   options: ['email'],
-  async run(o, target, out) {
+  async run(o, target, out, now) {
     const member = await memberByEmail(target, emailOf(o.email));
-    await changeStatus(target.directory, OPERATOR, member.workspaceId, member.userId, status);
+    const { audit } = memberAudit(
+      target.activity,
+      doorSource('admin CLI', OPERATOR, `user ${status === 'disabled' ? 'disable' : 'enable'}`, now),
+    );
+    await changeStatus(target.directory, OPERATOR, member.workspaceId, member.userId, status, audit);
     out.stdout(
       `${member.email} [${member.userId}] is ${status}${status === 'disabled' ? '; their tokens are refused from the next request on' : ''}.`,
     );
@@ -78,10 +85,11 @@ const userStatus = (status: Status): Command => ({
 
 const userRole: Command = {
   options: ['email', 'role'],
-  async run(o, target, out) {
+  async run(o, target, out, now) {
     const role = roleOf(required(o.role, 'role'));
     const member = await memberByEmail(target, emailOf(o.email));
-    const changed = await changeRole(target.directory, OPERATOR, member.workspaceId, member.userId, role);
+    const { audit } = memberAudit(target.activity, doorSource('admin CLI', OPERATOR, 'user role', now));
+    const { member: changed } = await changeRole(target.directory, OPERATOR, member.workspaceId, member.userId, role, audit);
     out.stdout(`${changed.email} [${changed.userId}] is ${changed.role} of ${changed.workspaceId}.`);
   },
 };
@@ -90,11 +98,11 @@ const userRemove: Command = {
   options: ['email'],
   async run(o, target, out, now) {
     const member = await memberByEmail(target, emailOf(o.email));
-    await removeMember(target.directory, OPERATOR, member.workspaceId, member.userId);
-    const tokens = (await target.tokens.list(member.workspaceId)).filter((t) => t.userId === member.userId && !t.revokedAt);
-    await Promise.all(tokens.map((t) => target.tokens.revoke(member.workspaceId, t.tokenId, now.toISOString())));
+    const source = doorSource('admin CLI', OPERATOR, 'user remove', now);
+    await removeMember(target.directory, OPERATOR, member.workspaceId, member.userId, memberAudit(target.activity, source).audit);
+    const revoked = await revokeTokensOf(target, source, member.workspaceId, member.userId);
     out.stdout(
-      `Removed ${member.email} [${member.userId}] from ${member.workspaceId}; ${tokens.length} token(s) revoked. Their tasks and comments stay.`,
+      `Removed ${member.email} [${member.userId}] from ${member.workspaceId}; ${revoked} token(s) revoked. Their tasks and comments stay.`,
     );
   },
 };

@@ -16,12 +16,16 @@ import { type ToolDefinition, ToolRegistry } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
+import { commitWrites } from './platform/transact.js';
+import { DynamoActivityStore } from './workspace/activity-store.js';
+import { type ViewSource, viewResources } from './workspace/app-views.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
 import { DynamoCommentStore } from './workspace/comment-store.js';
 import { DynamoDirectoryStore } from './workspace/directory-store.js';
 import { DirectoryNames } from './workspace/names.js';
 import { DynamoProjectStore } from './workspace/project-store.js';
 import type { WorkspaceServices } from './workspace/services.js';
+import { TaskNumbers } from './workspace/task-numbers.js';
 import { DynamoTaskStore } from './workspace/task-store.js';
 
 /** Extra declarations for the conformance harness only; the deployed function never passes any. */
@@ -44,6 +48,8 @@ export interface Runtime {
   /** The local server answers 403 to a Host that is not loopback (DNS-rebinding protection). */
   readonly loopbackHostOnly?: boolean;
   readonly fixtures?: Fixtures;
+  /** Where the MCP Apps views' HTML comes from (lambda/workspace/app-views.ts); without it none is offered. */
+  readonly views?: ViewSource;
 }
 
 export interface App extends HttpApp {
@@ -64,14 +70,19 @@ export const createApp = (rt: Runtime): App => {
   const directory = new DynamoDirectoryStore(rt.db, table, changed);
   const projects = new DynamoProjectStore(rt.db, table, changed);
   const tokens = new DynamoTokenStore(rt.db, table, rt.keys);
+  const numbers = new TaskNumbers(rt.db, table);
   const services: WorkspaceServices = {
     directory,
     tokens,
-    tasks: new DynamoTaskStore(rt.db, table),
+    // Every task read teaches the instance its number, so a key named next costs no lookup.
+    tasks: new DynamoTaskStore(rt.db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId)),
     projects,
     comments: new DynamoCommentStore(rt.db, table),
     names,
     keys: rt.keys,
+    activity: new DynamoActivityStore(rt.db, table, config.activityDays),
+    numbers,
+    commit: (ops) => commitWrites(rt.db, ops),
   };
   const guard = rt.guard ?? unlimitedGuard;
 
@@ -79,7 +90,7 @@ export const createApp = (rt: Runtime): App => {
   const prompts = new PromptRegistry([...PRODUCT_PROMPTS, ...(rt.fixtures?.prompts ?? [])], (name) => tools.scopeOf(name));
   const resources = new ResourceRegistry<WorkspaceServices>(
     [...PRODUCT_RESOURCE_TEMPLATES, ...(rt.fixtures?.templates ?? [])],
-    rt.fixtures?.resources ?? [],
+    [...(rt.views ? viewResources(rt.views) : []), ...(rt.fixtures?.resources ?? [])],
     guard,
     rt.observer,
   );

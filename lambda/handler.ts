@@ -32,6 +32,8 @@ export const handler = buildHandler(
     observer: createPowertoolsObserver(logger),
     extraVerifiers: config.jwt ? [createJwtVerifier(config.jwt, logger)] : [],
     guard: createLimitsGuard(db, config, logger),
+    // Shipped beside this bundle (lib/mcp-function.ts); read on a view's first read, never at init.
+    views: (file) => import('node:fs/promises').then((fs) => fs.readFile(new URL(`views/${file}`, import.meta.url), 'utf8')),
   }),
 );
 

@@ -18,6 +18,7 @@ import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
 import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in/sign-in.js';
 import { createUpstreamSignIn } from './sign-in/upstream.js';
+import { DynamoActivityStore } from './workspace/activity-store.js';
 import { type DirectoryStore, DynamoDirectoryStore } from './workspace/directory-store.js';
 
 export interface OAuthRuntime {
@@ -128,6 +129,7 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     directory,
     tokens: new DynamoTokenStore(rt.db, table, rt.keys),
     grants: new DynamoGrantStore(rt.db, table),
+    activity: new DynamoActivityStore(rt.db, table, config.activityDays),
     adapter,
     logger: rt.logger,
   });

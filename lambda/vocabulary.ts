@@ -51,7 +51,38 @@ export interface Workspace {
   readonly createdAt: string;
   /** Raised by every member or project write (workspace/names.ts); absent until the first. */
   readonly directoryVersion?: number;
+  /** What task keys start with (`DEMO` in `DEMO-42`); absent on a workspace from before keys: derived from the name. */
+  readonly key?: string;
+  /** Keys it had before: `OLD-42` still names task 42. */
+  readonly pastKeys?: readonly string[];
+  /** The highest task number handed out; absent until the first. */
+  readonly taskCounter?: number;
 }
+
+/** A workspace key: 2 to 6 capital letters. */
+export const WORKSPACE_KEY = /^[A-Z]{2,6}$/;
+
+/**
+ * The key a workspace gets from its name: its first word's letters (at most six; "Demo workspace"
+ * → DEMO), else the initials of its words, else TASK.
+ */
+export const keyFromName = (name: string): string => {
+  const words = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z\s_-]/g, '')
+    .split(/[\s_-]+/)
+    .filter(Boolean);
+  const first = (words[0] ?? '').toUpperCase();
+  if (first.length >= 2) return first.slice(0, 6);
+  const initials = words
+    .map((w) => w[0]!.toUpperCase())
+    .join('')
+    .slice(0, 6);
+  return initials.length >= 2 ? initials : 'TASK';
+};
+
+/** The key a workspace's tasks are shown with. */
+export const workspaceKeyOf = (w: Pick<Workspace, 'key' | 'name'>): string => w.key ?? keyFromName(w.name);
 
 export interface Member {
   readonly workspaceId: string;
@@ -118,6 +149,11 @@ export interface Principal {
   readonly directoryVersion: number;
   /** Stable per-scope-set key: tool lists are cached by it. */
   readonly scopeKey: string;
+  /** The workspace's task key now, and the ones it had: `DEMO-42`, and `OLD-42` of a renamed key. */
+  readonly workspaceKey: string;
+  readonly pastKeys: readonly string[];
+  /** The workspace's task counter as read with this principal: where a new task's number starts looking. */
+  readonly taskCounter: number;
 }
 
 /** What an MCP client says of itself (`clientInfo`): logged and recorded, never trusted. */

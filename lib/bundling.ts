@@ -70,6 +70,22 @@ export const LAMBDA_FUNCTION_DEFAULTS: Readonly<Required<Pick<NodejsFunctionProp
 export const OAUTH_BUNDLING = { ...LAMBDA_FUNCTION_DEFAULTS.bundling, keepNames: true } as const;
 
 /**
+ * The MCP function's asset holds, beside its bundle, the MCP Apps views' HTML in `views/`, which the
+ * function reads on a view's first read (lambda/handler.ts), never at init. The stack builds them
+ * right after the bundle, with the same builder `npm start` and the tests use (lambda/views/build.ts).
+ */
+export const VIEWS_DIR = 'views';
+
+const shellQuote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The command NodejsFunction runs after bundling (`commandHooks.afterBundling`, run by bash in the
+ * project root, so `tsx` resolves from its node_modules).
+ */
+export const buildViewsCommand = (outputDir: string): string =>
+  `${shellQuote(process.execPath)} --import tsx lambda/views/build.ts ${shellQuote(`${outputDir}/${VIEWS_DIR}`)}`;
+
+/**
  * The acknowledgement of AwsSolutions-L1 (not the latest runtime) each function carries: the runtime
  * above is pinned on purpose.
  */

@@ -22,6 +22,7 @@ export const CONTEXT_KEYS = {
   rateLimitWindowSeconds: 'doers:rateLimitWindowSeconds',
   maxConcurrentCalls: 'doers:maxConcurrentCalls',
   authCacheSeconds: 'doers:authCacheSeconds',
+  activityDays: 'doers:activityDays',
   cognito: 'doers:cognito',
   cognitoDomainPrefix: 'doers:cognitoDomainPrefix',
   cognitoCallbackUrls: 'doers:cognitoCallbackUrls',
@@ -155,6 +156,7 @@ const contextSchema = z.object({
   [K.rateLimitWindowSeconds]: wholeNumber(60, 1, 86_400),
   [K.maxConcurrentCalls]: wholeNumber(4, 0),
   [K.authCacheSeconds]: wholeNumber(5, 0, 300),
+  [K.activityDays]: wholeNumber(90, 1, 3650),
   [K.cognito]: flag(false),
   [K.cognitoDomainPrefix]: z.preprocess(
     blankToUndefined,
@@ -229,6 +231,8 @@ export interface DoersSettings {
   readonly maxConcurrentCalls: number;
   /** How long an instance reuses a verified principal (DOERS_AUTH_CACHE_SECONDS). */
   readonly authCacheSeconds: number;
+  /** Days activity records and what undo needs are kept (DOERS_ACTIVITY_DAYS). */
+  readonly activityDays: number;
   /** Cognito user pool as (external) authorization server; undefined when off. */
   readonly cognito: { readonly domainPrefix: string | undefined; readonly callbackUrls: readonly string[] } | undefined;
   /**
@@ -350,6 +354,7 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     rateLimit: { calls: c[K.rateLimitCalls], windowSeconds: c[K.rateLimitWindowSeconds] },
     maxConcurrentCalls: c[K.maxConcurrentCalls],
     authCacheSeconds: c[K.authCacheSeconds],
+    activityDays: c[K.activityDays],
     cognito: c[K.cognito]
       ? { domainPrefix: c[K.cognitoDomainPrefix], callbackUrls: c[K.cognitoCallbackUrls] ?? [...CLAUDE_CALLBACK_URLS] }
       : undefined,

@@ -26,6 +26,8 @@ export const STACK_OUTPUTS = {
   limitsTableName: 'LimitsTableName',
   secretArn: 'SecretArn',
   region: 'Region',
+  /** How many days activity records are kept: the admin CLI writes its records with the same retention. */
+  activityDays: 'ActivityDays',
   claudeMcpAddCommand: 'ClaudeMcpAddCommand',
   /** Only with a custom domain: the name the domain's DNS record must point at. */
   customDomainTarget: 'CustomDomainTarget',
@@ -129,6 +131,7 @@ export class DoersStack extends Stack {
       rateLimit: settings.rateLimit,
       maxConcurrentCalls: settings.maxConcurrentCalls,
       authCacheSeconds: settings.authCacheSeconds,
+      activityDays: settings.activityDays,
       logRetention,
       timeout: DEFAULT_TIMEOUT,
       ...(props.handlerEntry ? { entry: props.handlerEntry } : {}),
@@ -157,6 +160,7 @@ export class DoersStack extends Stack {
         workspaceTable: this.tables.workspace,
         secret: this.secret.secret,
         publicUrl,
+        activityDays: settings.activityDays,
         signIn: upstream,
         logRetention,
         timeout: OAUTH_TIMEOUT,
@@ -199,6 +203,7 @@ export class DoersStack extends Stack {
     new CfnOutput(this, O.limitsTableName, { value: this.tables.limits.tableName });
     new CfnOutput(this, O.secretArn, { value: this.secret.secret.secretArn, description: 'Key-derivation seed' });
     new CfnOutput(this, O.region, { value: Aws.REGION });
+    new CfnOutput(this, O.activityDays, { value: String(settings.activityDays), description: 'Days activity records are kept' });
     new CfnOutput(this, O.claudeMcpAddCommand, {
       value: `claude mcp add --transport http doers ${mcpUrl} --header "Authorization: Bearer <token>"`,
       description: 'Connect Claude Code; mint <token> with the admin CLI (npm run admin)',

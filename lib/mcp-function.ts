@@ -7,7 +7,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
-import { LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
+import { buildViewsCommand, LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
 import type { DoersTables } from './tables.js';
 import { workspaceIndexAcknowledgement } from './tables.js';
 
@@ -86,6 +86,8 @@ export interface McpFunctionProps {
   readonly maxConcurrentCalls: number;
   /** How long an instance reuses a verified principal, bounding how long a revocation takes; 0 disables. */
   readonly authCacheSeconds: number;
+  /** Days activity records, and the deleted items their undo needs, are kept (the table's TTL removes them). */
+  readonly activityDays: number;
   /** Retention of the function's log group (audit lines, EMF records). */
   readonly logRetention: RetentionDays;
   /**
@@ -134,6 +136,7 @@ export class McpFunction extends Construct {
       DOERS_RATE_LIMIT_WINDOW_SECONDS: String(props.rateLimit.windowSeconds),
       DOERS_MAX_CONCURRENT_CALLS: String(props.maxConcurrentCalls),
       DOERS_AUTH_CACHE_SECONDS: String(props.authCacheSeconds),
+      DOERS_ACTIVITY_DAYS: String(props.activityDays),
       DOERS_WORKSPACE_TABLE: props.tables.workspace.tableName,
       DOERS_LIMITS_TABLE: props.tables.limits.tableName,
       DOERS_SECRET_ARN: props.secret.secretArn,
@@ -168,6 +171,11 @@ export class McpFunction extends Construct {
       description: 'doers MCP endpoint (POST /mcp, protected-resource metadata)',
       entry: props.entry ?? fileURLToPath(new URL('../lambda/handler.ts', import.meta.url)),
       ...LAMBDA_FUNCTION_DEFAULTS,
+      bundling: {
+        ...LAMBDA_FUNCTION_DEFAULTS.bundling,
+        // The MCP Apps views' HTML, beside the bundle in the same asset (lib/bundling.ts VIEWS_DIR).
+        commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_in, out) => [buildViewsCommand(out)] },
+      },
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       timeout,
       environment,

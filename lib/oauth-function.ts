@@ -45,6 +45,8 @@ export interface OAuthFunctionProps {
    * `${publicUrl}/.well-known/oauth-authorization-server`). May be a token (the API's default endpoint).
    */
   readonly publicUrl: string;
+  /** Days the account page's activity records are kept (as the MCP function's: DOERS_ACTIVITY_DAYS). */
+  readonly activityDays: number;
   /** The OpenID provider people sign in with (the stack's Cognito user pool, or the operator's). */
   readonly signIn: {
     /** Exact `iss` of the provider; discovery at `<issuer>/.well-known/openid-configuration`. */
@@ -96,6 +98,7 @@ export class OAuthFunction extends Construct {
     // A Record over OAuthFunctionEnvName makes the compiler insist that every contract name is decided here.
     const contract: Record<OAuthFunctionEnvName, string | undefined> = {
       DOERS_PUBLIC_URL: props.publicUrl,
+      DOERS_ACTIVITY_DAYS: String(props.activityDays),
       DOERS_WORKSPACE_TABLE: props.workspaceTable.tableName,
       DOERS_SECRET_ARN: props.secret.secretArn,
       DOERS_SIGNIN_ISSUER: props.signIn.issuer,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
@@ -12,10 +13,14 @@ import { devSignInPage } from '../sign-in/dev-sign-in-page.js';
 import type { ActiveMember, SignIn } from '../sign-in/sign-in.js';
 import type { PendingSignIn } from '../sign-in/upstream.js';
 import { accountIdOf, isScope, type Member, roleAtLeast, scopesForRole } from '../vocabulary.js';
+import type { ActivityRecord } from '../workspace/activity.js';
+import { describeChange, whenPhrase } from '../workspace/activity-render.js';
+import type { ActivityStore } from '../workspace/activity-store.js';
+import { doorSource, grantRevokedRecord, memberAudit, tokenRecord } from '../workspace/changes.js';
 import type { DirectoryStore } from '../workspace/directory-store.js';
 import { changeStatus } from '../workspace/membership.js';
 import type { AccountSession, SessionStore } from './session.js';
-import { type AccountView, accountPage, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
+import { type AccountView, accountPage, type ChangeRow, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
 
 export interface AccountDeps {
   readonly publicUrl: string;
@@ -24,6 +29,7 @@ export interface AccountDeps {
   readonly directory: DirectoryStore;
   readonly tokens: TokenStore;
   readonly grants: DynamoGrantStore;
+  readonly activity: ActivityStore;
   readonly adapter: AdapterFactory;
   readonly logger: Logger;
   readonly now?: () => Date;
@@ -39,6 +45,10 @@ const NOTICES = {
 } as const;
 
 const MAX_LABEL_LENGTH = 100;
+
+/** Changes shown per list on the page. */
+const RECENT_CHANGES = 10;
+const NO_NAMES = { members: new Map(), projects: new Map() } as const;
 
 /** oidc-provider's sign-in session cookie and its signature. */
 const PROVIDER_SESSION_COOKIES = ['_session', '_session.sig'] as const;
@@ -86,11 +96,23 @@ export const createAccountRoutes = (deps: AccountDeps) => {
   const view = async (who: ActiveMember & { session: AccountSession }, extra: Partial<AccountView> = {}): Promise<AccountView> => {
     const { member, workspace } = who;
     const at = now();
-    const [tokens, grants, members] = await Promise.all([
+    const admin = roleAtLeast(member.role, 'admin');
+    const [tokens, grants, members, mine, team] = await Promise.all([
       deps.tokens.list(member.workspaceId),
       deps.grants.list(member.workspaceId, member.userId),
-      roleAtLeast(member.role, 'admin') ? deps.directory.listMembers(member.workspaceId) : Promise.resolve(undefined),
+      admin ? deps.directory.listMembers(member.workspaceId) : Promise.resolve(undefined),
+      deps.activity.list(member.workspaceId, { actorId: member.userId, includeTeam: true }, RECENT_CHANGES, at),
+      admin ? deps.activity.list(member.workspaceId, { includeTeam: true, onlyTeam: true }, RECENT_CHANGES, at) : undefined,
     ]);
+    // Names of the workspace's people and projects are not needed here: a record carries its target's label.
+    const rows = (records: readonly ActivityRecord[]): ChangeRow[] =>
+      records.map((r) => ({
+        activityId: r.activityId,
+        when: whenPhrase(r.at, at, member.timeZone),
+        who: r.actorName,
+        client: r.client,
+        summary: describeChange(r, NO_NAMES),
+      }));
     const apps = await Promise.all(
       grants.map(async (g) => ({
         grantId: g.grantId,
@@ -119,6 +141,8 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         })),
       grantableScopes: scopesForRole(member.role),
       apps,
+      myChanges: rows(mine.records),
+      ...(team ? { teamChanges: rows(team.records) } : {}),
       ...(members
         ? {
             members: [...members]
@@ -197,14 +221,17 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       }
       const secret = generateTokenSecret();
       const at = now();
-      const made = await deps.tokens.register(secret, {
+      const token = {
+        tokenId: `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
         workspaceId: member.workspaceId,
         userId: member.userId,
         scopes: scopes.filter(isScope),
         label,
         createdAt: at.toISOString(),
         expiresAt: Math.floor(at.getTime() / 1000) + days * 86_400,
-      });
+      };
+      const record = tokenRecord(deps.activity, doorSource('account page', member, 'create token', at), 'created', token);
+      const made = await deps.tokens.register(secret, token, [deps.activity.recordOp(record)]);
       // The secret goes out in this answer's body only: not in a URL, not in a log line.
       deps.logger.info('Personal access token created', {
         accountId: accountIdOf(member),
@@ -221,8 +248,14 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     if (tokenRevoke) {
       const tokenId = idFrom(tokenRevoke[1]!);
       if (tokenId === undefined) return notFound();
-      const mine = (await deps.tokens.list(member.workspaceId)).some((t) => t.tokenId === tokenId && t.userId === member.userId);
-      if (!mine || !(await deps.tokens.revoke(member.workspaceId, tokenId, now().toISOString()))) {
+      const mine = (await deps.tokens.list(member.workspaceId)).find((t) => t.tokenId === tokenId && t.userId === member.userId);
+      const at = now();
+      const record = mine && tokenRecord(deps.activity, doorSource('account page', member, 'revoke token', at), 'revoked', mine);
+      if (
+        !mine ||
+        !record ||
+        !(await deps.tokens.revoke(member.workspaceId, tokenId, at.toISOString(), [deps.activity.recordOp(record)]))
+      ) {
         return send(res, ERROR_PAGES.notFound('Token not found', 'You have no such token; it may have been revoked already.'));
       }
       deps.logger.info('Personal access token revoked', { accountId: accountIdOf(member), tokenId });
@@ -240,7 +273,9 @@ export const createAccountRoutes = (deps: AccountDeps) => {
           ERROR_PAGES.notFound('App not found', 'No such app is connected to your account; it may have been disconnected already.'),
         );
       }
-      await deps.grants.revoke(grantId);
+      const app = await appName(grant.clientId);
+      const record = grantRevokedRecord(deps.activity, doorSource('account page', member, 'disconnect app', now()), grant, app.name);
+      await deps.grants.revoke(grantId, [deps.activity.recordOp(record)]);
       deps.logger.info('Connected app revoked', { accountId: accountIdOf(member), grantId, clientId: grant.clientId });
       return redirect(res, '/account?done=app-revoked');
     }
@@ -251,12 +286,14 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       if (userId === undefined) return notFound();
       const action = memberStatus[2] === 'disable' ? 'disable' : 'enable';
       try {
-        const changed = await changeStatus(
+        const { audit } = memberAudit(deps.activity, doorSource('account page', member, `${action} member`, now()));
+        const { member: changed } = await changeStatus(
           deps.directory,
           member,
           member.workspaceId,
           userId,
           action === 'disable' ? 'disabled' : 'active',
+          audit,
         );
         deps.logger.info('Member status changed', { by: accountIdOf(member), member: accountIdOf(changed), status: changed.status });
       } catch (err) {

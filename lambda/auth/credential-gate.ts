@@ -4,7 +4,7 @@ import { BoundedMap } from '../platform/bounded-map.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
 import type { KeySource } from '../platform/key-ring.js';
 import type { MemberRef, Principal } from '../vocabulary.js';
-import { normalizeScopes, type Scope } from '../vocabulary.js';
+import { normalizeScopes, type Scope, workspaceKeyOf } from '../vocabulary.js';
 import { type AccessItems, type AccessReader, usedBeforeToday } from './access-reader.js';
 import { tokenHashes } from './personal-tokens.js';
 
@@ -163,6 +163,9 @@ export const createCredentialGate = (
           credential: identity.credential,
           directoryVersion: workspace.directoryVersion ?? 0,
           scopeKey: scopes.join(' '),
+          workspaceKey: workspaceKeyOf(workspace),
+          pastKeys: workspace.pastKeys ?? [],
+          taskCounter: workspace.taskCounter ?? 0,
         };
         if (cacheMs > 0)
           principals.set(cacheKey, { principal, untilMs: Math.min(now.getTime() + cacheMs, identity.validUntilMs ?? Infinity) });

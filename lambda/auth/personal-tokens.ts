@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { fromItem } from '../platform/dynamodb.js';
 import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../platform/item-keys.js';
 import type { KeyRing } from '../platform/key-ring.js';
+import { commitWrites, type WriteOp } from '../platform/transact.js';
 import type { Scope } from '../vocabulary.js';
 
 export const PAT_PREFIX = 'doers_pat_';
@@ -35,10 +36,21 @@ export const tokenHashes = (ring: KeyRing, secret: string): string[] => ring.all
 export interface TokenStore {
   /** Looks a presented secret up under every key of the ring (current first). */
   find(secret: string): Promise<PersonalTokenRecord | undefined>;
-  /** Registers a secret; idempotent for the same secret (local dev token on every start). */
-  register(secret: string, record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string }): Promise<PersonalTokenRecord>;
+  /**
+   * Registers a secret, with `extra` (its activity record) in the same write; idempotent for the same
+   * secret (the local dev token on every start), which then writes nothing.
+   */
+  register(
+    secret: string,
+    record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string },
+    extra?: readonly WriteOp[],
+  ): Promise<PersonalTokenRecord>;
   list(workspaceId: string): Promise<PersonalTokenRecord[]>;
-  revoke(workspaceId: string, tokenId: string, at: string): Promise<boolean>;
+  /**
+   * Revokes a token of the workspace with `extra` in the same write: true once it is revoked (a token
+   * revoked already is left as it is, and `extra` is not written), false when there is no such token.
+   */
+  revoke(workspaceId: string, tokenId: string, at: string, extra?: readonly WriteOp[]): Promise<boolean>;
 }
 
 export class DynamoTokenStore implements TokenStore {
@@ -58,28 +70,41 @@ export class DynamoTokenStore implements TokenStore {
     return item ? toRecord(item) : undefined;
   }
 
-  async register(secret: string, record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string }): Promise<PersonalTokenRecord> {
+  async register(
+    secret: string,
+    record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string },
+    extra: readonly WriteOp[] = [],
+  ): Promise<PersonalTokenRecord> {
     const ring = await this.keys();
     const full: PersonalTokenRecord = { ...record, tokenId: record.tokenId ?? `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}` };
+    const known = new Error('known');
     try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            pk: tokenPk(hashToken(ring.current['token-hash'], secret)),
-            sk: TOKEN_SK,
-            gsi1pk: tokensOfWorkspaceGsiPk(full.workspaceId),
-            gsi1sk: full.tokenId,
-            ...full,
+      await commitWrites(this.db, [
+        {
+          item: {
+            Put: {
+              TableName: this.table,
+              Item: {
+                pk: tokenPk(hashToken(ring.current['token-hash'], secret)),
+                sk: TOKEN_SK,
+                gsi1pk: tokensOfWorkspaceGsiPk(full.workspaceId),
+                gsi1sk: full.tokenId,
+                ...full,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+          refused: () => {
+            throw known;
+          },
+        },
+        ...extra,
+      ]);
       return full;
     } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+      if (err !== known) throw err;
       const existing = await this.find(secret);
-      if (!existing) throw err;
+      if (!existing) throw new Error('a token secret collided with another token');
       return existing;
     }
   }
@@ -99,7 +124,7 @@ export class DynamoTokenStore implements TokenStore {
     return out;
   }
 
-  async revoke(workspaceId: string, tokenId: string, at: string): Promise<boolean> {
+  async revoke(workspaceId: string, tokenId: string, at: string, extra: readonly WriteOp[] = []): Promise<boolean> {
     const page = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -110,15 +135,32 @@ export class DynamoTokenStore implements TokenStore {
     );
     const item = page.Items?.[0];
     if (!item) return false;
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    );
+    if (item.revokedAt) return true;
+    const revokedMeanwhile = new Error('revoked');
+    const gone = new Error('gone');
+    try {
+      await commitWrites(this.db, [
+        {
+          item: {
+            Update: {
+              TableName: this.table,
+              Key: { pk: item.pk, sk: item.sk },
+              UpdateExpression: 'SET revokedAt = :at',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+              ExpressionAttributeValues: { ':at': at },
+            },
+          },
+          // Revoked by someone else meanwhile: it is revoked, and their record says so.
+          refused: (current) => {
+            throw current?.revokedAt ? revokedMeanwhile : gone;
+          },
+        },
+        ...extra,
+      ]);
+    } catch (err) {
+      if (err === gone) return false;
+      if (err !== revokedMeanwhile) throw err;
+    }
     return true;
   }
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { ToolRefusal } from '../errors.js';
 import type { Member } from '../vocabulary.js';
 import { SCOPES } from '../vocabulary.js';
 import type { Priority, Project, Task } from '../workspace/model.js';
 import type { WorkspaceServices } from '../workspace/services.js';
+import { CounterMoved } from '../workspace/task-numbers.js';
 import { addDays, dateInZone } from '../workspace/time.js';
 
 import { DEMO_WORKSPACE_ID } from './local-data.js';
@@ -14,7 +16,15 @@ export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: '
  */
 export const seedDemoWorkspace = async (services: WorkspaceServices, timeZone: string, now = new Date()): Promise<void> => {
   const createdAt = now.toISOString();
-  await services.directory.createWorkspace({ workspaceId: DEMO_WORKSPACE_ID, name: 'Demo workspace', status: 'active', createdAt });
+  await services.directory.createWorkspace({
+    workspaceId: DEMO_WORKSPACE_ID,
+    name: 'Demo workspace',
+    key: 'DEMO',
+    // The seeded tasks are DEMO-1 … DEMO-30 (create-if-absent below): new ones go on from there.
+    taskCounter: DEMO_TASKS.length,
+    status: 'active',
+    createdAt,
+  });
   await services.directory.createMember({
     workspaceId: DEMO_WORKSPACE_ID,
     ...DEMO_OWNER,
@@ -151,6 +161,7 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
       const task: Task = {
         workspaceId: ws,
         taskId: demoTaskId(i),
+        number: i + 1,
         title,
         ...(extra.notes ? { notes: extra.notes } : {}),
         status: completedAt ? 'done' : 'open',
@@ -166,7 +177,10 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
         ...(completedAt ? { completedAt, completedBy: who ? USER_OF[who] : DEMO_OWNER.userId } : {}),
         version: completedAt ? 2 : 1,
       };
-      return services.tasks.create(task);
+      // The task and its number's claim together; both are there already after the first seeding.
+      return services.commit([services.tasks.putOp(task, undefined), services.numbers.claimOp(ws, i + 1, task.taskId)]).catch((err) => {
+        if (!(err instanceof ToolRefusal) && !(err instanceof CounterMoved)) throw err;
+      });
     }),
   );
 };

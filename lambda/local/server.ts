@@ -57,6 +57,14 @@ const devTokenFor = async (config: Config): Promise<string> => {
 };
 
 /**
+ * The MCP Apps views, built from their sources when first read (lambda/views/build.ts) and kept for
+ * the process: `npm start` and the tests need no build step first, and always serve the sources as
+ * they are. esbuild is loaded only then; a process that reads no view never loads it.
+ */
+const buildViewOnDemand = (file: string): Promise<string> =>
+  import('../views/build.js').then(({ buildView }) => buildView(file.replace(/\.html$/, '')));
+
+/**
  * `npm start`: the Lambda handler behind node:http on 127.0.0.1, on an embedded DynamoDB (or the
  * one DOERS_DYNAMODB_ENDPOINT names). Start-up is idempotent: tables, demo data and dev token.
  */
@@ -81,6 +89,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
       guard,
       loopbackHostOnly: true,
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
+      views: buildViewOnDemand,
     });
 
   // Everything a first request needs exists before the port opens (tables, demo data, the dev

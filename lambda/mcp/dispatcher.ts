@@ -73,7 +73,8 @@ export const createDispatcher = <S>(app: McpApp<S>): Dispatch => {
     if (isNotification) return { status: 202 };
 
     const out: MethodResult = await method!(app as McpApp<unknown>, { req, meta, principal, now });
-    const result = modern && !out.inputRequired ? modernEnvelope(req.method, out.result) : modern ? withServerInfo(out.result) : out.result;
+    const result =
+      modern && !out.inputRequired ? modernEnvelope(req.method, out.result, out.ttlMs) : modern ? withServerInfo(out.result) : out.result;
     return { status: 200, body: { jsonrpc: '2.0', id: req.id, result }, ...(out.headers ? { headers: out.headers } : {}) };
   };
 
@@ -113,7 +114,7 @@ const withServerInfo = (result: Record<string, unknown>): Record<string, unknown
   _meta: { ...(result._meta as Record<string, unknown> | undefined), [META.serverInfo]: SERVER_INFO },
 });
 
-const modernEnvelope = (method: string, result: Record<string, unknown>): Record<string, unknown> => {
-  const ttl = (CACHE_HINTS as Record<string, number | undefined>)[method];
+const modernEnvelope = (method: string, result: Record<string, unknown>, ttlMs?: number): Record<string, unknown> => {
+  const ttl = ttlMs ?? (CACHE_HINTS as Record<string, number | undefined>)[method];
   return withServerInfo({ resultType: 'complete', ...result, ...(ttl === undefined ? {} : { ttlMs: ttl, cacheScope: 'private' }) });
 };

@@ -7,7 +7,28 @@ import '../platform/zod-locale.js';
  */
 export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): Record<string, unknown> => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+  return slim(rest, io) as Record<string, unknown>;
+};
+
+/**
+ * What every listing carries for every tool is paid for in every conversation's context, so what
+ * says nothing is left out: an integer's bounds when they are JavaScript's safe-integer range (the
+ * type says it), a date's 300-character pattern beside `format: date` (which says the same, RFC
+ * 3339's full-date), and on results `additionalProperties: false` (a client needs to know what a
+ * result holds, not to refuse one that holds more: the server checks its results itself).
+ */
+const slim = (node: unknown, io: 'input' | 'output'): unknown => {
+  if (Array.isArray(node)) return node.map((n) => slim(n, io));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'maximum' && v === Number.MAX_SAFE_INTEGER) continue;
+    if (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) continue;
+    if (io === 'output' && k === 'additionalProperties' && v === false) continue;
+    if (k === 'pattern' && (node as { format?: unknown }).format === 'date') continue;
+    out[k] = slim(v, io);
+  }
+  return out;
 };
 
 /** One line naming every parameter at fault, for a model to correct its call. */

@@ -37,6 +37,8 @@ export interface MethodResult {
   readonly headers?: Readonly<Record<string, string>>;
   /** Already shaped as InputRequiredResult: no `complete` envelope. */
   readonly inputRequired?: boolean;
+  /** 2026-07-28: this answer's own `ttlMs`, in place of the method's (protocol.ts `CACHE_HINTS`). */
+  readonly ttlMs?: number | undefined;
 }
 
 type Method<S> = (app: McpApp<S>, call: MethodCall) => Promise<MethodResult> | MethodResult;
@@ -127,14 +129,13 @@ export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
     const out = app.prompts.get(name, args, c.principal, { meta: c.meta, ...(input ? { input } : {}) });
     return isInputRequired(out) ? toInputRequiredResult(app, c, `prompt:${name}`, args, out) : { result: out };
   },
-  'resources/read': async (app, c) => ({
-    result: await app.resources.read(stringParam(c.req.params, 'uri'), {
-      principal: c.principal,
-      services: app.services,
-      now: c.now,
-      meta: c.meta,
-    }),
-  }),
+  'resources/read': async (app, c) => {
+    const uri = stringParam(c.req.params, 'uri');
+    return {
+      result: await app.resources.read(uri, { principal: c.principal, services: app.services, now: c.now, meta: c.meta }),
+      ttlMs: app.resources.ttlOf(uri),
+    };
+  },
   'tools/call': async (app, c) => {
     const name = stringParam(c.req.params, 'name');
     const args = c.req.params.arguments;

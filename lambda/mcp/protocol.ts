@@ -1,4 +1,5 @@
 import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../platform/config.js';
+import { VIEW_MIME_TYPE } from '../views/links.js';
 
 export type { ProtocolVersion };
 export { PROTOCOL_VERSIONS };
@@ -14,8 +15,17 @@ export const isKnownVersion = (v: unknown): v is ProtocolVersion =>
 
 export const SERVER_INFO = { name: 'doers', title: 'doers', version: '2.0.0' } as const;
 
-/** tools, resources, prompts only: no logging, completions, subscriptions or listChanged. */
-export const SERVER_CAPABILITIES = { tools: {}, resources: {}, prompts: {} } as const;
+/**
+ * tools, resources, prompts only: no logging, completions, subscriptions or listChanged; and the MCP
+ * Apps extension (apps protocol 2026-01-26): views a host renders beside tool results (lambda/views/).
+ * A client without the extension ignores it and the tools' `_meta.ui`.
+ */
+export const SERVER_CAPABILITIES = {
+  tools: {},
+  resources: {},
+  prompts: {},
+  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } },
+} as const;
 
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',

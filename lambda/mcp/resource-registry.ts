@@ -34,7 +34,7 @@ export interface ResourceTemplateDefinition<S> {
   readonly read: (vars: Readonly<Record<string, string>>, uri: string, ctx: ReadContext<S>) => Promise<ResourceContents[] | undefined>;
 }
 
-/** A fixed resource that `resources/list` enumerates (the product lists none; fixtures do). */
+/** A fixed resource that `resources/list` enumerates (the product's MCP Apps views; fixtures). */
 export interface StaticResourceDefinition<S> {
   readonly uri: string;
   readonly name: string;
@@ -42,6 +42,10 @@ export interface StaticResourceDefinition<S> {
   readonly description?: string;
   readonly mimeType: string;
   readonly scope: Scope | null;
+  /** Listed as `_meta` (a view's CSP and border, which hosts review when they connect). */
+  readonly meta?: Readonly<Record<string, unknown>>;
+  /** How long a 2026-07-28 client may keep a read (default: 0, stale at once, as live data is). */
+  readonly ttlMs?: number;
   readonly read: (uri: string, ctx: ReadContext<S>) => Promise<ResourceContents[]>;
 }
 
@@ -113,8 +117,14 @@ export class ResourceRegistry<S> {
           ...(r.title ? { title: r.title } : {}),
           ...(r.description ? { description: r.description } : {}),
           mimeType: r.mimeType,
+          ...(r.meta ? { _meta: r.meta } : {}),
         })),
     );
+  }
+
+  /** The cache hint of a fixed resource's read, if it has its own. */
+  ttlOf(uri: string): number | undefined {
+    return this.statics.get(uri)?.ttlMs;
   }
 
   async read(uri: string, ctx: ReadContext<S>): Promise<Record<string, unknown>> {

@@ -57,6 +57,8 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly render?: (output: z.output<O>) => string;
   /** Fixtures that answer with other content (images, resources) build it themselves. */
   readonly content?: (output: z.output<O>) => ContentBlock[];
+  /** Listed as the tool's `_meta`: the MCP Apps view a host renders its results in (lambda/workspace/app-views.ts). */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -189,6 +191,7 @@ const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
   inputSchema: toJsonSchema(def.input, 'input'),
   ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
   annotations: { title: def.title, ...def.annotations },
+  ...(def.meta ? { _meta: def.meta } : {}),
 });
 
 export const covers = (principal: Principal, scope: Scope | null | undefined): boolean =>

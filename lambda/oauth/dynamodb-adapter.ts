@@ -21,6 +21,7 @@ import {
   uidGsiPk,
 } from '../platform/item-keys.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
+import { commitWrites, type WriteOp } from '../platform/transact.js';
 import { memberRefOfAccountId } from '../vocabulary.js';
 
 export interface AdapterOptions {
@@ -236,14 +237,37 @@ export const keysOfGrant = async (db: DynamoDBDocumentClient, table: string, gra
 /**
  * Deletes a grant and every token issued under it, of every model; returns the grant item as it was
  * (undefined when there was none). The tokens go first: if a delete fails, the grant is still there
- * and the revocation can be made again.
+ * and the revocation can be made again. With `extra` (an activity record) the grant's own delete and
+ * `extra` are one all-or-nothing write; the grant is what the MCP function checks, so it is the revocation.
  */
 export const revokeGrant = async (
   db: DynamoDBDocumentClient,
   table: string,
   grantId: string,
+  extra: readonly WriteOp[] = [],
 ): Promise<Record<string, unknown> | undefined> => {
   await batchDelete(db, table, await keysOfGrant(db, table, grantId));
-  const out = await db.send(new DeleteCommand({ TableName: table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
-  return out.Attributes;
+  if (!extra.length) {
+    const out = await db.send(new DeleteCommand({ TableName: table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
+    return out.Attributes;
+  }
+  let old: Record<string, unknown> | undefined;
+  const gone = new Error('gone');
+  try {
+    old = (await db.send(new GetCommand({ TableName: table, Key: grantKey(grantId), ConsistentRead: true }))).Item;
+    if (!old) return undefined;
+    await commitWrites(db, [
+      {
+        item: { Delete: { TableName: table, Key: grantKey(grantId), ConditionExpression: 'attribute_exists(pk)' } },
+        refused: () => {
+          throw gone;
+        },
+      },
+      ...extra,
+    ]);
+  } catch (err) {
+    if (err === gone) return undefined;
+    throw err;
+  }
+  return old;
 };

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { grantKey, grantsOfUserPrefix, grantsOfWorkspaceGsiPk } from '../platform/item-keys.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
+import type { WriteOp } from '../platform/transact.js';
 import { memberRefOfAccountId } from '../vocabulary.js';
 import { revokeGrant } from './dynamodb-adapter.js';
 
@@ -70,10 +71,10 @@ export class DynamoGrantStore {
   /**
    * Deletes the grant and every item issued under it, of every model. The tokens go first: if a
    * delete fails, the grant is still listed and the person can revoke again. Returns whether a live
-   * grant was there.
+   * grant was there. `extra` (its activity record) is written with the grant's own delete.
    */
-  async revoke(grantId: string): Promise<boolean> {
-    const old = await revokeGrant(this.db, this.table, grantId);
+  async revoke(grantId: string, extra: readonly WriteOp[] = []): Promise<boolean> {
+    const old = await revokeGrant(this.db, this.table, grantId, extra);
     return old !== undefined && !this.expired(old);
   }
 

@@ -75,6 +75,8 @@ const envSchema = z.object({
     intFromEnv(5),
     z.number().check(z.int(), z.maximum(300, 'must be at most 300 (it bounds how long a revocation takes)')),
   ),
+  // Activity records, and the deleted items their undo needs, are kept this many days (TTL).
+  DOERS_ACTIVITY_DAYS: z.pipe(intFromEnv(90), z.number().check(z.int(), z.minimum(1), z.maximum(3650))),
   // Set by the CDK stack; the local server fills them with its own defaults.
   DOERS_WORKSPACE_TABLE: z.pipe(
     optionalString,
@@ -136,6 +138,8 @@ export interface Config {
   readonly maxConcurrentCalls: number;
   /** How long one instance may reuse a verified principal; 0: never. */
   readonly authCacheSeconds: number;
+  /** Days an activity record, and what its undo needs, are kept. */
+  readonly activityDays: number;
   readonly tables: { readonly workspace: string; readonly limits: string };
   readonly secretArn: string | undefined;
   readonly functionTimeoutSeconds: number;
@@ -214,6 +218,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     rateLimit: { calls: e.DOERS_RATE_LIMIT_CALLS, windowSeconds: e.DOERS_RATE_LIMIT_WINDOW_SECONDS },
     maxConcurrentCalls: e.DOERS_MAX_CONCURRENT_CALLS,
     authCacheSeconds: e.DOERS_AUTH_CACHE_SECONDS,
+    activityDays: e.DOERS_ACTIVITY_DAYS,
     tables: { workspace: e.DOERS_WORKSPACE_TABLE, limits: e.DOERS_LIMITS_TABLE },
     secretArn: e.DOERS_SECRET_ARN,
     functionTimeoutSeconds: e.DOERS_FUNCTION_TIMEOUT_SECONDS,
@@ -234,6 +239,7 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_RATE_LIMIT_WINDOW_SECONDS',
   'DOERS_MAX_CONCURRENT_CALLS',
   'DOERS_AUTH_CACHE_SECONDS',
+  'DOERS_ACTIVITY_DAYS',
   'DOERS_WORKSPACE_TABLE',
   'DOERS_LIMITS_TABLE',
   'DOERS_SECRET_ARN',
@@ -243,6 +249,7 @@ export const FUNCTION_ENV_NAMES = [
 /** Names the CDK stack sets on the authorization server's function. */
 export const OAUTH_FUNCTION_ENV_NAMES = [
   'DOERS_PUBLIC_URL',
+  'DOERS_ACTIVITY_DAYS',
   'DOERS_WORKSPACE_TABLE',
   'DOERS_SECRET_ARN',
   'DOERS_SIGNIN_ISSUER',

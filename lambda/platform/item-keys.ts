@@ -21,6 +21,8 @@ export const PROJECT_PREFIX = 'PROJECT#';
 export const projectSk = (projectId: string): string => `${PROJECT_PREFIX}${projectId}`;
 export const TASK_PREFIX = 'TASK#';
 export const taskSk = (taskId: string): string => `${TASK_PREFIX}${taskId}`;
+/** A task's number, claimed once and for good in the write that creates the task: what `DEMO-42` resolves through. */
+export const taskNumberSk = (n: number): string => `TASKNO#${n}`;
 /** Comment ids are UUIDv7 (time-ordered), so a task's comments sort by creation under this prefix. */
 export const commentsOfTaskPrefix = (taskId: string): string => `COMMENT#${taskId}#`;
 export const commentSk = (taskId: string, commentId: string): string => `${commentsOfTaskPrefix(taskId)}${commentId}`;
@@ -56,6 +58,25 @@ export const AGENDA_DONE_PREFIX = 'D#';
  */
 export const agendaOrderKey = (t: Parameters<typeof taskOrderKey>[0]): string =>
   t.status === 'open' ? taskOrderKey(t) : `${AGENDA_DONE_PREFIX}${t.completedAt ?? ''}#${t.taskId}`;
+
+/**
+ * A deleted comment moves here (workspace/comment-store.ts), out of its task's comment range, so a
+ * task's comment list stays one exact key range; it is kept for undo until its `expiresAt`.
+ */
+export const deletedCommentSk = (taskId: string, commentId: string): string => `GONE#COMMENT#${taskId}#${commentId}`;
+
+// ---- the activity record (workspace/activity-store.ts) -------------------------------------------
+/**
+ * One item per change, `ACT#<activityId>` under the workspace partition: activity ids are
+ * time-ordered, so the partition's `ACT#` range is the workspace's history and a time window is a
+ * key range. Two index entries make the two narrow questions one key range each: gsi1 by target
+ * (a task's records hold its comments' too), gsi2 by actor.
+ */
+export const ACTIVITY_PREFIX = 'ACT#';
+export const activitySk = (activityId: string): string => `${ACTIVITY_PREFIX}${activityId}`;
+export const activityOfTargetGsiPk = (workspaceId: string, kind: string, targetId: string): string =>
+  `WS#${workspaceId}#ACT#${kind}#${targetId}`;
+export const activityOfActorGsiPk = (workspaceId: string, userId: string): string => `WS#${workspaceId}#ACT#BY#${userId}`;
 
 /** Sort key of the workspace's owners lock (workspace/directory-store.ts, withOwnersLock). */
 export const OWNERS_LOCK_SK = 'OWNERS_LOCK';

@@ -1,7 +1,8 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { batchDelete, fromItem, type ItemKey } from '../platform/dynamodb.js';
-import { commentSk, commentsOfTaskPrefix, wsPk } from '../platform/item-keys.js';
+import { batchGetConsistent, fromItem, type ItemKey } from '../platform/dynamodb.js';
+import { commentSk, commentsOfTaskPrefix, deletedCommentSk, taskSk, wsPk } from '../platform/item-keys.js';
+import type { WriteOp } from '../platform/transact.js';
 import { conditionally } from './item-support.js';
 import type { Comment } from './model.js';
 
@@ -12,18 +13,36 @@ export interface CommentPage {
 }
 
 export interface CommentStore {
+  /** Stores a comment outside any other write (the demo seed). */
   add(comment: Comment): Promise<Comment>;
   get(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined>;
+  /** The comment and its task's item, in one request (a deletion shows the task's title). */
+  getWithTask(workspaceId: string, taskId: string, commentId: string): Promise<{ comment?: Comment; taskItem?: Record<string, unknown> }>;
+  /** A deleted comment, kept for undo until it expires. */
+  getDeleted(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined>;
   /** Oldest first, strictly after `afterId`. */
   list(workspaceId: string, taskId: string, limit: number, afterId?: string): Promise<CommentPage>;
-  remove(workspaceId: string, taskId: string, commentId: string): Promise<void>;
-  /** Cleans up after a deleted task. */
-  removeAllOfTask(workspaceId: string, taskId: string): Promise<void>;
+  /** The keys of every comment of a task: what its deletion marks to expire. */
+  keysOfTask(workspaceId: string, taskId: string): Promise<ItemKey[]>;
+  addOp(comment: Comment): WriteOp;
+  /** Moves a comment out of its task's list, kept until `expiresAt` (two actions). */
+  removeOps(comment: Comment, expiresAt: number): WriteOp[];
+  /** Puts a deleted comment back where it was (two actions). */
+  restoreOps(comment: Comment): WriteOp[];
+  /** Marks a comment of a deleted task to expire with it (or, `undefined`, keeps it again). */
+  expiryOp(key: ItemKey, expiresAt: number | undefined): WriteOp;
 }
+
+const toComment = (item: Record<string, unknown>): Comment => {
+  const { expiresAt: _e, ...rest } = fromItem<Comment & { expiresAt?: number }>(item);
+  return rest;
+};
 
 /**
  * Comments are `COMMENT#<taskId>#<commentId>` items in the workspace partition. The id is a UUIDv7,
- * so one key-range query returns a task's comments in the order they were written.
+ * so one key-range query returns a task's comments in the order they were written. A deleted one
+ * moves to `GONE#COMMENT#…` (still in the partition, out of the range) until undo or its expiry;
+ * the comments of a deleted task stay where they are, invisible because their task is.
  */
 export class DynamoCommentStore implements CommentStore {
   constructor(
@@ -35,15 +54,10 @@ export class DynamoCommentStore implements CommentStore {
     return conditionally(
       async () => {
         await this.db.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { pk: wsPk(comment.workspaceId), sk: commentSk(comment.taskId, comment.commentId), ...comment },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
+          new PutCommand({ TableName: this.table, Item: this.item(comment), ConditionExpression: 'attribute_not_exists(pk)' }),
         );
         return comment;
       },
-      // The id is a fresh UUIDv7, so this is a collision no retry repeats; the comment was not stored.
       () =>
         Promise.reject(
           new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again'),
@@ -52,10 +66,26 @@ export class DynamoCommentStore implements CommentStore {
   }
 
   async get(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined> {
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: commentSk(taskId, commentId) }, ConsistentRead: true }),
-    );
-    return out.Item ? fromItem<Comment>(out.Item) : undefined;
+    return this.read(wsPk(workspaceId), commentSk(taskId, commentId));
+  }
+
+  async getWithTask(
+    workspaceId: string,
+    taskId: string,
+    commentId: string,
+  ): Promise<{ comment?: Comment; taskItem?: Record<string, unknown> }> {
+    const pk = wsPk(workspaceId);
+    const items = await batchGetConsistent(this.db, this.table, [
+      { pk, sk: commentSk(taskId, commentId) },
+      { pk, sk: taskSk(taskId) },
+    ]);
+    const comment = items.find((i) => i.sk === commentSk(taskId, commentId));
+    const taskItem = items.find((i) => i.sk === taskSk(taskId));
+    return { ...(comment ? { comment: toComment(comment) } : {}), ...(taskItem ? { taskItem } : {}) };
+  }
+
+  async getDeleted(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined> {
+    return this.read(wsPk(workspaceId), deletedCommentSk(taskId, commentId));
   }
 
   async list(workspaceId: string, taskId: string, limit: number, afterId?: string): Promise<CommentPage> {
@@ -68,27 +98,13 @@ export class DynamoCommentStore implements CommentStore {
         Limit: limit + 1,
       }),
     );
-    const items = (out.Items ?? []).map((i) => fromItem<Comment>(i));
+    const items = (out.Items ?? []).map(toComment);
     const page = items.slice(0, limit);
     return { comments: page, ...(items.length > limit ? { next: page.at(-1)!.commentId } : {}) };
   }
 
-  async remove(workspaceId: string, taskId: string, commentId: string): Promise<void> {
-    await conditionally(
-      () =>
-        this.db.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: { pk: wsPk(workspaceId), sk: commentSk(taskId, commentId) },
-            ConditionExpression: 'attribute_exists(pk)',
-          }),
-        ),
-      () => Promise.reject(new NotFoundRefusal(`Comment ${commentId} was not found on task ${taskId}`)),
-    );
-  }
-
-  async removeAllOfTask(workspaceId: string, taskId: string): Promise<void> {
-    const keys: Record<string, unknown>[] = [];
+  async keysOfTask(workspaceId: string, taskId: string): Promise<ItemKey[]> {
+    const keys: ItemKey[] = [];
     const pages = paginateQuery(
       { client: this.db },
       {
@@ -98,7 +114,87 @@ export class DynamoCommentStore implements CommentStore {
         ProjectionExpression: 'pk, sk',
       },
     );
-    for await (const page of pages) keys.push(...(page.Items ?? []));
-    await batchDelete(this.db, this.table, keys as ItemKey[]);
+    for await (const page of pages) keys.push(...((page.Items ?? []) as ItemKey[]));
+    return keys;
+  }
+
+  addOp(comment: Comment): WriteOp {
+    return {
+      item: { Put: { TableName: this.table, Item: this.item(comment), ConditionExpression: 'attribute_not_exists(pk)' } },
+      // The id is a fresh UUIDv7, so this is a collision no retry repeats.
+      refused: () => {
+        throw new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again');
+      },
+    };
+  }
+
+  removeOps(comment: Comment, expiresAt: number): WriteOp[] {
+    const pk = wsPk(comment.workspaceId);
+    return [
+      {
+        item: {
+          Delete: {
+            TableName: this.table,
+            Key: { pk, sk: commentSk(comment.taskId, comment.commentId) },
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+        refused: () => {
+          throw new NotFoundRefusal(`Comment ${comment.commentId} was not found on task ${comment.taskId}`);
+        },
+      },
+      {
+        item: {
+          Put: {
+            TableName: this.table,
+            Item: { ...this.item(comment), sk: deletedCommentSk(comment.taskId, comment.commentId), expiresAt },
+          },
+        },
+      },
+    ];
+  }
+
+  restoreOps(comment: Comment): WriteOp[] {
+    const pk = wsPk(comment.workspaceId);
+    return [
+      {
+        item: {
+          Delete: {
+            TableName: this.table,
+            Key: { pk, sk: deletedCommentSk(comment.taskId, comment.commentId) },
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+        refused: () => {
+          throw new ConflictRefusal(`Conflict: comment ${comment.commentId} is no longer deleted; nothing was changed.`);
+        },
+      },
+      { item: { Put: { TableName: this.table, Item: this.item(comment), ConditionExpression: 'attribute_not_exists(pk)' } } },
+    ];
+  }
+
+  expiryOp(key: ItemKey, expiresAt: number | undefined): WriteOp {
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: key,
+          ...(expiresAt === undefined
+            ? { UpdateExpression: 'REMOVE expiresAt' }
+            : { UpdateExpression: 'SET expiresAt = :e', ExpressionAttributeValues: { ':e': expiresAt } }),
+          // A comment deleted on its own meanwhile moved away: nothing is recreated under its old key.
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+    };
+  }
+
+  private item(comment: Comment): Record<string, unknown> {
+    return { pk: wsPk(comment.workspaceId), sk: commentSk(comment.taskId, comment.commentId), ...comment };
+  }
+
+  private async read(pk: string, sk: string): Promise<Comment | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk, sk }, ConsistentRead: true }));
+    return out.Item ? toComment(out.Item) : undefined;
   }
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { fromItem, isConditionFailure } from '../platform/dynamodb.js';
 import { EMAIL_SK, emailPk, MEMBER_PREFIX, memberSk, OWNERS_LOCK_SK, WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
+import { commitWrites, type WriteOp } from '../platform/transact.js';
 import type { Member, MemberRef, Role, Status, Workspace } from '../vocabulary.js';
-import { conditionally } from './item-support.js';
+import { directoryChangeOp } from './names.js';
 
 /** Workspaces, their members and the e-mail index that maps an identity to a member. */
 export interface DirectoryStore {
@@ -16,19 +17,25 @@ export interface DirectoryStore {
   listMembers(workspaceId: string): Promise<Member[]>;
   /** Creates the workspace unless it exists; returns false when it already did. */
   createWorkspace(ws: Workspace): Promise<boolean>;
-  /** Creates the member and claims its e-mail; returns false when the e-mail is taken. */
-  createMember(member: Member): Promise<boolean>;
-  setWorkspaceStatus(workspaceId: string, status: Status): Promise<boolean>;
-  setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean>;
   /**
-   * Adds a member by e-mail. A claim left behind by a removed member of the same workspace is
-   * cleared first, so a removed person can be invited again (under a new user id).
+   * Each member write below is one all-or-nothing write of the member, its e-mail claim where it
+   * changes, the directory's version bump (every instance's names snapshot reads again) and
+   * `extra` (the change's activity record).
    */
-  inviteMember(member: Member): Promise<'created' | 'email_taken'>;
+  /** Creates the member and claims its e-mail; false when the e-mail (or the user id) is taken. */
+  createMember(member: Member, extra?: readonly WriteOp[]): Promise<boolean>;
+  setWorkspaceStatus(workspaceId: string, status: Status, extra?: readonly WriteOp[]): Promise<boolean>;
+  /** False when the member is gone. */
+  setMemberStatus(workspaceId: string, userId: string, status: Status, extra?: readonly WriteOp[]): Promise<boolean>;
+  /**
+   * Adds a member by e-mail. A claim left behind by a removed member of the same workspace (from
+   * before removals released it in the same write) is taken over, so that person can be invited again.
+   */
+  inviteMember(member: Member, extra?: readonly WriteOp[]): Promise<'created' | 'email_taken'>;
   /** Changes the role only if it is still `expectedRole` (ConflictRefusal / NotFoundRefusal otherwise). */
-  setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role): Promise<Member>;
-  /** Deletes the member (if still `expectedRole`), then frees its e-mail. */
-  removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void>;
+  setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role, extra?: readonly WriteOp[]): Promise<void>;
+  /** Deletes the member (if still `expectedRole`) and frees its e-mail. */
+  removeMember(member: Member, expectedRole: Role, extra?: readonly WriteOp[]): Promise<void>;
   /**
    * Runs `fn` while holding the workspace's owners lock: every change that could take away an
    * active owner (demoting, removing or disabling one) checks "another active owner remains" and
@@ -46,8 +53,8 @@ export class DynamoDirectoryStore implements DirectoryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    /** Announces a member or project write, so cached directory snapshots are read again. */
-    private readonly changed: (workspaceId: string) => Promise<void> = async () => {},
+    /** This instance's names snapshot of a workspace, dropped after a member write (names.ts). */
+    private readonly forget: (workspaceId: string) => void = () => {},
   ) {}
 
   async getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
@@ -97,130 +104,115 @@ export class DynamoDirectoryStore implements DirectoryStore {
     return this.putIfAbsent({ pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, ...ws });
   }
 
-  async createMember(member: Member): Promise<boolean> {
-    // The e-mail claim goes first: it is the uniqueness guard. Without transactions (dynalite has
-    // none), a member item is only written once its e-mail is ours, so no two members share one.
-    const claimed = await this.putIfAbsent({
-      pk: emailPk(member.email),
-      sk: EMAIL_SK,
-      workspaceId: member.workspaceId,
-      userId: member.userId,
-    });
-    if (!claimed) {
-      const existing = await this.findMemberByEmail(member.email);
-      if (existing) return false;
-      // A claim left by an interrupted create of this same member: finish it.
-      const ref = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(member.email), sk: EMAIL_SK } }));
-      if (ref.Item?.userId !== member.userId) return false;
-    }
+  async createMember(member: Member, extra: readonly WriteOp[] = [], staleClaimOf?: string): Promise<boolean> {
+    const email = member.email.toLowerCase();
+    const taken = new Error('taken');
     try {
-      await this.putIfAbsent({ pk: wsPk(member.workspaceId), sk: memberSk(member.userId), ...member, email: member.email.toLowerCase() });
-    } catch (err) {
-      // Give the claim back (only if it is still this member's), so a retry is not refused forever.
-      if (claimed) {
-        await this.db
-          .send(
-            new DeleteCommand({
+      await this.write(member.workspaceId, [
+        {
+          item: {
+            Put: {
               TableName: this.table,
-              Key: { pk: emailPk(member.email), sk: EMAIL_SK },
-              ConditionExpression: 'userId = :u',
-              ExpressionAttributeValues: { ':u': member.userId },
-            }),
-          )
-          .catch(() => undefined);
-      }
+              Item: { pk: emailPk(email), sk: EMAIL_SK, workspaceId: member.workspaceId, userId: member.userId },
+              ...(staleClaimOf === undefined
+                ? { ConditionExpression: 'attribute_not_exists(pk)' }
+                : {
+                    ConditionExpression: 'attribute_not_exists(pk) OR userId = :stale',
+                    ExpressionAttributeValues: { ':stale': staleClaimOf },
+                  }),
+            },
+          },
+          refused: () => {
+            throw taken;
+          },
+        },
+        {
+          item: {
+            Put: {
+              TableName: this.table,
+              Item: { pk: wsPk(member.workspaceId), sk: memberSk(member.userId), ...member, email },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          refused: () => {
+            throw taken;
+          },
+        },
+        ...extra,
+      ]);
+      return true;
+    } catch (err) {
+      if (err === taken) return false;
       throw err;
     }
-    await this.changed(member.workspaceId);
-    return claimed;
   }
 
-  async setWorkspaceStatus(workspaceId: string, status: Status): Promise<boolean> {
-    return this.setStatus({ pk: wsPk(workspaceId), sk: WORKSPACE_SK }, status);
+  async setWorkspaceStatus(workspaceId: string, status: Status, extra: readonly WriteOp[] = []): Promise<boolean> {
+    // The workspace item is read with every credential anyway: no directory version to raise.
+    return this.setStatus(workspaceId, { pk: wsPk(workspaceId), sk: WORKSPACE_SK }, status, extra, false);
   }
 
-  async setMemberStatus(workspaceId: string, userId: string, status: Status): Promise<boolean> {
-    const done = await this.setStatus({ pk: wsPk(workspaceId), sk: memberSk(userId) }, status);
-    if (done) await this.changed(workspaceId);
-    return done;
+  async setMemberStatus(workspaceId: string, userId: string, status: Status, extra: readonly WriteOp[] = []): Promise<boolean> {
+    return this.setStatus(workspaceId, { pk: wsPk(workspaceId), sk: memberSk(userId) }, status, extra);
   }
 
-  async inviteMember(member: Member): Promise<'created' | 'email_taken'> {
-    if (await this.createMember(member)) return 'created';
-    const claimKey = { pk: emailPk(member.email), sk: EMAIL_SK };
-    const claim = (await this.db.send(new GetCommand({ TableName: this.table, Key: claimKey, ConsistentRead: true }))).Item as
-      | { workspaceId: string; userId: string }
-      | undefined;
+  async inviteMember(member: Member, extra: readonly WriteOp[] = []): Promise<'created' | 'email_taken'> {
+    if (await this.createMember(member, extra)) return 'created';
+    const claim = (
+      await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(member.email), sk: EMAIL_SK }, ConsistentRead: true }))
+    ).Item as { workspaceId: string; userId: string } | undefined;
     if (!claim || claim.workspaceId !== member.workspaceId || (await this.getMember(claim.workspaceId, claim.userId))) return 'email_taken';
-    // The claim of a member whose removal stopped half way: nobody holds it, so it is released.
-    const released = await conditionally(
-      async () => {
-        await this.db.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: claimKey,
-            ConditionExpression: 'userId = :u',
-            ExpressionAttributeValues: { ':u': claim.userId },
-          }),
-        );
-        return true;
-      },
-      async () => false,
-    );
-    return released && (await this.createMember(member)) ? 'created' : 'email_taken';
+    // The claim of a member whose removal stopped half way (before removals freed it in the same
+    // write): nobody holds it, so this invitation takes it over, if it is still that one.
+    return (await this.createMember(member, extra, claim.userId)) ? 'created' : 'email_taken';
   }
 
-  async setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role): Promise<Member> {
-    const out = await conditionally(
-      () =>
-        this.db.send(
-          new UpdateCommand({
+  async setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role, extra: readonly WriteOp[] = []): Promise<void> {
+    await this.write(workspaceId, [
+      {
+        item: {
+          Update: {
             TableName: this.table,
             Key: { pk: wsPk(workspaceId), sk: memberSk(userId) },
             UpdateExpression: 'SET #r = :r',
             ConditionExpression: 'attribute_exists(pk) AND #r = :expected',
             ExpressionAttributeNames: { '#r': 'role' },
             ExpressionAttributeValues: { ':r': role, ':expected': expectedRole },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      () => this.memberRefusal(workspaceId, userId, expectedRole),
-    );
-    await this.changed(workspaceId);
-    return fromItem<Member>(out.Attributes!);
+          },
+        },
+        refused: (current) => memberRefusal(userId, expectedRole, current),
+      },
+      ...extra,
+    ]);
   }
 
-  async removeMember(workspaceId: string, userId: string, expectedRole: Role): Promise<void> {
-    const out = await conditionally(
-      () =>
-        this.db.send(
-          new DeleteCommand({
+  async removeMember(member: Member, expectedRole: Role, extra: readonly WriteOp[] = []): Promise<void> {
+    await this.write(member.workspaceId, [
+      {
+        item: {
+          Delete: {
             TableName: this.table,
-            Key: { pk: wsPk(workspaceId), sk: memberSk(userId) },
+            Key: { pk: wsPk(member.workspaceId), sk: memberSk(member.userId) },
             ConditionExpression: 'attribute_exists(pk) AND #r = :expected',
             ExpressionAttributeNames: { '#r': 'role' },
             ExpressionAttributeValues: { ':expected': expectedRole },
-            ReturnValues: 'ALL_OLD',
-          }),
-        ),
-      () => this.memberRefusal(workspaceId, userId, expectedRole),
-    );
-    await this.changed(workspaceId);
-    const email = (out.Attributes as Member | undefined)?.email;
-    if (!email) return;
-    // Only this member's claim is released; if this step fails, inviteMember releases it later.
-    await conditionally(
-      () =>
-        this.db.send(
-          new DeleteCommand({
+          },
+        },
+        refused: (current) => memberRefusal(member.userId, expectedRole, current),
+      },
+      {
+        // Only this member's claim is freed; none there (a legacy half removal) is fine too.
+        item: {
+          Delete: {
             TableName: this.table,
-            Key: { pk: emailPk(email), sk: EMAIL_SK },
-            ConditionExpression: 'userId = :u',
-            ExpressionAttributeValues: { ':u': userId },
-          }),
-        ),
-      async () => undefined,
-    );
+            Key: { pk: emailPk(member.email), sk: EMAIL_SK },
+            ConditionExpression: 'attribute_not_exists(pk) OR userId = :u',
+            ExpressionAttributeValues: { ':u': member.userId },
+          },
+        },
+      },
+      ...extra,
+    ]);
   }
 
   async withOwnersLock<T>(workspaceId: string, fn: () => Promise<T>): Promise<T> {
@@ -263,29 +255,43 @@ export class DynamoDirectoryStore implements DirectoryStore {
     }
   }
 
-  private async memberRefusal(workspaceId: string, userId: string, expectedRole: Role): Promise<never> {
-    const current = await this.getMember(workspaceId, userId);
-    if (!current) throw new NotFoundRefusal(`Member ${userId} was not found in this workspace`);
-    throw new ConflictRefusal(
-      `Conflict: member ${userId} is now ${current.role}, no longer ${expectedRole}; someone changed it. Read members_list and retry.`,
-    );
+  /** One all-or-nothing write of `ops` with the directory's version bump, then this instance forgets its snapshot. */
+  private async write(workspaceId: string, ops: readonly WriteOp[]): Promise<void> {
+    await commitWrites(this.db, [...ops, directoryChangeOp(this.table, workspaceId)]);
+    this.forget(workspaceId);
   }
 
-  private async setStatus(key: { pk: string; sk: string }, status: Status): Promise<boolean> {
+  private async setStatus(
+    workspaceId: string,
+    key: { pk: string; sk: string },
+    status: Status,
+    extra: readonly WriteOp[],
+    announce = true,
+  ): Promise<boolean> {
+    const gone = new Error('gone');
+    const write = (ops: readonly WriteOp[]) => (announce ? this.write(workspaceId, ops) : commitWrites(this.db, ops));
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: 'SET #s = :s',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':s': status },
-        }),
-      );
+      await write([
+        {
+          item: {
+            Update: {
+              TableName: this.table,
+              Key: key,
+              UpdateExpression: 'SET #s = :s',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':s': status },
+            },
+          },
+          refused: () => {
+            throw gone;
+          },
+        },
+        ...extra,
+      ]);
       return true;
     } catch (err) {
-      if (isConditionFailure(err)) return false;
+      if (err === gone) return false;
       throw err;
     }
   }
@@ -300,3 +306,10 @@ export class DynamoDirectoryStore implements DirectoryStore {
     }
   }
 }
+
+const memberRefusal = (userId: string, expectedRole: Role, current: Record<string, unknown> | undefined): never => {
+  if (!current) throw new NotFoundRefusal(`Member ${userId} was not found in this workspace`);
+  throw new ConflictRefusal(
+    `Conflict: member ${userId} is now ${String(current.role)}, no longer ${expectedRole}; someone changed it. Read members_list and retry.`,
+  );
+};

@@ -1,4 +1,5 @@
 import { ConflictRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../errors.js';
+import type { WriteOp } from '../platform/transact.js';
 import { type Member, type Role, roleAtLeast, type Status } from '../vocabulary.js';
 import type { DirectoryStore } from './directory-store.js';
 
@@ -106,8 +107,25 @@ export const memberOrRefuse = (members: readonly Member[], userId: string): Memb
 
 // ---- the changes, checked and written --------------------------------------------------------------
 
+/**
+ * What a member change writes besides the member: its activity record, built from the member as the
+ * change found it and as it leaves it (undefined: not a member before, or not after).
+ */
+export type MemberAudit = (before: Member | undefined, after: Member | undefined) => readonly WriteOp[];
+
 /** Whether a change could take an active owner away (or make one): it is then serialized on the owners lock. */
 const touchesOwners = (target: Member, role?: Role): boolean => target.role === 'owner' || role === 'owner';
+
+/** Adds a member (admins and owners; only owners add owners). */
+export const inviteMember = async (
+  directory: DirectoryStore,
+  actor: Actor,
+  member: Member,
+  audit: MemberAudit,
+): Promise<'created' | 'email_taken'> => {
+  checkInvite(actor, member.role);
+  return directory.inviteMember(member, audit(undefined, member));
+};
 
 /**
  * Sets a member's role. Setting the current role changes nothing. A change that touches an owner is
@@ -120,42 +138,54 @@ export const changeRole = async (
   workspaceId: string,
   userId: string,
   role: Role,
-): Promise<Member> => {
+  audit: MemberAudit,
+): Promise<{ readonly member: Member; readonly changed: boolean }> => {
   requireRole(actor, 'admin', "changing a member's role");
   const members = await directory.listMembers(workspaceId);
   const target = memberOrRefuse(members, userId);
-  if (target.role === role) return target;
+  if (target.role === role) return { member: target, changed: false };
   checkRoleChange(actor, target, members, role);
-  if (!touchesOwners(target, role)) return directory.setMemberRole(workspaceId, userId, target.role, role);
+  const write = async (current: Member) => {
+    const next: Member = { ...current, role };
+    await directory.setMemberRole(workspaceId, userId, current.role, role, audit(current, next));
+    return { member: next, changed: true };
+  };
+  if (!touchesOwners(target, role)) return write(target);
   return directory.withOwnersLock(workspaceId, async () => {
     const fresh = await directory.listMembers(workspaceId);
     const now = memberOrRefuse(fresh, userId);
     checkRoleChange(actor, now, fresh, role);
-    return directory.setMemberRole(workspaceId, userId, now.role, role);
+    return write(now);
   });
 };
 
 /**
- * Removes a member (their tasks and comments stay). An owner is first demoted under the owners lock
- * (checked as a role change), so two removals cannot race past the last owner.
+ * Removes a member (their tasks and comments stay) and frees their e-mail, in one write with its
+ * record. An owner's removal is checked and written under the owners lock, so two removals cannot
+ * race past the last owner.
  */
-export const removeMember = async (directory: DirectoryStore, actor: Actor, workspaceId: string, userId: string): Promise<Member> => {
+export const removeMember = async (
+  directory: DirectoryStore,
+  actor: Actor,
+  workspaceId: string,
+  userId: string,
+  audit: MemberAudit,
+): Promise<Member> => {
   requireRole(actor, 'admin', 'removing a member');
   const members = await directory.listMembers(workspaceId);
   const target = memberOrRefuse(members, userId);
   checkRemoval(actor, target, members);
-  const role =
-    target.role === 'owner'
-      ? (
-          await directory.withOwnersLock(workspaceId, async () => {
-            const fresh = await directory.listMembers(workspaceId);
-            checkRemoval(actor, memberOrRefuse(fresh, userId), fresh);
-            return directory.setMemberRole(workspaceId, userId, 'owner', 'admin');
-          })
-        ).role
-      : target.role;
-  await directory.removeMember(workspaceId, userId, role);
-  return target;
+  if (target.role !== 'owner') {
+    await directory.removeMember(target, target.role, audit(target, undefined));
+    return target;
+  }
+  return directory.withOwnersLock(workspaceId, async () => {
+    const fresh = await directory.listMembers(workspaceId);
+    const now = memberOrRefuse(fresh, userId);
+    checkRemoval(actor, now, fresh);
+    await directory.removeMember(now, now.role, audit(now, undefined));
+    return now;
+  });
 };
 
 /**
@@ -169,15 +199,19 @@ export const changeStatus = async (
   workspaceId: string,
   userId: string,
   status: Status,
-): Promise<Member> => {
+  audit: MemberAudit,
+): Promise<{ readonly member: Member; readonly changed: boolean }> => {
   requireRole(actor, 'admin', 'disabling or enabling a member');
   if (userId === actor.userId) throw new ConflictRefusal('Conflict: you cannot disable or enable yourself; ask another admin or owner.');
   return directory.withOwnersLock(workspaceId, async () => {
     const members = await directory.listMembers(workspaceId);
     const target = memberOrRefuse(members, userId);
     checkStatusChange(actor, target, members, status);
-    if (target.status === status) return target;
-    await directory.setMemberStatus(workspaceId, userId, status);
-    return { ...target, status };
+    if (target.status === status) return { member: target, changed: false };
+    const next: Member = { ...target, status };
+    if (!(await directory.setMemberStatus(workspaceId, userId, status, audit(target, next)))) {
+      throw new NotFoundRefusal(`Member ${userId} was not found in this workspace`);
+    }
+    return { member: next, changed: true };
   });
 };

@@ -6,6 +6,8 @@ export type TaskStatus = 'open' | 'done';
 export interface Task {
   readonly workspaceId: string;
   readonly taskId: string;
+  /** Unique in the workspace, never reused: shown as `<KEY>-<number>`. Absent on a task from before numbers (until the migration). */
+  readonly number?: number;
   readonly title: string;
   readonly notes?: string;
   readonly status: TaskStatus;
@@ -17,11 +19,24 @@ export interface Task {
   readonly assigneeId?: string;
   readonly projectId?: string;
   readonly labels: readonly string[];
+  /**
+   * The tasks this one waits on: task id → its number (0 for one from before numbers). Written by
+   * this task's own changes; a blocker that is deleted takes itself out (workspace/links.ts).
+   */
+  readonly blockedBy?: Readonly<Record<string, number>>;
+  /** Of `blockedBy`, the ones still open: kept by the blockers' own completions and reopenings. */
+  readonly openBlockers?: readonly string[];
+  /** The tasks waiting on this one: kept by their changes, never by this task's. */
+  readonly blocks?: readonly string[];
+  /** Raised with every change to `blocks`: a status change of this task is written only against the `blocks` it read. */
+  readonly linksVersion?: number;
   readonly createdBy: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly completedAt?: string;
   readonly completedBy?: string;
+  /** A deleted task is kept, invisible to every read, until its undo window ends (workspace/activity.ts). */
+  readonly deletedAt?: string;
   readonly version: number;
 }
 
@@ -37,6 +52,8 @@ export interface Project {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly archivedAt?: string;
+  /** As a task's: kept for undo, invisible. */
+  readonly deletedAt?: string;
   readonly version: number;
 }
 

@@ -1,6 +1,8 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundRefusal } from '../errors.js';
 import { BoundedMap } from '../platform/bounded-map.js';
 import { WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
+import type { WriteOp } from '../platform/transact.js';
 import type { Member, Principal } from '../vocabulary.js';
 import type { Project } from './model.js';
 
@@ -8,6 +10,8 @@ import type { Project } from './model.js';
 export interface Names {
   readonly members: ReadonlyMap<string, Member>;
   readonly projects: ReadonlyMap<string, Project>;
+  /** What the workspace's task keys start with (views add it from the principal). */
+  readonly workspaceKey?: string;
 }
 
 /** Ids a caller needs in the directory; a snapshot without one of them is read again. */
@@ -21,6 +25,10 @@ export interface NamesSource {
   get(principal: Principal, needs?: NeededIds): Promise<Names>;
   /** After a member or project write: every instance reloads from its next request on. */
   changed(workspaceId: string): Promise<void>;
+  /** The same announcement as part of the change's own all-or-nothing write. */
+  changeOp(workspaceId: string): WriteOp;
+  /** After such a write committed: this instance's snapshot is read again on its next use. */
+  forget(workspaceId: string): void;
 }
 
 /** A snapshot is read again after this long even when no change was announced (a lost bump). */
@@ -69,7 +77,31 @@ export class DirectoryNames implements NamesSource {
     this.snapshots.delete(workspaceId);
     await announceDirectoryChange(this.db, this.table, workspaceId);
   }
+
+  changeOp(workspaceId: string): WriteOp {
+    return directoryChangeOp(this.table, workspaceId);
+  }
+
+  forget(workspaceId: string): void {
+    this.snapshots.delete(workspaceId);
+  }
 }
+
+/** Raises the workspace's `directoryVersion` inside another write (which fails if the workspace is gone). */
+export const directoryChangeOp = (table: string, workspaceId: string): WriteOp => ({
+  item: {
+    Update: {
+      TableName: table,
+      Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
+      UpdateExpression: 'ADD directoryVersion :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  },
+  refused: () => {
+    throw new NotFoundRefusal(`Workspace ${workspaceId} was not found`);
+  },
+});
 
 /**
  * Raises the workspace's `directoryVersion` after a member or project write, so every instance's

@@ -1,7 +1,8 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { fromItem } from '../platform/dynamodb.js';
 import { PROJECT_PREFIX, projectSk, wsPk } from '../platform/item-keys.js';
+import type { WriteOp } from '../platform/transact.js';
 import { conditionally } from './item-support.js';
 import type { Project } from './model.js';
 
@@ -12,18 +13,47 @@ export interface ProjectPage {
 }
 
 export interface ProjectStore {
+  /** A project that exists and is not deleted. */
   get(workspaceId: string, projectId: string): Promise<Project | undefined>;
-  /** Creates the project; false when its id is taken. */
+  /** Also a deleted one (kept for undo). */
+  getAny(workspaceId: string, projectId: string): Promise<Project | undefined>;
+  /** Creates the project outside any other write (the demo seed); false when its id is taken. */
   create(project: Project): Promise<boolean>;
-  replace(project: Project, expectedVersion: number): Promise<Project>;
-  remove(workspaceId: string, projectId: string, expectedVersion: number): Promise<void>;
-  /** A page in id order, strictly after `afterId`. */
+  /** As TaskStore.putOp: new (`expectedVersion` undefined) or still at `expectedVersion`; `deletedAt` stores it deleted. */
+  putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp;
+  /** A page in id order, strictly after `afterId` (deleted projects never appear). */
   list(workspaceId: string, opts: { includeArchived: boolean }, limit: number, afterId?: string): Promise<ProjectPage>;
-  /** Every project of the workspace (names for task summaries). */
+  /** Every project of the workspace (names for task summaries), deleted ones left out. */
   all(workspaceId: string): Promise<Project[]>;
 }
 
-const toItem = (p: Project): Record<string, unknown> => ({ pk: wsPk(p.workspaceId), sk: projectSk(p.projectId), ...p });
+const toItem = (p: Project, expiresAt?: number): Record<string, unknown> => ({
+  pk: wsPk(p.workspaceId),
+  sk: projectSk(p.projectId),
+  ...p,
+  ...(p.deletedAt && expiresAt ? { expiresAt } : {}),
+});
+
+const toProject = (item: Record<string, unknown>): Project => {
+  const { expiresAt: _e, ...rest } = fromItem<Project & { expiresAt?: number }>(item);
+  return rest;
+};
+
+export const projectRefusal = (
+  projectId: string,
+  expectedVersion: number | undefined,
+  current: Record<string, unknown> | undefined,
+): never => {
+  if (!current) throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace`);
+  if (current.deletedAt) {
+    throw new NotFoundRefusal(`Project ${projectId} was deleted; activity_list shows the change, change_undo restores it.`);
+  }
+  if (expectedVersion === undefined) throw new ConflictRefusal(`Conflict: project ${projectId} exists already`);
+  throw new ConflictRefusal(
+    `Conflict: project ${projectId} is at version ${String(current.version)}, not ${expectedVersion}; someone changed it. ` +
+      `Read it again (project_get) and retry with version ${String(current.version)}.`,
+  );
+};
 
 /** Projects are `PROJECT#<id>` items in the workspace partition; writes are conditional on `version`. */
 export class DynamoProjectStore implements ProjectStore {
@@ -35,10 +65,15 @@ export class DynamoProjectStore implements ProjectStore {
   ) {}
 
   async get(workspaceId: string, projectId: string): Promise<Project | undefined> {
+    const project = await this.getAny(workspaceId, projectId);
+    return project?.deletedAt ? undefined : project;
+  }
+
+  async getAny(workspaceId: string, projectId: string): Promise<Project | undefined> {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: projectSk(projectId) }, ConsistentRead: true }),
     );
-    return out.Item ? fromItem<Project>(out.Item) : undefined;
+    return out.Item ? toProject(out.Item) : undefined;
   }
 
   async create(project: Project): Promise<boolean> {
@@ -54,39 +89,23 @@ export class DynamoProjectStore implements ProjectStore {
     );
   }
 
-  async replace(project: Project, expectedVersion: number): Promise<Project> {
-    await conditionally(
-      () =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: toItem(project),
-            ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-            ExpressionAttributeNames: { '#v': 'version' },
-            ExpressionAttributeValues: { ':v': expectedVersion },
-          }),
-        ),
-      () => this.refusal(project.workspaceId, project.projectId, expectedVersion),
-    );
-    await this.changed(project.workspaceId);
-    return project;
-  }
-
-  async remove(workspaceId: string, projectId: string, expectedVersion: number): Promise<void> {
-    await conditionally(
-      () =>
-        this.db.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: { pk: wsPk(workspaceId), sk: projectSk(projectId) },
-            ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-            ExpressionAttributeNames: { '#v': 'version' },
-            ExpressionAttributeValues: { ':v': expectedVersion },
-          }),
-        ),
-      () => this.refusal(workspaceId, projectId, expectedVersion),
-    );
-    await this.changed(workspaceId);
+  putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp {
+    return {
+      item: {
+        Put: {
+          TableName: this.table,
+          Item: toItem(project, expiresAt),
+          ...(expectedVersion === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+                ExpressionAttributeNames: { '#v': 'version' },
+                ExpressionAttributeValues: { ':v': expectedVersion },
+              }),
+        },
+      },
+      refused: (current) => projectRefusal(project.projectId, expectedVersion, current),
+    };
   }
 
   async list(workspaceId: string, opts: { includeArchived: boolean }, limit: number, afterId?: string): Promise<ProjectPage> {
@@ -97,18 +116,20 @@ export class DynamoProjectStore implements ProjectStore {
         new QueryCommand({
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ...(opts.includeArchived ? {} : { FilterExpression: '#s = :active', ExpressionAttributeNames: { '#s': 'status' } }),
+          FilterExpression: opts.includeArchived ? 'attribute_not_exists(deletedAt)' : '#s = :active AND attribute_not_exists(deletedAt)',
+          ...(opts.includeArchived ? {} : { ExpressionAttributeNames: { '#s': 'status' } }),
           ExpressionAttributeValues: {
             ':pk': wsPk(workspaceId),
             ':p': PROJECT_PREFIX,
             ...(opts.includeArchived ? {} : { ':active': 'active' }),
           },
           ExclusiveStartKey: startKey,
-          Limit: opts.includeArchived ? limit + 1 - found.length : 100,
+          // Filtered (deleted ones are kept a while), so more per round trip than the page needs.
+          Limit: Math.max(limit + 1 - found.length, 100),
         }),
       );
       for (const item of out.Items ?? []) {
-        found.push(fromItem<Project>(item));
+        found.push(toProject(item));
         if (found.length > limit) break;
       }
       startKey = out.LastEvaluatedKey;
@@ -126,14 +147,5 @@ export class DynamoProjectStore implements ProjectStore {
       after = page.next;
     } while (after);
     return out;
-  }
-
-  private async refusal(workspaceId: string, projectId: string, expectedVersion: number): Promise<never> {
-    const current = await this.get(workspaceId, projectId);
-    if (!current) throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace`);
-    throw new ConflictRefusal(
-      `Conflict: project ${projectId} is at version ${current.version}, not ${expectedVersion}; someone changed it. ` +
-        `Read it again (project_get) and retry with version ${current.version}.`,
-    );
   }
 }

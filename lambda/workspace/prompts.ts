@@ -12,17 +12,20 @@ const REPORT_ONLY =
 export const dailyBriefing = definePrompt({
   name: 'daily_briefing',
   title: 'Daily briefing',
-  description: "A briefing on the user's day: overdue and due-today tasks by priority, and what is coming next.",
+  description:
+    "A briefing on the user's day: overdue and due-today tasks by priority, what is coming next, and what others changed on them.",
   args: z.object({}),
-  tools: ['me_get', 'agenda_get', 'tasks_search'],
+  tools: ['me_get', 'agenda_get', 'tasks_search', 'activity_list'],
   messages: () =>
     userText(
       'Brief me on my day in the doers workspace.\n' +
         "1. Call me_get to learn my name, time zone and today's date.\n" +
         '2. Call agenda_get (assignee "me") for today\'s counts and the overdue and due-today tasks.\n' +
         '3. Call tasks_search with assignee "me", dueAfter tomorrow and dueBefore one week from today (dates from step 1) for what comes next.\n' +
+        "4. Call activity_list with since yesterday's date for what changed in the last day.\n" +
         'Then give me a short briefing: first the counts, then what is overdue, then what is due today in priority order, then the ' +
-        'next few days. Suggest at most three things to do first.\n' +
+        'next few days. Then, in one or two lines, what other people changed on my tasks since yesterday (who, through which ' +
+        'assistant, what) from step 4; leave out my own changes. Suggest at most three things to do first.\n' +
         REPORT_ONLY,
     ),
 });
@@ -70,9 +73,10 @@ export const triageInbox = definePrompt({
 export const catchUpOn = definePrompt({
   name: 'catch_up_on',
   title: 'Catch up on a project',
-  description: 'Catches the user up on one project: its state, open and overdue tasks, recent completions and the latest discussion.',
+  description:
+    'Catches the user up on one project: its state, open and overdue tasks, recent completions, what changed this week and the latest discussion.',
   args: z.object({ project: z.string().check(z.minLength(1), z.describe('The project name or projectId')) }),
-  tools: ['projects_list', 'project_get', 'tasks_search', 'comments_list'],
+  tools: ['projects_list', 'project_get', 'tasks_search', 'comments_list', 'activity_list'],
   messages: ({ project }) =>
     userText(
       `Catch me up on the project "${project}" in the doers workspace.\n` +
@@ -81,7 +85,9 @@ export const catchUpOn = definePrompt({
         '2. Call project_get for its description and counts.\n' +
         '3. Call tasks_search with that project for the open tasks, and again with status "done" for the recently completed ones.\n' +
         '4. For the two or three most urgent open tasks, call comments_list to see the latest discussion.\n' +
-        'Summarise where the project stands, what is overdue or blocked, who is on what, and what was decided recently.\n' +
+        '5. Call activity_list with that project and since seven days ago for what changed recently, and who changed it.\n' +
+        'Summarise where the project stands, what is overdue or blocked, who is on what, what changed this week (and who changed ' +
+        'it), and what was decided recently.\n' +
         REPORT_ONLY,
     ),
 });

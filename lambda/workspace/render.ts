@@ -22,13 +22,20 @@ export const duePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime' | 'st
   return `due in ${d} days (${t.dueDate}${at})`;
 };
 
-export const taskLine = (t: TaskSummaryOutput, today?: string): string => {
+/** How text names a task: its key (DEMO-42), or its id while it has no number yet. */
+export const taskName = (t: Pick<TaskSummaryOutput, 'key' | 'taskId'>): string => t.key ?? `[${t.taskId}]`;
+
+/**
+ * One line a task: `- DEMO-7 Review the redlines · P1, 1 day overdue · @Ada Lovelace · Acme renewal
+ * · #legal · v1`. `omitAssignee` drops the assignee where the heading already names them.
+ */
+export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssignee?: boolean } = {}): string => {
   const extras = [
-    t.assigneeId ? `@${t.assigneeName ?? t.assigneeId}` : undefined,
-    t.projectId ? `in ${t.projectName ?? t.projectId}` : undefined,
+    t.assigneeId && !opts.omitAssignee ? `@${t.assigneeName ?? t.assigneeId}` : undefined,
+    t.projectId ? (t.projectName ?? t.projectId) : undefined,
     t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
   ].filter(Boolean);
-  return `- [${t.taskId}] ${t.title} · ${duePhrase(t, today)}, Priority ${t.priority}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
+  return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
 };
 
 export const moreLine = (truncated: boolean, returned: number): string =>
@@ -36,7 +43,7 @@ export const moreLine = (truncated: boolean, returned: number): string =>
 
 export const taskBlock = (t: TaskOutput): string => {
   const lines = [
-    `[${t.taskId}] ${t.title} (v${t.version})`,
+    `${taskName(t)} ${t.title} (v${t.version})`,
     [
       t.status === 'done' ? `done ${t.completedAt ?? ''}`.trim() : 'open',
       `Priority ${t.priority}`,

@@ -15,21 +15,34 @@ const MAX_TASKS = 50;
 
 const esc = (s: string): string => s.replace(/\r?\n/g, ' ');
 
+/** A URI segment as written; one that is not valid percent-encoding is taken as it is (and names nothing). */
+const decoded = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
   uriTemplate: 'doers://tasks/{taskId}',
   name: 'task',
   title: 'Task',
-  description: 'One task with its notes and latest comments, as Markdown. The taskId comes from tasks_search or agenda_get.',
+  description:
+    'One task with its notes and latest comments, as Markdown: doers://tasks/DEMO-42, or the taskId from tasks_search or agenda_get.',
   mimeType: 'text/markdown',
   scope: 'tasks:read',
   read: async ({ taskId }, uri, { services, principal, now }) => {
     // A longer id than the tools accept names nothing, and DynamoDB would refuse it as a key (a 500).
     if (taskId!.length > MAX_ID_LENGTH) return undefined;
     const ws = principal.workspaceId;
+    // A key (DEMO-42) names the task too; one of another workspace's keys names nothing here.
+    const id = await services.numbers.idOf(principal, decoded(taskId!), 'taskId').catch(() => undefined);
+    if (id === undefined) return undefined;
     const [task, names, comments] = await Promise.all([
-      services.tasks.get(ws, taskId!),
+      services.tasks.get(ws, id),
       loadNames(services, principal),
-      services.comments.list(ws, taskId!, MAX_COMMENTS),
+      services.comments.list(ws, id, MAX_COMMENTS),
     ]);
     if (!task) return undefined;
     const t = toTaskOutput(task, names);
@@ -37,7 +50,7 @@ export const taskResource: ResourceTemplateDefinition<WorkspaceServices> = {
     const lines = [
       `# ${esc(t.title)}`,
       '',
-      `- Id: ${t.taskId} (version ${t.version})`,
+      `- ${t.key ? `Key: ${t.key}` : `Id: ${t.taskId}`} (version ${t.version})`,
       `- Status: ${t.status}${t.completedAt ? ` (completed ${t.completedAt})` : ''}`,
       `- Priority: ${t.priority}`,
       `- Due: ${t.dueDate ? `${t.dueDate}${t.dueTime ? ` ${t.dueTime}` : ''} (${duePhrase(t, today)})` : 'none'}`,
@@ -81,12 +94,15 @@ export const projectResource: ResourceTemplateDefinition<WorkspaceServices> = {
     if (!open.tasks.length) lines.push('None.');
     for (const task of open.tasks) {
       const s = toSummary(task, names);
-      lines.push(`- [${s.taskId}] ${esc(s.title)} · ${duePhrase(s, today)}, ${s.priority}${s.assigneeName ? ` · ${s.assigneeName}` : ''}`);
+      lines.push(
+        `- ${s.key ?? `[${s.taskId}]`} ${esc(s.title)} · ${duePhrase(s, today)}, ${s.priority}${s.assigneeName ? ` · ${s.assigneeName}` : ''}`,
+      );
     }
     if (open.next) lines.push(`- … more with tasks_search (project ${project.projectId})`);
     if (done.tasks.length) {
       lines.push('', '## Recently done', '');
-      for (const task of done.tasks) lines.push(`- [${task.taskId}] ${esc(task.title)} · done ${task.completedAt}`);
+      for (const task of done.tasks)
+        lines.push(`- ${toSummary(task, names).key ?? `[${task.taskId}]`} ${esc(task.title)} · done ${task.completedAt}`);
     }
     return [{ uri, mimeType: 'text/markdown', text: `${lines.join('\n')}\n` }];
   },

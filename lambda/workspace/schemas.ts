@@ -12,7 +12,11 @@ export const MAX_ID_LENGTH = 100;
 
 export const idArg = (what: string) =>
   z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe(`The ${what} id, as a list or search returned it`));
+/** A task by its key (DEMO-42, demo-42, #42, 42) or its id. */
+export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe('The task key (DEMO-42, #42) or taskId'));
 export const dateArg = z.iso.date();
+/** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
+export const dateOut = z.iso.date();
 export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));
 export const priorityArg = z.enum(PRIORITIES);
 export const roleArg = z.enum(ROLES as ['owner', 'admin', 'member', 'viewer']);
@@ -38,11 +42,12 @@ export const listFields = {
 };
 
 const taskCore = {
+  key: z.optional(z.string().check(z.describe('DEMO-42: how people and text name the task'))),
   taskId: z.string(),
   title: z.string(),
   status: z.enum(['open', 'done']),
   priority: z.enum(PRIORITIES),
-  dueDate: z.optional(z.iso.date()),
+  dueDate: z.optional(dateOut),
   dueTime: z.optional(z.string()),
   assigneeId: z.optional(z.string()),
   assigneeName: z.optional(z.string()),

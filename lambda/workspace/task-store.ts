@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
 import { fromItem } from '../platform/dynamodb.js';
 import {
@@ -13,6 +13,7 @@ import {
   UNDATED,
   wsPk,
 } from '../platform/item-keys.js';
+import type { WriteOp } from '../platform/transact.js';
 import { conditionally } from './item-support.js';
 import type { Priority, Task } from './model.js';
 
@@ -46,13 +47,31 @@ export interface TaskPage {
   readonly next?: TaskPosition;
 }
 
+export interface PutOptions {
+  /** The change is to the task's own links (`blockedBy`, `openBlockers`), which it then writes. */
+  readonly links?: boolean;
+  /**
+   * Written only if `blocks` is still as read (this `linksVersion`, 0: never linked): a change of the
+   * task's status updates its dependents, which must be all of them.
+   */
+  readonly linksVersion?: number;
+}
+
 export interface TaskStore {
+  /** A task that exists and is not deleted. */
   get(workspaceId: string, taskId: string): Promise<Task | undefined>;
+  /** Also a deleted one (kept for undo): what "was deleted" answers and undo read. */
+  getAny(workspaceId: string, taskId: string): Promise<Task | undefined>;
   /** Creates the task; false when its id is taken (the demo seed relies on this). */
   create(task: Task): Promise<boolean>;
-  /** Writes `task` (whose version is `expectedVersion + 1`) only if the stored one is still at `expectedVersion`. */
-  replace(task: Task, expectedVersion: number): Promise<Task>;
-  remove(workspaceId: string, taskId: string, expectedVersion: number): Promise<void>;
+  /**
+   * Writes `task` as part of an all-or-nothing write: a new task (`expectedVersion` undefined) or
+   * one still at `expectedVersion`. A task with `deletedAt` is stored deleted: out of every index,
+   * kept until `expiresAt`. A failed condition becomes NotFoundRefusal or ConflictRefusal.
+   */
+  putOp(task: Task, expectedVersion: number | undefined, expiresAt?: number, opts?: PutOptions): WriteOp;
+  /** Holds the write unless the task exists, is not deleted, and (if given) is at `version`. */
+  checkOp(workspaceId: string, taskId: string, version?: number): WriteOp;
   /** One page in search order: open tasks by due date (undated last), then priority; done tasks most recent first. */
   search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
   /** Every match, for views that count (agenda, project summary). */
@@ -71,15 +90,105 @@ interface Segment {
 
 const searchText = (t: Task): string => [t.title, t.notes ?? '', ...t.labels].join('\n').toLowerCase();
 
-const toItem = (t: Task): Record<string, unknown> => ({
-  pk: wsPk(t.workspaceId),
-  sk: taskSk(t.taskId),
-  gsi1pk: tasksGsiPk(t.workspaceId),
-  gsi1sk: taskOrderKey(t),
-  ...(t.assigneeId ? { gsi2pk: tasksOfAssigneeGsiPk(t.workspaceId, t.assigneeId), gsi2sk: agendaOrderKey(t) } : {}),
-  search: searchText(t),
-  ...t,
-});
+/** Sets as DynamoDB keeps them (no empty set exists: an empty one is no attribute). */
+const asSet = (values: readonly string[] | undefined): Set<string> | undefined => (values?.length ? new Set(values) : undefined);
+
+const toItem = (t: Task, expiresAt?: number): Record<string, unknown> => {
+  const { openBlockers, blocks, ...rest } = t;
+  const sets = {
+    ...(openBlockers?.length ? { openBlockers: asSet(openBlockers) } : {}),
+    ...(blocks?.length ? { blocks: asSet(blocks) } : {}),
+  };
+  return t.deletedAt
+    ? // Out of both indexes: no search, agenda, count or project check sees a deleted task.
+      { pk: wsPk(t.workspaceId), sk: taskSk(t.taskId), ...rest, ...sets, ...(expiresAt ? { expiresAt } : {}) }
+    : {
+        pk: wsPk(t.workspaceId),
+        sk: taskSk(t.taskId),
+        gsi1pk: tasksGsiPk(t.workspaceId),
+        gsi1sk: taskOrderKey(t),
+        ...(t.assigneeId ? { gsi2pk: tasksOfAssigneeGsiPk(t.workspaceId, t.assigneeId), gsi2sk: agendaOrderKey(t) } : {}),
+        search: searchText(t),
+        ...rest,
+        ...sets,
+      };
+};
+
+/** Attributes a task item may lack: a change that leaves one out removes it. */
+const OPTIONAL = [
+  'notes',
+  'dueDate',
+  'dueTime',
+  'assigneeId',
+  'projectId',
+  'completedAt',
+  'completedBy',
+  'deletedAt',
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'search',
+  'expiresAt',
+  'blockedBy',
+  'openBlockers',
+] as const;
+/** Kept by other tasks' changes (workspace/links.ts): a task's own change never writes them. */
+const MAINTAINED = new Set(['blocks', 'linksVersion']);
+/** A task's links, written by its own change only when the change is to its links. */
+const LINKS = new Set(['blockedBy', 'openBlockers']);
+
+/**
+ * A change of an existing task as an update of every attribute it owns, so what other tasks keep
+ * on it (`blocks`) survives, and its links too unless `links` says the change is to them.
+ */
+const changeOf = (task: Task, expiresAt: number | undefined, links: boolean) => {
+  const item = toItem(task, expiresAt);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const set: string[] = [];
+  const remove: string[] = [];
+  let i = 0;
+  for (const [attr, value] of Object.entries(item)) {
+    if (attr === 'pk' || attr === 'sk' || MAINTAINED.has(attr) || (!links && LINKS.has(attr))) continue;
+    names[`#a${i}`] = attr;
+    values[`:a${i}`] = value;
+    set.push(`#a${i} = :a${i}`);
+    i++;
+  }
+  for (const attr of OPTIONAL) {
+    if (attr in item || (!links && LINKS.has(attr))) continue;
+    names[`#a${i}`] = attr;
+    remove.push(`#a${i}`);
+    i++;
+  }
+  return { expression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`, names, values };
+};
+
+/** A task item as stored, read elsewhere (with a comment, say), as the store hands tasks out. */
+export const toTask = (item: Record<string, unknown>): Task => {
+  const { expiresAt: _e, openBlockers, blocks, ...rest } = fromItem<Record<string, unknown>>(item);
+  return {
+    ...(rest as unknown as Task),
+    ...(openBlockers ? { openBlockers: [...(openBlockers as Iterable<string>)].sort() } : {}),
+    ...(blocks ? { blocks: [...(blocks as Iterable<string>)].sort() } : {}),
+  };
+};
+
+/** What a refused write on a task means, from the task as the failed condition saw it. */
+export const taskRefusal = (taskId: string, expectedVersion: number | undefined, current: Record<string, unknown> | undefined): never => {
+  if (!current) throw new NotFoundRefusal(`Task ${taskId} was not found in this workspace`);
+  if (current.deletedAt) {
+    throw new NotFoundRefusal(
+      `Task ${taskId} was deleted (${String(current.deletedAt)}); activity_list shows the change, change_undo restores it.`,
+    );
+  }
+  if (expectedVersion === undefined) throw new ConflictRefusal(`Conflict: task ${taskId} exists already`);
+  throw new ConflictRefusal(
+    `Conflict: task ${taskId} is at version ${String(current.version)}, not ${expectedVersion}; someone changed it. ` +
+      `Read it again (task_get) and retry with version ${String(current.version)}.`,
+  );
+};
 
 /**
  * Tasks live under the workspace partition (`TASK#<id>`) and in gsi1 under `WS#<id>#TASKS`, ordered
@@ -90,13 +199,26 @@ export class DynamoTaskStore implements TaskStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Told of every task read (the instance remembers numbers by it). */
+    private readonly seen: (task: Task) => void = () => {},
   ) {}
 
+  private task(item: Record<string, unknown>): Task {
+    const t = toTask(item);
+    this.seen(t);
+    return t;
+  }
+
   async get(workspaceId: string, taskId: string): Promise<Task | undefined> {
+    const task = await this.getAny(workspaceId, taskId);
+    return task?.deletedAt ? undefined : task;
+  }
+
+  async getAny(workspaceId: string, taskId: string): Promise<Task | undefined> {
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) }, ConsistentRead: true }),
     );
-    return out.Item ? fromItem<Task>(out.Item) : undefined;
+    return out.Item ? this.task(out.Item) : undefined;
   }
 
   async create(task: Task): Promise<boolean> {
@@ -109,37 +231,54 @@ export class DynamoTaskStore implements TaskStore {
     );
   }
 
-  async replace(task: Task, expectedVersion: number): Promise<Task> {
-    await conditionally(
-      () =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: toItem(task),
-            ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-            ExpressionAttributeNames: { '#v': 'version' },
-            ExpressionAttributeValues: { ':v': expectedVersion },
-          }),
-        ),
-      () => this.refusal(task.workspaceId, task.taskId, expectedVersion),
-    );
-    return task;
+  putOp(task: Task, expectedVersion: number | undefined, expiresAt?: number, opts: PutOptions = {}): WriteOp {
+    if (expectedVersion === undefined) {
+      return {
+        item: { Put: { TableName: this.table, Item: toItem(task, expiresAt), ConditionExpression: 'attribute_not_exists(pk)' } },
+        refused: (current) => taskRefusal(task.taskId, expectedVersion, current),
+      };
+    }
+    const change = changeOf(task, expiresAt, opts.links ?? false);
+    const held = opts.linksVersion !== undefined;
+    const linksCondition = !held ? '' : opts.linksVersion ? ' AND #lv = :lv' : ' AND attribute_not_exists(#lv)';
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: { pk: wsPk(task.workspaceId), sk: taskSk(task.taskId) },
+          UpdateExpression: change.expression,
+          ConditionExpression: `attribute_exists(pk) AND #v = :v${linksCondition}`,
+          ExpressionAttributeNames: { ...change.names, '#v': 'version', ...(held ? { '#lv': 'linksVersion' } : {}) },
+          ExpressionAttributeValues: {
+            ...change.values,
+            ':v': expectedVersion,
+            ...(opts.linksVersion ? { ':lv': opts.linksVersion } : {}),
+          },
+        },
+      },
+      refused: (current) => {
+        if (current && current.version === expectedVersion && !current.deletedAt) {
+          throw new ConflictRefusal(
+            `Conflict: another task was linked to ${task.taskId} meanwhile, so nothing was changed; read it again and retry.`,
+          );
+        }
+        return taskRefusal(task.taskId, expectedVersion, current);
+      },
+    };
   }
 
-  async remove(workspaceId: string, taskId: string, expectedVersion: number): Promise<void> {
-    await conditionally(
-      () =>
-        this.db.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) },
-            ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-            ExpressionAttributeNames: { '#v': 'version' },
-            ExpressionAttributeValues: { ':v': expectedVersion },
-          }),
-        ),
-      () => this.refusal(workspaceId, taskId, expectedVersion),
-    );
+  checkOp(workspaceId: string, taskId: string, version?: number): WriteOp {
+    return {
+      item: {
+        ConditionCheck: {
+          TableName: this.table,
+          Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) },
+          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deletedAt)${version === undefined ? '' : ' AND #v = :v'}`,
+          ...(version === undefined ? {} : { ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': version } }),
+        },
+      },
+      refused: (current) => taskRefusal(taskId, version ?? (current?.version as number | undefined), current),
+    };
   }
 
   async search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
@@ -169,7 +308,7 @@ export class DynamoTaskStore implements TaskStore {
           }),
         );
         for (const item of out.Items ?? []) {
-          found.push({ task: fromItem<Task>(item), segment: seg, orderKey: item.gsi1sk as string });
+          found.push({ task: this.task(item), segment: seg, orderKey: item.gsi1sk as string });
           if (found.length > limit) break;
         }
         startKey = out.LastEvaluatedKey;
@@ -213,7 +352,7 @@ export class DynamoTaskStore implements TaskStore {
     );
     for await (const page of pages) {
       for (const item of page.Items ?? []) {
-        const task = fromItem<Task>(item);
+        const task = this.task(item);
         if (task.status === 'open') open.push(task);
         else if (task.completedAt! < toIso) done.push(task);
       }
@@ -240,19 +379,9 @@ export class DynamoTaskStore implements TaskStore {
       },
     );
     for await (const page of pages) {
-      tasks.push(...(page.Items ?? []).filter((i) => (i.completedAt as string) < toIso).map((i) => fromItem<Task>(i)));
+      tasks.push(...(page.Items ?? []).filter((i) => (i.completedAt as string) < toIso).map((i) => this.task(i)));
     }
     return tasks;
-  }
-
-  /** Tells a missing task from a stale version after a refused conditional write. */
-  private async refusal(workspaceId: string, taskId: string, expectedVersion: number): Promise<never> {
-    const current = await this.get(workspaceId, taskId);
-    if (!current) throw new NotFoundRefusal(`Task ${taskId} was not found in this workspace`);
-    throw new ConflictRefusal(
-      `Conflict: task ${taskId} is at version ${current.version}, not ${expectedVersion}; someone changed it. ` +
-        `Read it again (task_get) and retry with version ${current.version}.`,
-    );
   }
 }
 

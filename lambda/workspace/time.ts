@@ -40,3 +40,36 @@ export const addDays = (date: string, days: number): string =>
 /** Whole days from `from` to `to` (both YYYY-MM-DD): positive when `to` is later. */
 export const daysBetween = (from: string, to: string): number =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+
+const offsetFormats = new BoundedMap<string, Intl.DateTimeFormat>(1_000);
+
+/** How far a zone's wall clock is ahead of UTC at an instant, in ms. */
+const zoneOffsetMs = (instantMs: number, timeZone: string): number => {
+  let f = offsetFormats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    offsetFormats.set(timeZone, f);
+  }
+  const p = Object.fromEntries(f.formatToParts(new Date(instantMs)).map((x) => [x.type, x.value]));
+  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return wall - Math.floor(instantMs / 1000) * 1000;
+};
+
+/**
+ * The instant a wall-clock time names in a zone ("2026-12-05" at "09:30" in Europe/Berlin), in ms.
+ * A time that does not exist (skipped by a DST change) lands just after the gap.
+ */
+export const instantInZone = (date: string, time: string, timeZone: string): number => {
+  const wall = Date.parse(`${date}T${time}Z`);
+  const first = wall - zoneOffsetMs(wall, timeZone);
+  return wall - zoneOffsetMs(first, timeZone);
+};

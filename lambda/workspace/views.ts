@@ -12,9 +12,13 @@ export type { Names };
  * name made elsewhere a moment ago may be missing for up to DOERS_AUTH_CACHE_SECONDS; the view then
  * shows the id alone, which is always right.
  */
-export const loadNames = (services: WorkspaceServices, principal: Principal): Promise<Names> => services.names.get(principal);
+export const loadNames = async (services: WorkspaceServices, principal: Principal): Promise<Names> => ({
+  ...(await services.names.get(principal)),
+  workspaceKey: principal.workspaceKey,
+});
 
 export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
+  ...(t.number !== undefined && names.workspaceKey ? { key: `${names.workspaceKey}-${t.number}` } : {}),
   taskId: t.taskId,
   title: t.title,
   status: t.status,
@@ -64,16 +68,31 @@ const optionalName = <K extends string>(name: string | undefined, key: K): Parti
   (name === undefined ? {} : { [key]: name }) as Partial<Record<K, string>>;
 
 /** Reads a task of the caller's workspace; an id of another workspace is simply not there. */
-export const taskOrRefuse = async (services: WorkspaceServices, principal: Principal, taskId: string): Promise<Task> => {
-  const task = await services.tasks.get(principal.workspaceId, taskId);
-  if (!task) throw new NotFoundRefusal(`Task ${taskId} was not found in this workspace; tasks_search finds tasks and their ids.`);
+/** The id a task reference names: a key in any spelling (`DEMO-42`, `#42`, `42`) or the id itself. */
+export const taskIdOf = (services: WorkspaceServices, principal: Principal, ref: string, param = 'taskId'): Promise<string> =>
+  services.numbers.idOrRefuse(principal, ref, param);
+
+/** Reads a task of the caller's workspace by key or id; an id of another workspace is simply not there. */
+export const taskOrRefuse = async (services: WorkspaceServices, principal: Principal, ref: string, param = 'taskId'): Promise<Task> => {
+  const taskId = await taskIdOf(services, principal, ref, param);
+  const task = await services.tasks.getAny(principal.workspaceId, taskId);
+  if (!task) throw new NotFoundRefusal(`Task ${ref} was not found in this workspace; tasks_search finds tasks and their keys.`);
+  if (task.deletedAt) {
+    throw new NotFoundRefusal(
+      `Task ${ref} was deleted (${task.deletedAt}); activity_list with task shows who deleted it, and change_undo of that change restores it.`,
+    );
+  }
   return task;
 };
 
 export const projectOrRefuse = async (services: WorkspaceServices, principal: Principal, projectId: string): Promise<Project> => {
-  const project = await services.projects.get(principal.workspaceId, projectId);
-  if (!project)
-    throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace; projects_list lists projects and their ids.`);
+  const project = await services.projects.getAny(principal.workspaceId, projectId);
+  if (!project || project.deletedAt)
+    throw new NotFoundRefusal(
+      project
+        ? `Project ${projectId} was deleted (${project.deletedAt}); activity_list kind project shows the change, and change_undo of it restores it.`
+        : `Project ${projectId} was not found in this workspace; projects_list lists projects and their ids.`,
+    );
   return project;
 };
 

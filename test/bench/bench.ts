@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,8 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
+import { VIEWS } from '../../lambda/views/links.js';
+import { VIEWS_DIR } from '../../lib/bundling.js';
 import { startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { bundleLambda, invokeFresh, lambdaEnv, ROOT, toolCallEvent } from '../helpers/lambda-bundle.js';
 import { modernCall } from '../helpers/local.js';
@@ -182,7 +184,10 @@ try {
   // ---- the Lambda bundle: size, import, cold start ----
   // As deployed: the stack's bundle, NODE_OPTIONS and environment; DynamoDB is the embedded one and
   // Secrets Manager a loopback stand-in (init includes the secret read). Limits off, like mcp-handler.
-  const lambdaBundle = await bundleLambda('lambda/handler.ts', join(work, 'lambda'));
+  const lambdaBundle = await bundleLambda('lambda/handler.ts', join(work, 'lambda'), { views: true });
+  const viewSizes = await Promise.all(
+    VIEWS.map(async (view) => [view, (await stat(join(work, 'lambda', VIEWS_DIR, `${view}.html`))).size] as const),
+  );
   const dataDir = join(work, 'data');
   await mkdir(dataDir);
   const seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), {
@@ -265,6 +270,9 @@ try {
     `| import in a fresh Node 22 process (median of 7) | ${importMs.toFixed(0)} ms |`,
     `| fresh process to first successful tools/call, doers (median of 7; init reads the secret) | ${coldMs.toFixed(0)} ms |`,
     `| fresh process to first successful tools/call, mcp-handler (median of 7) | ${handlerColdMs.toFixed(0)} ms |`,
+    ...viewSizes.map(
+      ([view, bytes]) => `| MCP Apps view \`${view}.html\` beside it, all inline (budget 300 KB) | ${(bytes / 1024).toFixed(0)} KB |`,
+    ),
     '',
     '| DynamoDB requests per call (warm instance, credential cache cold, limits on) | requests |',
     '|---|---|',

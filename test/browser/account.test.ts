@@ -86,6 +86,7 @@ describe('the account page', () => {
       const row = await page.$eval('#tokens tbody tr', (r) => ({ id: r.getAttribute('data-token'), text: r.textContent }));
       await clickInRow(page, 'data-token', row.id!, 'Revoke');
       const notice = await page.$eval('#notice', (n) => n.textContent);
+      const changes = await page.$$eval('#my-changes tbody tr', (rows) => rows.map((r) => r.textContent ?? ''));
 
       // Assert
       assert.equal(session.httpOnly, true);
@@ -99,6 +100,10 @@ describe('the account page', () => {
       assert.match(notice!, /revoked/);
       assert.equal(await mcpStatus(secret), 401);
       assert.doesNotMatch(page.url(), /doers_pat_/);
+      // Both changes are in the activity record, newest first, through this page.
+      assert.match(changes[0]!, /account page.*revoked token 'Browser test token'.*act_/);
+      assert.match(changes[1]!, /account page.*made token 'Browser test token'.*act_/);
+      assert.doesNotMatch(changes.join('\n'), /doers_pat_/, 'never the secret');
     });
   });
 
@@ -220,6 +225,7 @@ describe('the account page', () => {
       assert.equal(ownerRow, true, 'an admin is offered no button on an owner');
       assert.match(await page.$eval(`tr[data-member="${alan!.userId}"]`, (r) => r.textContent!), /disabled/);
       assert.equal(await mcpStatus(secret), 403);
+      assert.match(await page.$eval('#team-changes tbody tr', (r) => r.textContent!), new RegExp(`account page.*disabled ${alan!.name}`));
 
       // And back, so the member can work again.
       await clickInRow(page, 'data-member', alan!.userId, 'Enable');

@@ -200,6 +200,16 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
     assert.match(badRole.stderr, /--role: "boss" is not one of owner, admin, member, viewer/);
     assert.equal(removed.code, 0, removed.stderr);
     assert.equal(gone, undefined);
+    // Every change the operator made is in the activity record, through the admin CLI.
+    const recorded = await server.app.services.activity.list(DEMO_WORKSPACE_ID, { actorId: 'operator', includeTeam: true }, 10, new Date());
+    assert.deepEqual(
+      recorded.records.slice(0, 3).map((r) => [r.client, r.tool, r.kind, r.action, r.targetLabel]),
+      [
+        ['admin CLI', 'admin CLI: user remove', 'member', 'removed', 'Olga'],
+        ['admin CLI', 'admin CLI: user role', 'member', 'role_changed', 'Olga'],
+        ['admin CLI', 'admin CLI: user add', 'member', 'invited', 'Olga'],
+      ],
+    );
   });
 
   test('bad input exits non-zero with an error naming the argument', async () => {

@@ -12,6 +12,7 @@ import {
   invokeFresh,
   type LambdaBundle,
   lambdaEnv,
+  resourceReadEvent,
   startInstance,
   toolCallEvent,
 } from '../helpers/lambda-bundle.js';
@@ -44,7 +45,7 @@ describe('the Lambda bundle', () => {
     });
     const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
     secrets = await startSecretsManager(seed);
-    bundle = await bundleLambda('lambda/handler.ts', join(work, 'out'));
+    bundle = await bundleLambda('lambda/handler.ts', join(work, 'out'), { views: true });
   });
 
   after(async () => {
@@ -87,6 +88,29 @@ describe('the Lambda bundle', () => {
       );
     }
     assert.equal(undici, false, 'importing the bundle loaded undici');
+  });
+
+  test('a fresh process reads a view from the HTML shipped beside the bundle, which holds none of the views itself', async () => {
+    // Arrange
+    const env = lambdaEnv({ dynamodbEndpoint: seeded.dynamodbEndpoint, secretsManagerUrl: secrets.url });
+    const shipped = await readFile(join(work, 'out', 'views', 'agenda.html'), 'utf8');
+    const code = await readFile(bundle.file, 'utf8');
+
+    // Act
+    const { res } = await invokeFresh(bundle, resourceReadEvent(seeded.token, 'ui://doers/agenda'), env);
+
+    // Assert
+    assert.equal(res.statusCode, 200, res.body);
+    const { result } = JSON.parse(res.body) as { result: { contents: { mimeType: string; text: string }[]; ttlMs: number } };
+    assert.equal(result.contents[0]!.mimeType, 'text/html;profile=mcp-app');
+    assert.equal(result.contents[0]!.text, shipped);
+    assert.equal(result.ttlMs, 3_600_000);
+    // Only the table of which tool shows which view is server code; no browser source, no HTML, no ext-apps.
+    assert.deepEqual(
+      bundle.inputs.filter((f) => f.includes('lambda/views/') || f.includes('ext-apps')),
+      ['lambda/views/links.ts'],
+    );
+    assert.equal(code.includes('data-version'), false);
   });
 
   test('Secrets Manager down at cold start: 503 + Retry-After without internals, and the first request after it recovers succeeds', async () => {

@@ -7,6 +7,13 @@ import { legacyCall, MODERN, modernCall, modernMeta, post, startTestServer } fro
 // docs/protocol.md, row by row, through the local server: the same handler Lambda runs.
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 const ALL = [MODERN, ...LEGACY];
+/** tools, resources, prompts and the MCP Apps extension (docs/protocol.md), in both handshakes. */
+const CAPABILITIES = {
+  tools: {},
+  resources: {},
+  prompts: {},
+  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+};
 
 let server: LocalServer;
 let auth: Record<string, string>;
@@ -203,7 +210,7 @@ describe('versions and eras', () => {
       );
       assert.equal(res.status, 200);
       assert.equal(res.json.result.protocolVersion, requested);
-      assert.deepEqual(res.json.result.capabilities, { tools: {}, resources: {}, prompts: {} });
+      assert.deepEqual(res.json.result.capabilities, CAPABILITIES);
       assert.deepEqual(res.json.result.serverInfo, { name: 'doers', title: 'doers', version: '2.0.0' });
       assert.equal(typeof res.json.result.instructions, 'string');
       assert.equal(res.json.result.resultType, undefined);
@@ -344,7 +351,7 @@ describe('2026-07-28', () => {
     assert.equal(res.status, 200);
     const r = res.json.result;
     assert.deepEqual(r.supportedVersions, ALL);
-    assert.deepEqual(r.capabilities, { tools: {}, resources: {}, prompts: {} });
+    assert.deepEqual(r.capabilities, CAPABILITIES);
     assert.equal(typeof r.instructions, 'string');
     assert.equal(r.resultType, 'complete');
     assert.equal(r.cacheScope, 'private');

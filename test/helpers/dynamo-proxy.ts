@@ -6,14 +6,15 @@ import { startTestServer } from './local.js';
 
 /**
  * pass: forward; throttle: ThrottlingException; internal: 500 InternalServerError; reset: drop the
- * connection; conditional: ConditionalCheckFailedException (what a lost race looks like); hang:
+ * connection; conditional: ConditionalCheckFailedException, or for a transaction TransactionCanceledException
+ * with its first action's condition failed (what a lost race looks like); hang:
  * never answer (the connection is closed when the proxy stops).
  */
 export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional' | 'hang';
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
-/** Writes that can carry a condition (BatchWriteItem cannot; a transaction fails otherwise). */
-const CONDITIONAL = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+/** Writes that can carry a condition (BatchWriteItem cannot). A transaction's is its first action's. */
+const CONDITIONAL = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']);
 
 const ERRORS: Record<'throttle' | 'internal' | 'conditional', { status: number; type: string; message: string }> = {
   throttle: { status: 400, type: 'ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' },
@@ -63,6 +64,19 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
       const mode = modeFor(operation);
       if (mode === 'reset') return void req.socket.destroy();
       if (mode === 'hang') return;
+      if (mode === 'conditional' && operation === 'TransactWriteItems') {
+        // As DynamoDB cancels a transaction whose first condition failed: one reason per action.
+        const actions = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { TransactItems?: unknown[] }).TransactItems ?? [];
+        return void res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' }).end(
+          JSON.stringify({
+            __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+            message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]',
+            CancellationReasons: actions.map((_, i) =>
+              i === 0 ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' } : { Code: 'None' },
+            ),
+          }),
+        );
+      }
       if (mode !== 'pass') {
         const e = ERRORS[mode];
         return void res

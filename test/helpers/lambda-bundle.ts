@@ -3,7 +3,8 @@ import { stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER } from '../../lib/bundling.js';
+import { writeViews } from '../../lambda/views/build.js';
+import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, VIEWS_DIR } from '../../lib/bundling.js';
 import { MODERN, modernMeta } from './local.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,9 +20,14 @@ export interface LambdaBundle {
 /**
  * Bundles an entry exactly as the stack's `McpFunction` does (lib/mcp-function.ts): minified ESM for
  * Node 22, packages' ESM builds first, the `require` banner, the bundle aliases, a source map without
- * sources. The bench and the bundle test measure what Lambda runs.
+ * sources; with `views`, the MCP Apps views' HTML beside it, as the MCP function's asset holds them.
+ * The bench and the bundle test measure what Lambda runs.
  */
-export const bundleLambda = async (entry: string, outdir: string, opts: { readonly keepNames?: boolean } = {}): Promise<LambdaBundle> => {
+export const bundleLambda = async (
+  entry: string,
+  outdir: string,
+  opts: { readonly keepNames?: boolean; readonly views?: boolean } = {},
+): Promise<LambdaBundle> => {
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: [join(ROOT, entry)],
@@ -41,6 +47,7 @@ export const bundleLambda = async (entry: string, outdir: string, opts: { readon
     metafile: true,
     logLevel: 'silent',
   });
+  if (opts.views) await writeViews(join(outdir, VIEWS_DIR));
   const file = join(outdir, basename(entry).replace(/\.ts$/, '.mjs'));
   const output = Object.values(result.metafile.outputs as Metafile['outputs']).find((o) => o.entryPoint !== undefined)!;
   return { file, bytes: (await stat(file)).size, inputs: Object.keys(output.inputs) };
@@ -147,6 +154,16 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
     close: () => {
       child.kill();
     },
+  };
+};
+
+/** An API Gateway (payload v2) event for one 2026-07-28 `resources/read`. */
+export const resourceReadEvent = (token: string, uri: string) => {
+  const event = toolCallEvent(token, '', {});
+  return {
+    ...event,
+    headers: { ...event.headers, 'mcp-method': 'resources/read', 'mcp-name': uri },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri, _meta: modernMeta() } }),
   };
 };
 

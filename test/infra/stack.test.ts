@@ -73,6 +73,7 @@ const BASE_OUTPUTS = [
   'LimitsTableName',
   'SecretArn',
   'Region',
+  'ActivityDays',
   'ClaudeMcpAddCommand',
 ] as const;
 
@@ -681,6 +682,7 @@ describe('default deployment (cdk.json as shipped)', () => {
           STACK_OUTPUTS.limitsTableName,
           STACK_OUTPUTS.secretArn,
           STACK_OUTPUTS.region,
+          STACK_OUTPUTS.activityDays,
           STACK_OUTPUTS.claudeMcpAddCommand,
           STACK_OUTPUTS.signInUserPoolId,
         ]),
@@ -879,6 +881,25 @@ describe('MCP function bundle', () => {
 
     // Assert
     assert.deepEqual(foreign, []);
+  });
+
+  test("ships the MCP Apps views' HTML beside the bundle, built at synth time, and none of their sources inside it", () => {
+    // Arrange
+    const dir = bundleDir();
+    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+
+    // Act
+    const views = readdirSync(join(dir, 'views')).sort();
+    const html = views.map((f) => readFileSync(join(dir, 'views', f), 'utf8'));
+
+    // Assert
+    assert.deepEqual(views, ['agenda.html', 'board.html']);
+    for (const [i, file] of views.entries())
+      assert.match(html[i]!, new RegExp(`^<!doctype html>\\n<html lang="en" data-view="${file.slice(0, -5)}"`));
+    assert.deepEqual(
+      map.sources.filter((src) => /lambda\/views\/|ext-apps/.test(src)).map((src) => src.replace(/^.*lambda\//, 'lambda/')),
+      ['lambda/views/links.ts'],
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { ensureTables } from '../../lambda/local/bootstrap.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { startFaultProxy } from '../helpers/limits-harness.js';
 
 // The limits item on the embedded DynamoDB with a clock the test sets, so expiry, windows and
 // tidying are checked exactly, without waiting for time to pass.
@@ -13,21 +14,28 @@ import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 const config = loadConfig({});
 let dynamo: EmbeddedDynamo;
 let db: DynamoDBDocumentClient;
+/** The same store seen through a hop that can hold the limits item's reads. */
+let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
+let proxied: DynamoDBDocumentClient;
 before(async () => {
   dynamo = await startEmbeddedDynamo(':memory:');
   db = createDocumentClient({ endpoint: dynamo.endpoint });
   await ensureTables(db, config);
+  proxy = await startFaultProxy(dynamo.endpoint, [config.tables.limits]);
+  proxied = createDocumentClient({ endpoint: proxy.endpoint });
 });
 after(async () => {
   db.destroy();
+  proxied.destroy();
+  await proxy.close();
   await dynamo.close();
 });
 
 const itemOf = async (table: string, pk: string) =>
   (await db.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }))).Item;
 
-const admission = (opts: { max?: number; calls?: number; windowSeconds?: number }) =>
-  new AdmissionLimiter(db, config.tables.limits, {
+const admission = (opts: { max?: number; calls?: number; windowSeconds?: number }, client = db) =>
+  new AdmissionLimiter(client, config.tables.limits, {
     calls: opts.calls ?? 0,
     windowSeconds: opts.windowSeconds ?? 60,
     maxConcurrent: opts.max ?? 0,
@@ -147,29 +155,53 @@ describe('rate windows', () => {
     assert.deepEqual(decisions[3], { granted: false, reason: 'ratelimited', retryAfterSeconds: 50 });
   });
 
-  test('the next window starts with every permit free, and its write drops the old counter', async () => {
+  test("the next window starts with every permit free; its writes keep the ended window's counter, the window after drops it", async () => {
+    // Arrange
     const rate = rateOnly(1);
     const subject = 'ws#next-window';
     assert.equal((await rate.acquire(subject, (windowStart + 59) * 1000)).granted, true);
     const lastSecond = await rate.acquire(subject, (windowStart + 59) * 1000 + 900);
 
+    // Act
     const nextWindow = await rate.acquire(subject, (windowStart + W) * 1000);
+    const kept = await itemOf(config.tables.limits, subject);
+    const windowAfter = await rate.acquire(subject, (windowStart + 2 * W) * 1000);
 
+    // Assert: a refusal's reason may be read a few seconds after its write (a store that does not
+    // return the item), so the counter it reads must still be there.
     assert.deepEqual(lastSecond, { granted: false, reason: 'ratelimited', retryAfterSeconds: 1 });
     assert.equal(nextWindow.granted, true);
+    assert.deepEqual(kept, { pk: subject, [`r${windowStart}`]: 1, [`r${windowStart + W}`]: 1, expiresAt: windowStart + 2 * W + 6 });
+    assert.equal(windowAfter.granted, true);
     assert.deepEqual(await itemOf(config.tables.limits, subject), {
       pk: subject,
       [`r${windowStart + W}`]: 1,
-      expiresAt: windowStart + 2 * W,
+      [`r${windowStart + 2 * W}`]: 1,
+      expiresAt: windowStart + 3 * W + 6,
     });
   });
 
-  test('the item carries expiresAt: the end of its window', async () => {
+  test('with 1 s windows the counters of the 6 windows that ended last are kept: as long as a reason read may trail its write', async () => {
+    const rate = admission({ calls: 1, windowSeconds: 1 });
+    const subject = 'ws#short-windows';
+    for (let s = 0; s < 10; s++) assert.equal((await rate.acquire(subject, (windowStart + s) * 1000)).granted, true);
+
+    const item = await itemOf(config.tables.limits, subject);
+
+    assert.deepEqual(
+      Object.keys(item ?? {})
+        .filter((k) => k.startsWith('r'))
+        .sort(),
+      [3, 4, 5, 6, 7, 8, 9].map((s) => `r${windowStart + s}`).sort(),
+    );
+  });
+
+  test('the item carries expiresAt: the end of its window and the seconds a reason read may trail it', async () => {
     await rateOnly(5).acquire('ws#rate-ttl', (windowStart + 1) * 1000);
 
     const item = await itemOf(config.tables.limits, 'ws#rate-ttl');
 
-    assert.deepEqual(item, { pk: 'ws#rate-ttl', [`r${windowStart}`]: 1, expiresAt: windowStart + W });
+    assert.deepEqual(item, { pk: 'ws#rate-ttl', [`r${windowStart}`]: 1, expiresAt: windowStart + W + 6 });
   });
 });
 
@@ -209,21 +241,86 @@ describe('both limits in one write', () => {
     assert.equal(item?.[`n${bucket}`], 1, 'only the admitted call holds a lease');
   });
 
-  test('a release drops rate counters of windows that have ended', async () => {
+  test('a release drops rate counters of windows that ended before the last one', async () => {
     const limits = both();
     const subject = 'ws#tidy-windows';
     const old = await limits.acquire(subject, (windowStart + 5) * 1000);
     assert.ok(old.granted);
     await old.release();
 
-    const recent = await limits.acquire(subject, (windowStart + 3 * W + 5) * 1000);
+    const previous = await limits.acquire(subject, (windowStart + 3 * W + 5) * 1000);
+    assert.ok(previous.granted);
+    await previous.release();
+
+    const recent = await limits.acquire(subject, (windowStart + 4 * W + 5) * 1000);
     assert.ok(recent.granted);
     await recent.release();
 
     const item = await itemOf(config.tables.limits, subject);
     assert.deepEqual(
-      Object.keys(item ?? {}).filter((k) => k.startsWith('r')),
-      [`r${windowStart + 3 * W}`],
+      Object.keys(item ?? {})
+        .filter((k) => k.startsWith('r'))
+        .sort(),
+      [`r${windowStart + 3 * W}`, `r${windowStart + 4 * W}`],
     );
+  });
+});
+
+describe('the reason of a refusal on a store that does not return the item with it (dynalite)', () => {
+  const W = 60;
+  const windowStart = 29_000_200 * W;
+  const nowMs = (windowStart + 20) * 1000;
+
+  /**
+   * One call holds the only lease; a second one is refused. Should the refusal read the item, its
+   * read is held until the first call has given its lease back: the worst interleaving there is.
+   */
+  const refusedWhileLeaseComesBack = async (opts: { max: number; calls?: number }, subject: string) => {
+    const holder = await admission({ ...opts, windowSeconds: W }).acquire(subject, nowMs);
+    assert.ok(holder.granted, 'the first call holds the lease');
+    const start = proxy.operations.length;
+    proxy.setMode('hold-limit-reads');
+    try {
+      const refusing = admission({ ...opts, windowSeconds: W }, proxied).acquire(subject, nowMs + 10);
+      const first = await Promise.race([refusing.then(() => 'answered'), proxy.readHeld().then(() => 'reading')]);
+      await holder.release();
+      if (first === 'reading') proxy.releaseHeld();
+      const refused = await refusing;
+      return { refused, operations: proxy.operations.slice(start) };
+    } finally {
+      proxy.setMode('pass');
+    }
+  };
+
+  test('with the concurrency bound alone, a refusal is busy with Retry-After 1, decided without a read', async () => {
+    const { refused, operations } = await refusedWhileLeaseComesBack({ max: 1 }, 'ws#bound-alone');
+
+    assert.deepEqual(refused, { granted: false, reason: 'busy', retryAfterSeconds: 1 });
+    assert.deepEqual(operations, ['UpdateItem']);
+  });
+
+  test("with the rate limit alone, a refusal names the seconds to the window's end, decided without a read", async () => {
+    const limits = admission({ calls: 1, windowSeconds: W }, proxied);
+    assert.ok((await limits.acquire('ws#rate-alone', nowMs)).granted);
+    const start = proxy.operations.length;
+
+    const refused = await limits.acquire('ws#rate-alone', nowMs + 10);
+
+    assert.deepEqual(refused, { granted: false, reason: 'ratelimited', retryAfterSeconds: 40 });
+    assert.deepEqual(proxy.operations.slice(start), ['UpdateItem']);
+  });
+
+  test('with both limits and permits left, a refusal is busy even when the lease is back before its reason is read', async () => {
+    const { refused, operations } = await refusedWhileLeaseComesBack({ max: 1, calls: 30 }, 'ws#both-permits-left');
+
+    assert.deepEqual(refused, { granted: false, reason: 'busy', retryAfterSeconds: 1 });
+    assert.deepEqual(operations, ['UpdateItem', 'GetItem']);
+  });
+
+  test("with both limits reached, a refusal names the rate limit and the seconds to the window's end", async () => {
+    const { refused, operations } = await refusedWhileLeaseComesBack({ max: 1, calls: 1 }, 'ws#both-reached');
+
+    assert.deepEqual(refused, { granted: false, reason: 'ratelimited', retryAfterSeconds: 40 });
+    assert.deepEqual(operations, ['UpdateItem', 'GetItem']);
   });
 });

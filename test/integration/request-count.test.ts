@@ -152,7 +152,7 @@ describe('tool calls: credential, limits and the tool itself', () => {
   // In order: later calls use what earlier ones created.
   const steps: [tool: string, args: () => Record<string, unknown>, budget: number, keep?: (out: any) => void][] = [
     ['me_get', () => ({}), 3],
-    ['project_create', () => ({ name: 'Counted project' }), 5, (o) => (ids.project = o.projectId)],
+    ['project_create', () => ({ name: 'Counted project' }), 4, (o) => (ids.project = o.projectId)],
     [
       'task_create',
       () => ({ title: 'Counted task', projectId: ids.project, assignee: 'me', dueDate: '2026-01-02', labels: ['x'] }),
@@ -164,7 +164,14 @@ describe('tool calls: credential, limits and the tool itself', () => {
     ['tasks_search', () => ({}), 4],
     ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 4],
     ['task_get', () => ({ taskId: ids.task }), 4],
-    ['task_update', () => ({ taskId: ids.task, version: 1, title: 'Counted task, renamed' }), 5],
+    ['task_update', () => ({ taskId: ids.task, version: 1, title: 'Counted task, renamed' }), 5, (o) => (ids.change = o.activityId)],
+    // The record's read and the one write that restores the task, records the undo and marks the original.
+    ['change_undo', () => ({ activityId: ids.change }), 5],
+    // One key range per page: the workspace's history, a task's, or an actor's.
+    ['activity_list', () => ({}), 4],
+    ['activity_list', () => ({ task: ids.task }), 4],
+    ['activity_list', () => ({ actor: 'me' }), 4],
+    ['activity_list', () => ({ since: '2020-01-01', until: '2099-12-31' }), 4],
     ['task_complete', () => ({ taskId: ids.task }), 5],
     ['task_reopen', () => ({ taskId: ids.task }), 5],
     ['comment_add', () => ({ taskId: ids.task, body: 'A comment' }), 5, (o) => (ids.comment = o.commentId)],
@@ -174,12 +181,12 @@ describe('tool calls: credential, limits and the tool itself', () => {
     ['project_get', () => ({ projectId: ids.project }), 6],
     ['project_update', () => ({ projectId: ids.project, version: 1, description: 'Counted' }), 6],
     ['members_list', () => ({}), 4],
-    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 6, (o) => (ids.user = o.userId)],
+    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 5, (o) => (ids.user = o.userId)],
     ['member_role_set', () => ({ userId: ids.user, role: 'viewer' }), 6],
-    ['member_remove', () => ({ userId: ids.user }), 8],
+    ['member_remove', () => ({ userId: ids.user }), 7],
     ['task_delete', () => ({ taskId: ids.task }), 6],
     ['project_archive', () => ({ projectId: ids.project }), 6],
-    ['project_delete', () => ({ projectId: ids.project }), 8],
+    ['project_delete', () => ({ projectId: ids.project }), 7],
   ];
   const seen: string[] = [];
   for (const [tool, args, budget, keep] of steps) {

@@ -59,10 +59,11 @@ describe('agenda_get', () => {
     assert.equal(a.returned, 2);
     assert.equal(a.truncated, false);
     const lines = text(r).split('\n');
-    assert.equal(lines[0], '4 open task(s), 1 overdue, 1 due today. 1 done today.');
-    assert.equal(lines[1], 'Priorities:');
-    assert.match(lines[2]!, new RegExp(`^- \\[${call}\\] Call the bank · due today 16:00, Priority P1`));
-    assert.match(lines[3]!, new RegExp(`^- \\[${quote}\\] Send the Acme renewal quote · 2 days overdue, Priority P3`));
+    const keys = a.tasks.map((t: { key: string }) => t.key);
+    assert.equal(lines[0], `4 open, 1 overdue, 1 due today, 1 done today (@${ws.member.name}).`);
+    assert.equal(lines[1], `- ${keys[0]} Call the bank · P1, due today 16:00 · v1`);
+    assert.equal(lines[2], `- ${keys[1]} Send the Acme renewal quote · P3, 2 days overdue · v1`);
+    assert.doesNotMatch(text(r), new RegExp(`${call}|${quote}`), 'text names tasks by key, never by id');
   });
 
   test('assignee "anyone" shows the whole team; a date shows another day', async () => {
@@ -91,7 +92,7 @@ describe('agenda_get', () => {
     const empty = await as(ws.member.token)('agenda_get', { date: '2026-01-01' });
     const bad = await as(ws.member.token)('agenda_get', { date: 'tomorrow' });
 
-    assert.match(text(empty), /^4 open task\(s\), 0 overdue, 0 due today\.\nNothing overdue or due on 2026-01-01\.$/);
+    assert.match(text(empty), /^4 open, 0 overdue, 0 due today\.\nNothing overdue or due on 2026-01-01\.$/);
     assert.equal(bad.isError, true);
     assert.match(text(bad), /date/);
   });
@@ -121,9 +122,9 @@ describe('time zones', () => {
     assert.equal(la.structuredContent.day, '2026-03-10');
     assert.deepEqual(nz.structuredContent.counts, { open: 2, overdue: 1, dueToday: 1, doneToday: 0 });
     assert.deepEqual(la.structuredContent.counts, { open: 2, overdue: 0, dueToday: 1, doneToday: 0 });
-    assert.match(text(nz), /Due on the 10th · 1 day overdue/);
-    assert.match(text(nz), /Due on the 11th · due today/);
-    assert.match(text(la), /Due on the 10th · due today/);
+    assert.match(text(nz), /Due on the 10th · P4, 1 day overdue/);
+    assert.match(text(nz), /Due on the 11th · P4, due today/);
+    assert.match(text(la), /Due on the 10th · P4, due today/);
     assert.ok(!text(la).includes('Due on the 11th'));
     assert.deepEqual(
       nzOverdue.structuredContent.tasks.map((t: { title: string }) => t.title),

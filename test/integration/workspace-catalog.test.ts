@@ -30,10 +30,22 @@ const TOOLS = [
   'member_invite',
   'member_role_set',
   'member_remove',
+  'activity_list',
+  'change_undo',
 ];
-const DESTRUCTIVE = ['comment_delete', 'member_remove', 'project_archive', 'project_delete', 'task_delete'];
+const DESTRUCTIVE = ['change_undo', 'comment_delete', 'member_remove', 'project_archive', 'project_delete', 'task_delete'];
 const NOT_IDEMPOTENT = ['comment_add', 'member_invite', 'project_create', 'task_create'];
-const READ_ONLY = ['agenda_get', 'comments_list', 'me_get', 'members_list', 'project_get', 'projects_list', 'task_get', 'tasks_search'];
+const READ_ONLY = [
+  'activity_list',
+  'agenda_get',
+  'comments_list',
+  'me_get',
+  'members_list',
+  'project_get',
+  'projects_list',
+  'task_get',
+  'tasks_search',
+];
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -48,7 +60,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 22 tools of docs/workspace.md, each with output schema and all four annotations as docs/protocol.md sets them', async () => {
+  test('offers exactly the 24 tools of docs/workspace.md, each with output schema and all four annotations as docs/protocol.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(
@@ -75,7 +87,7 @@ describe('tools/list', () => {
 
     assert.deepEqual(
       (await listTools(readOnly)).map((t) => t.name),
-      ['agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search'],
+      ['activity_list', 'agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search'],
     );
     assert.deepEqual(
       (await listTools(team)).map((t) => t.name),
@@ -162,10 +174,10 @@ describe('prompts', () => {
 
   test("each answers one user message that chains this server's tools and says to report only what they returned", async () => {
     for (const [name, args, tools] of [
-      ['daily_briefing', {}, ['me_get', 'agenda_get', 'tasks_search']],
+      ['daily_briefing', {}, ['me_get', 'agenda_get', 'tasks_search', 'activity_list']],
       ['weekly_review', {}, ['me_get', 'projects_list', 'tasks_search']],
       ['triage_inbox', {}, ['tasks_search', 'projects_list', 'task_update']],
-      ['catch_up_on', { project: 'Acme renewal' }, ['projects_list', 'project_get', 'tasks_search', 'comments_list']],
+      ['catch_up_on', { project: 'Acme renewal' }, ['projects_list', 'project_get', 'tasks_search', 'comments_list', 'activity_list']],
     ] as const) {
       const res = await modernCall(server, 'prompts/get', { name, arguments: args });
       const messages = res.json.result.messages;
@@ -190,11 +202,14 @@ describe('prompts', () => {
 });
 
 describe('resources', () => {
-  test('resources/list is empty; the two templates are listed', async () => {
+  test('resources/list lists the two MCP Apps views; the two templates are listed', async () => {
     const list = await modernCall(server, 'resources/list');
     const templates = await modernCall(server, 'resources/templates/list');
 
-    assert.deepEqual(list.json.result.resources, []);
+    assert.deepEqual(
+      list.json.result.resources.map((r: { uri: string }) => r.uri),
+      ['ui://doers/agenda', 'ui://doers/board'],
+    );
     assert.deepEqual(
       templates.json.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate),
       ['doers://projects/{projectId}', 'doers://tasks/{taskId}'],
@@ -219,7 +234,8 @@ describe('resources', () => {
     assert.match(tc.text, new RegExp(`\\*\\*${ws.admin.name}\\*\\*, .*: A remark`));
     const pc = p.json.result.contents[0];
     assert.match(pc.text, /^# Readable\n/);
-    assert.match(pc.text, new RegExp(`- \\[${task.taskId}\\] Read me`));
+    assert.match(pc.text, new RegExp(`- ${task.key} Read me`));
+    assert.match(tc.text, new RegExp(`- Key: ${task.key} \\(version 1\\)`));
   });
 
   test('an unknown or foreign id is -32602 with data.uri on 2026-07-28 and -32002 before', async () => {

@@ -100,8 +100,11 @@ describe('projects', () => {
 
     assert.equal(refused.isError, true);
     assert.match(text(refused), /still holds tasks/);
-    assert.deepEqual(deleted.structuredContent, { projectId: p.projectId, name: 'Busy', deleted: true });
-    assert.match(text(gone), /not found/);
+    assert.deepEqual(
+      { ...deleted.structuredContent, activityId: undefined },
+      { projectId: p.projectId, name: 'Busy', deleted: true, activityId: undefined },
+    );
+    assert.match(text(gone), /was deleted/);
   });
 
   test("another workspace's project is not found by any project tool", async () => {

@@ -25,7 +25,7 @@ const as = (token: string) => caller(server, token);
 const text = toolText;
 
 describe('task_create', () => {
-  test('creates an open task at version 1 and shows its id in the text', async () => {
+  test('creates an open task at version 1 with a key, which its text names it by', async () => {
     const call = as(ws.member.token);
 
     const r = await call('task_create', {
@@ -46,7 +46,9 @@ describe('task_create', () => {
     assert.equal(t.assigneeName, ws.member.name);
     assert.deepEqual(t.labels, ['writing']);
     assert.equal(t.createdBy, ws.member.userId);
-    assert.ok(text(r).includes(`[${t.taskId}] Write the report`));
+    assert.match(t.key, /^TEST-\d+$/);
+    assert.ok(text(r).includes(`${t.key} Write the report`));
+    assert.ok(!text(r).includes(t.taskId), 'never the id');
     assert.ok(!text(r).startsWith('{'), 'the text is not the JSON again');
   });
 
@@ -279,7 +281,7 @@ describe('task_complete and task_reopen', () => {
 });
 
 describe('task_delete', () => {
-  test('a member deletes a task they created, and its comments go with it', async () => {
+  test('a member deletes a task they created, and its comments go with it (kept, invisible, until the record expires)', async () => {
     const call = as(ws.member.token);
     const c = await call('task_create', { title: 'Temporary' });
     const id = c.structuredContent.taskId;
@@ -289,10 +291,16 @@ describe('task_delete', () => {
     const r = await call('task_delete', { taskId: id });
 
     assert.equal(r.isError, false);
-    assert.deepEqual(r.structuredContent, { taskId: id, title: 'Temporary', deleted: true });
+    const { activityId, ...rest } = r.structuredContent;
+    assert.deepEqual(rest, { taskId: id, title: 'Temporary', deleted: true, comments: 2 });
     assert.equal(await server.app.services.tasks.get(ws.workspaceId, id), undefined);
-    assert.equal((await server.app.services.comments.list(ws.workspaceId, id, 10)).comments.length, 0);
-    assert.match(text(await call('task_get', { taskId: id })), /not found/);
+    assert.match(text(await call('comments_list', { taskId: id })), /was deleted/);
+    assert.match(text(await call('task_get', { taskId: id })), /was deleted/);
+    // What undo needs is kept until the record expires, then the table's TTL removes it.
+    const record = await server.app.services.activity.get(ws.workspaceId, activityId);
+    const stored = await server.app.services.tasks.getAny(ws.workspaceId, id);
+    assert.equal(stored?.deletedAt !== undefined, true);
+    assert.equal(record?.expiresAt, Math.floor(Date.parse(record!.at) / 1000) + 90 * 86_400);
   });
 
   test("a member may not delete someone else's task (role too low); an admin may", async () => {

@@ -54,6 +54,8 @@ interface Seeded {
   readonly taskIds: readonly string[];
   readonly commentIds: readonly string[];
   readonly userIds: readonly string[];
+  /** The activity records of its tasks' creation. */
+  readonly activityIds: readonly string[];
   /** Strings only this workspace holds: no answer to anyone else may contain one. */
   readonly secrets: readonly string[];
 }
@@ -77,6 +79,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
   const project = await as('project_create', { name: `SECRET-PROJECT-${tag}`, description: `SECRET-DESC-${tag}` });
   const projectId: string = project.structuredContent.projectId;
   const taskIds: string[] = [];
+  const activityIds: string[] = [];
   for (let i = 1; i <= 3; i++) {
     const task = await as('task_create', {
       title: `SECRET-TITLE-${tag} ${i}`,
@@ -86,6 +89,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
       labels: [`secret-label-${tag}`],
     });
     taskIds.push(task.structuredContent.taskId);
+    activityIds.push(task.structuredContent.activityId);
   }
   const commentIds: string[] = [];
   for (let i = 1; i <= 3; i++) {
@@ -100,6 +104,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
     taskIds,
     commentIds,
     userIds: [...members.map((m) => m.userId), userId],
+    activityIds,
     secrets: [
       `SECRET-TITLE-${tag}`,
       `SECRET-NOTES-${tag}`,
@@ -122,7 +127,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
 const assertRevealsNothing = (text: string, of: Seeded, sent: readonly string[] = []): void => {
   const lower = text.toLowerCase();
   const sentByCaller = (s: string) => sent.some((v) => v.toLowerCase().includes(s.toLowerCase()));
-  const found = [...of.secrets, of.projectId, ...of.taskIds, ...of.commentIds, ...of.userIds].filter(
+  const found = [...of.secrets, of.projectId, ...of.taskIds, ...of.commentIds, ...of.userIds, ...of.activityIds].filter(
     (s) => !sentByCaller(s) && lower.includes(s.toLowerCase()),
   );
   assert.deepEqual(found, [], `the answer names ${found.join(', ')} of another workspace:\n${text}`);
@@ -701,7 +706,7 @@ describe('replayed request states of multi round-trip requests (round-trip-and-e
 // ---- 5. Ids of another workspace in every tool, prompt and resource -------------------------
 
 describe('ids of workspace 2 in every tool, prompt and resource template, used by the owner of workspace 1', () => {
-  type Kind = 'task' | 'project' | 'comment' | 'user';
+  type Kind = 'task' | 'project' | 'comment' | 'user' | 'activity';
   type JsonSchema = {
     type?: string;
     enum?: unknown[];
@@ -714,7 +719,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     properties?: Record<string, JsonSchema>;
     required?: string[];
   };
-  const KINDS: readonly Kind[] = ['task', 'project', 'comment', 'user'];
+  const KINDS: readonly Kind[] = ['task', 'project', 'comment', 'user', 'activity'];
 
   /**
    * Which kind of id an argument takes, read from its declaration: a name ending in Id, or a
@@ -754,6 +759,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     project: ws2.projectId,
     comment: ws2.commentIds[0]!,
     user: ws2.userIds.at(-1)!,
+    activity: ws2.activityIds[0]!,
   });
   // Workspace 1's own, untouched since seeding (so version 1 is their version): with them in the
   // other arguments, the foreign id is the one thing the call can be refused for.
@@ -762,8 +768,17 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     project: ws1.projectId,
     comment: ws1.commentIds[0]!,
     user: ws1.ws.member.userId,
+    activity: ws1.activityIds[2]!,
   });
-  const nowhere = (kind: Kind): string => (kind === 'user' ? `usr_member_${randomUUID().slice(0, 8)}` : randomUUID());
+  const nowhere = (kind: Kind): string =>
+    kind === 'user'
+      ? `usr_member_${randomUUID().slice(0, 8)}`
+      : kind === 'activity'
+        ? `act_${randomUUID()
+            .replaceAll(/[^0-9a-h]/g, '')
+            .slice(0, 16)
+            .padEnd(16, '0')}`
+        : randomUUID();
 
   /** The answer with the request id and the probed ids blanked: what must not differ between an id of workspace 2 and one of nowhere. */
   const shape = (res: RawResponse, ids: readonly string[]): string => {
@@ -842,6 +857,8 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
       'task_update(assignee)',
       'task_create(projectId)',
       'agenda_get(assignee)',
+      'change_undo(activityId)',
+      'activity_list(actor)',
     ]) {
       assert.ok(probed.includes(expected), `${expected} was not probed; probed: ${probed.join(' ')}`);
     }
@@ -1075,5 +1092,84 @@ describe('oversized and slow bodies', () => {
       assert.equal(second.status, 200);
       assert.equal(long.status, 200);
     });
+  });
+});
+
+// ---- 8. The activity record and undo across workspaces and users ---------------------------------
+
+describe('activity and undo across workspaces and users (workspace-activity.test.ts has undo in depth)', () => {
+  test("workspace 2's task, project and people filter workspace 1's history to nothing, and reveal nothing", async () => {
+    const as = caller(server, ws1.ws.owner.token);
+
+    const answers = await Promise.all([
+      as('activity_list', { task: ws2.taskIds[0] }),
+      as('activity_list', { project: ws2.projectId }),
+      as('activity_list', { client: 'doers-tests', limit: 100 }),
+    ]);
+
+    assert.equal(answers[0]!.structuredContent.returned, 0);
+    assert.equal(answers[1]!.structuredContent.returned, 0);
+    for (const a of answers) assertRevealsNothing(JSON.stringify(a), ws2, [ws2.taskIds[0]!, ws2.projectId]);
+  });
+
+  test('a viewer cannot undo, and a member cannot undo a role change an owner made', async () => {
+    const role = (await caller(server, ws1.ws.owner.token)('member_role_set', { userId: ws1.ws.viewer.userId, role: 'member' }))
+      .structuredContent;
+    await caller(server, ws1.ws.owner.token)('member_role_set', { userId: ws1.ws.viewer.userId, role: 'viewer' });
+    const ownTask = ws1.activityIds[1]!;
+
+    const byViewer = await caller(server, ws1.ws.viewer.token)('change_undo', { activityId: ownTask });
+    const byMember = await caller(server, ws1.ws.member.token)('change_undo', { activityId: role.activityId });
+
+    assert.match(byViewer.content[0]!.text, /role too low/);
+    assert.match(byMember.content[0]!.text, /role too low|team:admin|has changed since/);
+    assert.ok(byViewer.isError && byMember.isError);
+  });
+
+  test("a confirmation's state replayed against another task, or after the task changed, deletes nothing", async () => {
+    // Arrange: the question for task A, as a client that can show forms gets it.
+    const [a, b] = [ws1.taskIds[1]!, ws1.taskIds[2]!];
+    const ask = (taskId: string, extra: Record<string, unknown> = {}) =>
+      post(
+        server.mcpUrl,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'task_delete',
+            arguments: { taskId },
+            ...extra,
+            _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }),
+          },
+        },
+        {
+          authorization: `Bearer ${ws1.ws.owner.token}`,
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'task_delete',
+        },
+      );
+    const question = await ask(a);
+    assert.equal(question.json.result?.resultType, 'input_required', question.text);
+    const yes = {
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      requestState: question.json.result.requestState,
+    };
+
+    // Act
+    const otherTarget = await ask(b, yes);
+    await caller(server, ws1.ws.owner.token)('task_update', {
+      taskId: a,
+      version: (await caller(server, ws1.ws.owner.token)('task_get', { taskId: a })).structuredContent.version,
+      priority: 'P2',
+    });
+    const afterChange = await ask(a, yes);
+
+    // Assert
+    assert.equal(otherTarget.json.error?.code, -32602, otherTarget.text);
+    assert.equal(afterChange.json.result?.isError, true, afterChange.text);
+    assert.match(afterChange.json.result.content[0].text, /changed between the question and the answer/);
+    for (const id of [a, b]) assert.equal((await caller(server, ws1.ws.owner.token)('task_get', { taskId: id })).isError, false);
   });
 });

@@ -34,6 +34,25 @@ export interface MemberRow {
   readonly changeable: boolean;
 }
 
+/** One change of the activity record, as the page shows it. */
+export interface ChangeRow {
+  readonly activityId: string;
+  readonly when: string;
+  readonly who: string;
+  readonly client: string;
+  readonly summary: string;
+}
+
+const changesTable = (id: string, rows: readonly ChangeRow[], withWho: boolean): Html | string =>
+  rows.length
+    ? html`<table class="stack" id="${id}"><thead><tr><th scope="col">When</th>${withWho ? html`<th scope="col">Who</th>` : ''}<th scope="col">Through</th><th scope="col">What</th><th scope="col">Id</th></tr></thead><tbody>
+${rows.map(
+  (r) =>
+    html`<tr><td data-label="When">${r.when}</td>${withWho ? html`<td data-label="Who">${r.who}</td>` : ''}<td data-label="Through">${r.client}</td><td data-label="What">${r.summary}</td><td data-label="Id"><code>${r.activityId}</code></td></tr>
+`,
+)}</tbody></table>`
+    : html`<p class="muted" id="${id}">None in the last days kept.</p>`;
+
 export interface AccountView {
   readonly csrf: string;
   readonly me: { readonly name: string; readonly email: string; readonly role: string };
@@ -44,6 +63,10 @@ export interface AccountView {
   readonly apps: readonly AppRow[];
   /** Only for admins and owners. */
   readonly members?: readonly MemberRow[];
+  /** The person's own recent changes, through any door, newest first. */
+  readonly myChanges: readonly ChangeRow[];
+  /** Only for admins and owners: the workspace's member and token changes. */
+  readonly teamChanges?: readonly ChangeRow[];
   /** A token just made: its secret is on this one page, never again. */
   readonly created?: { readonly label: string; readonly secret: string };
   readonly notice?: string;
@@ -137,6 +160,19 @@ ${v.apps.map(
     : html`<p id="no-apps">No apps are connected to your account.</p>`
 }
 </section>
+<section aria-labelledby="changes-heading">
+<h2 id="changes-heading">Your recent changes</h2>
+<p class="muted">Everything you changed, through any assistant or this page; an assistant can undo one with change_undo and its id.</p>
+${changesTable('my-changes', v.myChanges, false)}
+</section>
+${
+  v.teamChanges
+    ? html`<section aria-labelledby="team-changes-heading">
+<h2 id="team-changes-heading">Member and token changes</h2>
+${changesTable('team-changes', v.teamChanges, true)}
+</section>`
+    : ''
+}
 ${
   v.members
     ? html`<section aria-labelledby="members-heading">

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { defineTool } from '../define-tool.js';
 import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
 import { moreLine, taskLine } from '../render.js';
-import { dateArg, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
+import { dateArg, dateOut, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
 import { addDays, dateInZone } from '../time.js';
 import { loadNames, resolveAssignee, toSummary } from '../views.js';
 import { READ } from './annotations.js';
@@ -16,7 +16,7 @@ const input = z.strictObject({
 });
 
 const output = z.object({
-  day: z.iso.date(),
+  day: dateOut,
   timeZone: z.string(),
   counts: z.object({
     open: z.number().check(z.int(), z.describe('Open tasks in view, whenever due')),
@@ -80,10 +80,14 @@ export const agendaGet = defineTool({
     };
   },
   render: (a) => {
+    // One person's day names them once, in the heading, not on every line.
+    const one = a.tasks.length > 0 && a.tasks.every((t) => t.assigneeId === a.tasks[0]!.assigneeId) ? a.tasks[0]!.assigneeName : undefined;
     const head =
-      `${a.counts.open} open task(s), ${a.counts.overdue} overdue, ${a.counts.dueToday} due today.` +
-      (a.counts.doneToday ? ` ${a.counts.doneToday} done today.` : '');
+      `${a.counts.open} open, ${a.counts.overdue} overdue, ${a.counts.dueToday} due today` +
+      (a.counts.doneToday ? `, ${a.counts.doneToday} done today` : '') +
+      (one ? ` (@${one})` : '') +
+      '.';
     if (!a.tasks.length) return `${head}\nNothing overdue or due on ${a.day}.`;
-    return `${head}\nPriorities:\n${a.tasks.map((t) => taskLine(t, a.day)).join('\n')}${moreLine(a.truncated, a.returned)}`;
+    return `${head}\n${a.tasks.map((t) => taskLine(t, a.day, { omitAssignee: one !== undefined })).join('\n')}${moreLine(a.truncated, a.returned)}`;
   },
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ROLES, SCOPES } from '../../vocabulary.js';
 import { defineTool } from '../define-tool.js';
+import { dateOut } from '../schemas.js';
 import { dateInZone } from '../time.js';
 import { READ } from './annotations.js';
 
@@ -11,7 +12,7 @@ const meOutput = z.object({
   workspace: z.object({ workspaceId: z.string(), name: z.string() }),
   role: z.enum(ROLES),
   timeZone: z.string(),
-  today: z.iso.date().check(z.describe("Today's date in the user's time zone")),
+  today: dateOut.check(z.describe("Today's date in the user's time zone")),
   now: z.iso.datetime({ offset: true }),
   scopes: z.array(z.enum(SCOPES)),
 });

@@ -1,8 +1,10 @@
 import * as z from 'zod/mini';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import { type Member, newUserId } from '../../vocabulary.js';
+import { activityIdOutput, memberAudit, revokeTokensOf, sourceOf, undoLine } from '../changes.js';
+import { canAskForm, confirmation, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
-import { changeRole, checkInvite, removeMember } from '../membership.js';
+import { changeRole, inviteMember, memberOrRefuse, removeMember } from '../membership.js';
 import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
 import { memberLine, moreLine } from '../render.js';
 import { idArg, listFields, memberOutput, pagingArgs, roleArg } from '../schemas.js';
@@ -53,6 +55,11 @@ const inviteInput = z.strictObject({
     .check(z.describe("IANA time zone, e.g. Europe/Berlin; default: the inviter's")),
 });
 
+const changedMemberOutput = z.extend(memberOutput, {
+  ...activityIdOutput,
+  declined: z.optional(z.enum(['declined', 'cancelled']).check(z.describe('The person said no: nothing changed'))),
+});
+
 export const memberInvite = defineTool({
   name: 'member_invite',
   title: 'Add someone to the team',
@@ -61,11 +68,11 @@ export const memberInvite = defineTool({
     "organisation's identity provider with that e-mail, or get a personal access token from an operator. To change an existing " +
     "member's role use member_role_set.",
   input: inviteInput,
-  output: memberOutput,
+  output: changedMemberOutput,
   annotations: CREATE,
   scope: 'team:admin',
-  run: async (args, { services, principal, now }) => {
-    checkInvite(principal, args.role);
+  run: async (args, ctx) => {
+    const { services, principal, now } = ctx;
     const timeZone = args.timeZone ?? principal.timeZone;
     if (!isValidTimeZone(timeZone))
       throw new InvalidArgumentRefusal(`timeZone: ${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
@@ -79,30 +86,55 @@ export const memberInvite = defineTool({
       status: 'active',
       createdAt: now.toISOString(),
     };
-    const outcome = await services.directory.inviteMember(member);
+    const { audit, records } = memberAudit(services.activity, sourceOf(ctx));
+    const outcome = await inviteMember(services.directory, principal, member, audit);
     if (outcome === 'email_taken') throw new ConflictRefusal(`Conflict: ${member.email} cannot be invited; the address is already in use.`);
-    return toMemberOutput(member);
+    return { ...toMemberOutput(member), activityId: records.at(-1)?.activityId };
   },
-  render: (m) => `Added:\n${memberLine(m)}`,
+  render: (m) => `Added:\n${memberLine(m)}${undoLine(m.activityId)}`,
 });
 
 // ---- member_role_set ----------------------------------------------------------------------------
 
 const roleInput = z.strictObject({ userId: userIdArg, role: roleArg });
 
+const RANK = { viewer: 0, member: 1, admin: 2, owner: 3 } as const;
+
 export const memberRoleSet = defineTool({
   name: 'member_role_set',
   title: "Change a member's role",
   description:
     "Sets a member's role: viewer (reads only), member (writes tasks and comments), admin (also projects and team), owner " +
-    '(admins and owners; only owners make or unmake owners, and the last owner cannot be demoted). Setting the current role changes nothing.',
+    '(admins and owners; only owners make or unmake owners, and the last owner cannot be demoted). Setting the current role changes ' +
+    'nothing. Lowering an admin or owner is confirmed by the person first where the client can ask.',
   input: roleInput,
-  output: memberOutput,
+  output: changedMemberOutput,
   annotations: UPDATE,
   scope: 'team:admin',
-  run: async (args, { services, principal }) =>
-    toMemberOutput(await changeRole(services.directory, principal, principal.workspaceId, args.userId, args.role)),
-  render: (m) => `Role set:\n${memberLine(m)}`,
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    // Taking power away from an admin or owner is asked first (where the client can ask).
+    if (canAskForm(ctx.meta)) {
+      const target = memberOrRefuse(await services.directory.listMembers(principal.workspaceId), args.userId);
+      if ((target.role === 'admin' || target.role === 'owner') && RANK[args.role] < RANK[target.role]) {
+        const asked = confirmation(
+          ctx,
+          { id: target.userId, state: target.role },
+          `Change ${target.name}'s role from ${target.role} to ${args.role}? They lose what only ${target.role}s may do. You can undo this for ${services.activity.retentionDays} days.`,
+          `Make ${target.name} ${args.role}`,
+        );
+        if (asked.kind === 'ask') return asked.request;
+        if (asked.kind !== 'proceed') return { ...toMemberOutput(target), declined: asked.kind };
+      }
+    }
+    const { audit, records } = memberAudit(services.activity, sourceOf(ctx));
+    const { member } = await changeRole(services.directory, principal, principal.workspaceId, args.userId, args.role, audit);
+    return { ...toMemberOutput(member), activityId: records.at(-1)?.activityId };
+  },
+  render: (m) =>
+    m.declined
+      ? notConfirmedText(m.declined, `the role change of [${m.userId}] ${m.name}`)
+      : `Role set:\n${memberLine(m)}${undoLine(m.activityId)}`,
 });
 
 // ---- member_remove ------------------------------------------------------------------------------
@@ -112,8 +144,10 @@ const removeOutput = z.object({
   userId: z.string(),
   name: z.string(),
   email: z.string(),
-  removed: z.literal(true),
+  removed: z.boolean().check(z.describe('false when the person declined or cancelled: nothing changed')),
   tokensRevoked: z.number().check(z.int()),
+  declined: z.optional(z.enum(['declined', 'cancelled'])),
+  ...activityIdOutput,
 });
 
 export const memberRemove = defineTool({
@@ -121,18 +155,43 @@ export const memberRemove = defineTool({
   title: 'Remove someone from the team',
   description:
     'Removes a member from the workspace and revokes their personal access tokens (admins and owners; only owners remove owners, ' +
-    'and never the last one). Their tasks and comments stay. To only reduce what they may do, use member_role_set with viewer.',
+    'and never the last one). Their tasks and comments stay. Where the client can ask, the person confirms first. To only reduce ' +
+    'what they may do, use member_role_set with viewer.',
   input: removeInput,
   output: removeOutput,
   annotations: REMOVE,
   scope: 'team:admin',
-  run: async (args, { services, principal, now }) => {
-    const target = await removeMember(services.directory, principal, principal.workspaceId, args.userId);
-    const tokens = (await services.tokens.list(principal.workspaceId)).filter((t) => t.userId === target.userId && !t.revokedAt);
-    await Promise.all(tokens.map((t) => services.tokens.revoke(principal.workspaceId, t.tokenId, now.toISOString())));
-    return { userId: target.userId, name: target.name, email: target.email, removed: true as const, tokensRevoked: tokens.length };
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    if (canAskForm(ctx.meta)) {
+      const target = memberOrRefuse(await services.directory.listMembers(principal.workspaceId), args.userId);
+      const asked = confirmation(
+        ctx,
+        { id: target.userId, state: target.role },
+        `Remove ${target.name} <${target.email}> (${target.role}) from the workspace and revoke their personal access tokens? Their tasks and comments stay. You can undo the removal for ${services.activity.retentionDays} days; revoked tokens stay revoked.`,
+        `Remove ${target.name}`,
+      );
+      if (asked.kind === 'ask') return asked.request;
+      if (asked.kind !== 'proceed') {
+        return { userId: target.userId, name: target.name, email: target.email, removed: false, tokensRevoked: 0, declined: asked.kind };
+      }
+    }
+    const { audit, records } = memberAudit(services.activity, sourceOf(ctx));
+    const target = await removeMember(services.directory, principal, principal.workspaceId, args.userId, audit);
+    const revoked = await revokeTokensOf(services, sourceOf(ctx), principal.workspaceId, target.userId);
+    return {
+      userId: target.userId,
+      name: target.name,
+      email: target.email,
+      removed: true,
+      tokensRevoked: revoked,
+      activityId: records.at(-1)?.activityId,
+    };
   },
-  render: (r) => `Removed [${r.userId}] ${r.name} <${r.email}>; ${r.tokensRevoked} token(s) revoked.`,
+  render: (r) =>
+    r.removed
+      ? `Removed [${r.userId}] ${r.name} <${r.email}>; ${r.tokensRevoked} token(s) revoked.${undoLine(r.activityId)}`
+      : notConfirmedText(r.declined ?? 'declined', `removing [${r.userId}] ${r.name}`),
 });
 
 export const MEMBER_TOOLS = [membersList, memberInvite, memberRoleSet, memberRemove];

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
+import type { ToolContext } from '../../mcp/tool-registry.js';
 import type { Principal } from '../../vocabulary.js';
+import type { ActivityAction } from '../activity.js';
+import { activityIdOutput, commitWithRecord, projectRecord, sourceOf, undoLine } from '../changes.js';
+import { confirmation, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { requireRole } from '../membership.js';
 import type { Project } from '../model.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
 import { moreLine, projectBlock, projectLine } from '../render.js';
-import { idArg, listFields, pagingArgs, projectOutput, versionArg } from '../schemas.js';
+import { dateOut, idArg, listFields, pagingArgs, projectOutput, versionArg } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
 import { dateInZone } from '../time.js';
 import { projectOrRefuse, toProjectOutput } from '../views.js';
@@ -25,6 +29,20 @@ const currentProject = async (services: WorkspaceServices, principal: Principal,
     );
   }
   return project;
+};
+
+const changedProjectOutput = z.extend(projectOutput, activityIdOutput);
+
+/**
+ * Writes `next` over `project` (or as new) with its record and the directory's version bump (every
+ * instance's names snapshot reads it again), all in one write.
+ */
+const writeProject = async (ctx: ToolContext<WorkspaceServices>, action: ActivityAction, project: Project | undefined, next: Project) => {
+  const { services } = ctx;
+  const record = projectRecord(services, sourceOf(ctx), action, project, next);
+  await commitWithRecord(services, [services.projects.putOp(next, project?.version), services.names.changeOp(next.workspaceId)], record);
+  services.names.forget(next.workspaceId);
+  return { ...toProjectOutput(next), activityId: record.activityId };
 };
 
 // ---- projects_list ------------------------------------------------------------------------------
@@ -66,7 +84,7 @@ export const projectsList = defineTool({
 const getInput = z.strictObject({ projectId: projectIdArg });
 const getOutput = z.object({
   project: projectOutput,
-  today: z.iso.date(),
+  today: dateOut,
   counts: z.object({
     open: z.number().check(z.int()),
     overdue: z.number().check(z.int()),
@@ -118,10 +136,11 @@ export const projectCreate = defineTool({
     'Creates a project (admins and owners) and returns its id; calling it twice creates two projects, so check projects_list first. ' +
     'Tasks join it through task_create or task_update with projectId.',
   input: createInput,
-  output: projectOutput,
+  output: changedProjectOutput,
   annotations: CREATE,
   scope: 'tasks:write',
-  run: async (args, { services, principal, now }) => {
+  run: async (args, ctx) => {
+    const { principal, now } = ctx;
     requireRole(principal, 'admin', 'creating a project');
     const at = now.toISOString();
     const project: Project = {
@@ -135,10 +154,9 @@ export const projectCreate = defineTool({
       updatedAt: at,
       version: 1,
     };
-    await services.projects.create(project);
-    return toProjectOutput(project);
+    return writeProject(ctx, 'created', undefined, project);
   },
-  render: (p) => `Created project:\n${projectBlock(p)}`,
+  render: (p) => `Created project:\n${projectBlock(p)}${undoLine(p.activityId)}`,
 });
 
 // ---- project_update -----------------------------------------------------------------------------
@@ -158,10 +176,11 @@ export const projectUpdate = defineTool({
     'Renames a project, changes its description, or restores an archived one (archived: false); admins and owners. Give the version ' +
     'you read: a stale one is refused as a conflict naming the current version.',
   input: updateInput,
-  output: projectOutput,
+  output: changedProjectOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
-  run: async (args, { services, principal, now }) => {
+  run: async (args, ctx) => {
+    const { services, principal, now } = ctx;
     requireRole(principal, 'admin', 'changing a project');
     const { projectId, version, ...changes } = args;
     if (Object.values(changes).every((v) => v === undefined))
@@ -179,9 +198,9 @@ export const projectUpdate = defineTool({
       updatedAt: now.toISOString(),
       version: project.version + 1,
     };
-    return toProjectOutput(await services.projects.replace(next, project.version));
+    return writeProject(ctx, restore && project.status === 'archived' ? 'unarchived' : 'changed', project, next);
   },
-  render: (p) => `Updated project:\n${projectBlock(p)}`,
+  render: (p) => `Updated project:\n${projectBlock(p)}${undoLine(p.activityId)}`,
 });
 
 // ---- project_archive / project_delete -----------------------------------------------------------
@@ -198,33 +217,41 @@ export const projectArchive = defineTool({
     'Archives a project (admins and owners): it leaves projects_list and takes no new tasks, while its tasks stay readable. ' +
     'Prefer it over project_delete for finished work; project_update with archived: false restores it.',
   input: removeInput,
-  output: projectOutput,
+  output: changedProjectOutput,
   annotations: REMOVE,
   scope: 'tasks:write',
-  run: async (args, { services, principal, now }) => {
+  run: async (args, ctx) => {
+    const { services, principal, now } = ctx;
     requireRole(principal, 'admin', 'archiving a project');
     const project = await currentProject(services, principal, args.projectId, args.version);
     if (project.status === 'archived') return toProjectOutput(project);
     const at = now.toISOString();
     const next: Project = { ...project, status: 'archived', archivedAt: at, updatedAt: at, version: project.version + 1 };
-    return toProjectOutput(await services.projects.replace(next, project.version));
+    return writeProject(ctx, 'archived', project, next);
   },
-  render: (p) => `Archived project:\n${projectBlock(p)}`,
+  render: (p) => `Archived project:\n${projectBlock(p)}${undoLine(p.activityId)}`,
 });
 
-const deleteOutput = z.object({ projectId: z.string(), name: z.string(), deleted: z.literal(true) });
+const deleteOutput = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  deleted: z.boolean().check(z.describe('false when the person declined or cancelled: nothing changed')),
+  declined: z.optional(z.enum(['declined', 'cancelled'])),
+  ...activityIdOutput,
+});
 
 export const projectDelete = defineTool({
   name: 'project_delete',
   title: 'Delete a project',
   description:
-    'Deletes an empty project for good (admins and owners). A project that still holds tasks is refused: move or delete them first, ' +
-    'or use project_archive, which keeps everything.',
+    'Deletes an empty project (admins and owners); one that still holds tasks is refused: move or delete them first, or use ' +
+    'project_archive, which keeps everything. Where the client can ask, the person confirms first; change_undo restores it.',
   input: removeInput,
   output: deleteOutput,
   annotations: REMOVE,
   scope: 'tasks:write',
-  run: async (args, { services, principal }) => {
+  run: async (args, ctx) => {
+    const { services, principal, now } = ctx;
     requireRole(principal, 'admin', 'deleting a project');
     const project = await currentProject(services, principal, args.projectId, args.version);
     const held = await services.tasks.search(principal.workspaceId, { status: 'any', projectId: project.projectId }, 1);
@@ -233,10 +260,29 @@ export const projectDelete = defineTool({
         `Conflict: project ${project.name} [${project.projectId}] still holds tasks; move or delete them (tasks_search with project), or archive it instead.`,
       );
     }
-    await services.projects.remove(principal.workspaceId, project.projectId, project.version);
-    return { projectId: project.projectId, name: project.name, deleted: true as const };
+    const asked = confirmation(
+      ctx,
+      { id: project.projectId, state: `v${project.version}` },
+      `Delete the project '${project.name}'? It holds no tasks. You can undo this for ${services.activity.retentionDays} days.`,
+      'Delete the project',
+    );
+    if (asked.kind === 'ask') return asked.request;
+    if (asked.kind !== 'proceed') return { projectId: project.projectId, name: project.name, deleted: false, declined: asked.kind };
+    const at = now.toISOString();
+    const deleted: Project = { ...project, deletedAt: at, updatedAt: at, version: project.version + 1 };
+    const record = projectRecord(services, sourceOf(ctx), 'deleted', project, deleted);
+    await commitWithRecord(
+      services,
+      [services.projects.putOp(deleted, project.version, record.expiresAt), services.names.changeOp(principal.workspaceId)],
+      record,
+    );
+    services.names.forget(principal.workspaceId);
+    return { projectId: project.projectId, name: project.name, deleted: true, activityId: record.activityId };
   },
-  render: (d) => `Deleted project [${d.projectId}] ${d.name}.`,
+  render: (d) =>
+    d.deleted
+      ? `Deleted project [${d.projectId}] ${d.name}.${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting project [${d.projectId}] ${d.name}`),
 });
 
 export const PROJECT_TOOLS = [projectsList, projectGet, projectCreate, projectUpdate, projectArchive, projectDelete];

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import type { ToolContext } from '../../mcp/tool-registry.js';
+import { MAX_TRANSACTION_ACTIONS } from '../../platform/transact.js';
 import type { Principal } from '../../vocabulary.js';
+import { activityIdOutput, commitWithRecord, sourceOf, taskRecord, undoLine } from '../changes.js';
+import { confirmation, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { requireOwnOrAdmin, requireRole } from '../membership.js';
 import type { Task } from '../model.js';
@@ -10,23 +13,35 @@ import { cursorFor, positionFrom } from '../paging.js';
 import { moreLine, taskBlock, taskLine } from '../render.js';
 import {
   dateArg,
+  dateOut,
   idArg,
   labelArg,
   listFields,
   pagingArgs,
   priorityArg,
   taskOutput,
+  taskRefArg,
   taskSummaryOutput,
   timeArg,
   versionArg,
 } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
+import { withNewNumbers } from '../task-numbers.js';
 import type { TaskPosition } from '../task-store.js';
 import { dateInZone } from '../time.js';
-import { activeProjectOrRefuse, loadNames, projectArgOrRefuse, resolveAssignee, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
+import {
+  activeProjectOrRefuse,
+  loadNames,
+  projectArgOrRefuse,
+  resolveAssignee,
+  taskIdOf,
+  taskOrRefuse,
+  toSummary,
+  toTaskOutput,
+} from '../views.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
-const taskIdArg = idArg('task');
+const taskIdArg = taskRefArg;
 const titleArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(300));
 const notesArg = z.string().check(z.maxLength(10_000));
 const labelsArg = z.array(labelArg).check(z.maxLength(10));
@@ -52,6 +67,40 @@ const withNames = async (services: WorkspaceServices, principal: Principal, task
   return toTaskOutput(t, names);
 };
 
+/** A changed task's answer: the task as written, with its record's id. */
+const changedTaskOutput = z.extend(taskOutput, activityIdOutput);
+
+/** Writes `next` over `task` (or as new) with its record, reading the names alongside. */
+const writeTask = async (
+  ctx: ToolContext<WorkspaceServices>,
+  action: Parameters<typeof taskRecord>[2],
+  task: Task | undefined,
+  next: Task,
+) => {
+  const record = taskRecord(ctx.services, sourceOf(ctx), action, task, next);
+  const [out] = await Promise.all([
+    withNames(ctx.services, ctx.principal, next),
+    commitWithRecord(ctx.services, [ctx.services.tasks.putOp(next, task?.version)], record),
+  ]);
+  return { ...out, activityId: record.activityId };
+};
+
+/** Creates `task` with the next free number, its record and the number's claim in one write. */
+const createTask = async (ctx: ToolContext<WorkspaceServices>, task: Task) => {
+  const { services, principal } = ctx;
+  const [names, written] = await Promise.all([
+    loadNames(services, principal),
+    withNewNumbers(services.numbers, principal, 1, async (first, counterAndClaims) => {
+      const numbered: Task = { ...task, number: first };
+      const record = taskRecord(services, sourceOf(ctx), 'created', undefined, numbered);
+      await commitWithRecord(services, [...counterAndClaims([task.taskId]), services.tasks.putOp(numbered, undefined)], record);
+      services.numbers.remember(task.workspaceId, first, task.taskId);
+      return { numbered, record };
+    }),
+  ]);
+  return { ...toTaskOutput(written.numbered, names), activityId: written.record.activityId };
+};
+
 // ---- tasks_search -------------------------------------------------------------------------------
 
 const searchInput = z.strictObject({
@@ -74,7 +123,7 @@ const searchInput = z.strictObject({
 });
 
 const searchOutput = z.object({
-  today: z.iso.date().check(z.describe("Today in the user's time zone")),
+  today: dateOut.check(z.describe("Today in the user's time zone")),
   ...listFields,
   tasks: z.array(taskSummaryOutput),
 });
@@ -191,10 +240,11 @@ export const taskCreate = defineTool({
     'Creates one task (open, version 1) and returns it with its id. Check with tasks_search first if it may already exist: calling ' +
     'this twice creates two tasks. Use task_update to change an existing task.',
   input: createInput,
-  output: taskOutput,
+  output: changedTaskOutput,
   annotations: CREATE,
   scope: 'tasks:write',
-  run: async (args, { services, principal, now }) => {
+  run: async (args, ctx) => {
+    const { services, principal, now } = ctx;
     requireRole(principal, 'member', 'creating a task');
     if (args.dueTime && !args.dueDate) throw new InvalidArgumentRefusal('dueTime: needs a dueDate as well.');
     const [assigneeId] = await Promise.all([
@@ -219,13 +269,9 @@ export const taskCreate = defineTool({
       updatedAt: at,
       version: 1,
     };
-    return withNames(
-      services,
-      principal,
-      services.tasks.create(task).then(() => task),
-    );
+    return createTask(ctx, task);
   },
-  render: (t) => `Created:\n${taskBlock(t)}`,
+  render: (t) => `Created:\n${taskBlock(t)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_update --------------------------------------------------------------------------------
@@ -253,7 +299,7 @@ export const taskUpdate = defineTool({
     'version you read; if someone changed the task since, it is refused as a conflict naming the current version. To finish or ' +
     'reopen a task use task_complete / task_reopen.',
   input: updateInput,
-  output: taskOutput,
+  output: changedTaskOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -291,9 +337,9 @@ export const taskUpdate = defineTool({
       updatedAt: now.toISOString(),
       version: task.version + 1,
     };
-    return withNames(services, principal, services.tasks.replace(next, task.version));
+    return writeTask(ctx, 'changed', task, next);
   },
-  render: (t) => `Updated:\n${taskBlock(t)}`,
+  render: (t) => `Updated:\n${taskBlock(t)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_complete / task_reopen ----------------------------------------------------------------
@@ -310,7 +356,7 @@ export const taskComplete = defineTool({
     'Marks one task done (records who and when). Completing a task that is already done changes nothing. Undo with task_reopen; ' +
     'prefer this over task_delete when the work was done.',
   input: stateInput,
-  output: taskOutput,
+  output: changedTaskOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -326,9 +372,9 @@ export const taskComplete = defineTool({
       updatedAt: at,
       version: task.version + 1,
     };
-    return withNames(ctx.services, ctx.principal, ctx.services.tasks.replace(next, task.version));
+    return writeTask(ctx, 'completed', task, next);
   },
-  render: (t) => `Done:\n${taskBlock(t)}`,
+  render: (t) => `Done:\n${taskBlock(t)}${undoLine(t.activityId)}`,
 });
 
 export const taskReopen = defineTool({
@@ -336,7 +382,7 @@ export const taskReopen = defineTool({
   title: 'Reopen a task',
   description: 'Marks a done task open again (e.g. completed by mistake). Reopening an open task changes nothing.',
   input: stateInput,
-  output: taskOutput,
+  output: changedTaskOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -345,35 +391,95 @@ export const taskReopen = defineTool({
     if (task.status === 'open') return withNames(ctx.services, ctx.principal, task);
     const { completedAt: _c, completedBy: _b, ...rest } = task;
     const next: Task = { ...rest, status: 'open', updatedAt: ctx.now.toISOString(), version: task.version + 1 };
-    return withNames(ctx.services, ctx.principal, ctx.services.tasks.replace(next, task.version));
+    return writeTask(ctx, 'reopened', task, next);
   },
-  render: (t) => `Reopened:\n${taskBlock(t)}`,
+  render: (t) => `Reopened:\n${taskBlock(t)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_delete --------------------------------------------------------------------------------
 
-const deleteOutput = z.object({ taskId: z.string(), title: z.string(), deleted: z.literal(true) });
+const deleteOutput = z.object({
+  taskId: z.string(),
+  title: z.string(),
+  deleted: z.boolean().check(z.describe('false when the person declined or cancelled: nothing changed')),
+  comments: z.number().check(z.int(), z.describe('Comments deleted with it')),
+  declined: z.optional(z.enum(['declined', 'cancelled'])),
+  ...activityIdOutput,
+});
+
+/** "Send the Acme quote (P1, due 2026-12-05, assigned to Grace Hopper)". */
+const taskPhrase = (t: Task, names: Awaited<ReturnType<typeof loadNames>>): string => {
+  const facts = [
+    t.priority,
+    t.dueDate ? `due ${t.dueDate}` : undefined,
+    t.assigneeId ? `assigned to ${names.members.get(t.assigneeId)?.name ?? t.assigneeId}` : undefined,
+  ].filter(Boolean);
+  return `'${t.title}' (${facts.join(', ')})`;
+};
+
+/** The task item, its record, and as many of its comments as fit: one all-or-nothing write. */
+const COMMENTS_IN_DELETE = MAX_TRANSACTION_ACTIONS - 2;
 
 export const taskDelete = defineTool({
   name: 'task_delete',
   title: 'Delete a task',
   description:
-    'Deletes one task and its comments for good. Members delete only tasks they created; admins any. If the work was done, ' +
-    'use task_complete instead, which keeps the record.',
+    'Deletes one task and its comments (members only tasks they created; admins any). Where the client can ask, the person confirms ' +
+    'first. change_undo restores it while the activity record lasts. If the work was done, use task_complete instead.',
   input: stateInput,
   output: deleteOutput,
   annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
-    requireRole(ctx.principal, 'member', 'deleting a task');
-    const task = await currentTask(ctx, args.taskId, args.version);
-    requireOwnOrAdmin(ctx.principal, task.createdBy, 'delete tasks');
-    await ctx.services.tasks.remove(task.workspaceId, task.taskId, task.version);
-    // The task is gone first: comments left by a failure here are unreachable, never shown.
-    await ctx.services.comments.removeAllOfTask(task.workspaceId, task.taskId);
-    return { taskId: task.taskId, title: task.title, deleted: true as const };
+    const { services, principal, now } = ctx;
+    requireRole(principal, 'member', 'deleting a task');
+    const taskId = await taskIdOf(services, principal, args.taskId);
+    const [task, comments, names] = await Promise.all([
+      currentTask(ctx, taskId, args.version),
+      services.comments.keysOfTask(principal.workspaceId, taskId),
+      loadNames(services, principal),
+    ]);
+    requireOwnOrAdmin(principal, task.createdBy, 'delete tasks');
+    const what = `Delete task ${taskPhrase(task, names)}${comments.length ? ` and its ${comments.length} comment(s)` : ''}?`;
+    const asked = confirmation(
+      ctx,
+      { id: task.taskId, state: `v${task.version}` },
+      `${what} You can undo this for ${services.activity.retentionDays} days.`,
+      'Delete the task',
+    );
+    if (asked.kind === 'ask') return asked.request;
+    if (asked.kind !== 'proceed') return { taskId: task.taskId, title: task.title, deleted: false, comments: 0, declined: asked.kind };
+    const at = now.toISOString();
+    const deleted: Task = { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 };
+    const record = taskRecord(services, sourceOf(ctx), 'deleted', task, deleted, { commentCount: comments.length });
+    const expiresAt = record.expiresAt;
+    await commitWithRecord(
+      services,
+      [
+        services.tasks.putOp(deleted, task.version, expiresAt),
+        ...comments.slice(0, COMMENTS_IN_DELETE).map((key) => services.comments.expiryOp(key, expiresAt)),
+      ],
+      record,
+    );
+    // The task is invisible now, and its comments with it; the rest only learn when they expire.
+    await markExpiring(services, comments.slice(COMMENTS_IN_DELETE), expiresAt).catch(() => undefined);
+    return { taskId: task.taskId, title: task.title, deleted: true, comments: comments.length, activityId: record.activityId };
   },
-  render: (d) => `Deleted task [${d.taskId}] ${d.title}.`,
+  render: (d) =>
+    d.deleted
+      ? `Deleted task [${d.taskId}] ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting task [${d.taskId}] ${d.title}`),
 });
+
+/** Comments past what one write holds, marked a few at a time. */
+export const markExpiring = async (
+  services: WorkspaceServices,
+  keys: readonly Parameters<WorkspaceServices['comments']['expiryOp']>[0][],
+  expiresAt: number | undefined,
+): Promise<void> => {
+  for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
+    await services.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => services.comments.expiryOp(key, expiresAt)));
+  }
+};
 
 export const TASK_TOOLS = [tasksSearch, taskGet, taskCreate, taskUpdate, taskComplete, taskReopen, taskDelete];

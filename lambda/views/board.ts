@@ -1,0 +1,223 @@
+/**
+ * The project board (`ui://doers/board`), rendered by a host beside `project_get`'s or
+ * `tasks_search`'s result: the tasks in columns by due date or by assignee (a toggle), each with
+ * its controls, and a form to add a task to the project. `project_get` carries the project but
+ * not its tasks, and a search may come paged, so the board reads the tasks with `tasks_search`
+ * (the model's own search, every page) through the host.
+ */
+import './styles.css';
+import { itemState, type Notice, taskActions } from './shared/actions.js';
+import { addDays } from './shared/dates.js';
+import { h, renderInto } from './shared/dom.js';
+import { startView, type ToolOutcome } from './shared/host.js';
+import { date, isObject, type Json, str, type Task, toTasks } from './shared/model.js';
+import { addForm, noticeBar, taskItem } from './shared/task-item.js';
+
+const root = document.getElementById('view')!;
+
+/** At most this many pages of 100: a board of 500 tasks is already more than anyone reads. */
+const MAX_PAGES = 5;
+
+type Grouping = 'due' | 'assignee';
+
+const state = {
+  args: {} as Json,
+  /** The search the board shows (undefined until a result says which). */
+  query: undefined as Json | undefined,
+  projectId: undefined as string | undefined,
+  title: 'Board',
+  today: undefined as string | undefined,
+  tasks: [] as Task[],
+  more: false,
+  loaded: false,
+  failed: undefined as string | undefined,
+  notice: undefined as Notice | undefined,
+  grouping: 'due' as Grouping,
+};
+const items = itemState();
+
+const host = startView('board', {
+  input: (args) => {
+    state.args = args;
+  },
+  result: (out: ToolOutcome) => {
+    if (!out.ok) {
+      state.failed = out.text || 'The tool call was refused.';
+      return render();
+    }
+    absorb(out.data);
+    render();
+    void reload();
+  },
+  cancelled: (reason) => {
+    state.failed = `The board was not read: ${reason}`;
+    render();
+  },
+});
+
+const actions = taskActions({ host, items, reload, notify, rerender: render });
+
+/** project_get's result names the project; tasks_search's carries the tasks and the search's own arguments. */
+function absorb(data: Json): void {
+  state.today = date(data.today) ?? state.today;
+  const project = isObject(data.project) ? data.project : undefined;
+  const { cursor: _c, limit: _l, ...search } = state.args;
+  const searched = str(search.project);
+  state.projectId = str(project?.projectId) ?? (searched && searched !== 'none' ? searched : undefined);
+  state.query = project ? { project: state.projectId } : search;
+  if (project) state.title = str(project.name) ?? 'Project';
+  if (Array.isArray(data.tasks)) {
+    state.tasks = toTasks(data.tasks);
+    state.title =
+      (state.projectId && state.tasks.find((t) => t.projectName)?.projectName) || (state.projectId ? 'Project' : 'Search results');
+  }
+  state.failed = undefined;
+}
+
+async function reload(): Promise<void> {
+  if (!state.query) return;
+  const tasks: Task[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const out = await host.call('tasks_search', { ...state.query, limit: 100, ...(cursor ? { cursor } : {}) });
+    if (!out.ok) {
+      state.notice = { kind: 'error', text: out.text || 'The tasks could not be read.' };
+      return render();
+    }
+    state.today = date(out.data.today) ?? state.today;
+    tasks.push(...toTasks(out.data.tasks));
+    cursor = str(out.data.nextCursor);
+  } while (cursor && ++pages < MAX_PAGES);
+  state.tasks = tasks;
+  state.more = cursor !== undefined;
+  state.loaded = true;
+  render();
+}
+
+function notify(notice: Notice | undefined): void {
+  state.notice = notice;
+  render();
+}
+
+interface Column {
+  readonly id: string;
+  readonly title: string;
+  readonly tasks: Task[];
+}
+
+const byDue = (tasks: readonly Task[], today: string): Column[] => {
+  const week = addDays(today, 7);
+  const columns: Column[] = [
+    { id: 'overdue', title: 'Overdue', tasks: [] },
+    { id: 'today', title: 'Today', tasks: [] },
+    { id: 'week', title: 'Next 7 days', tasks: [] },
+    { id: 'later', title: 'Later', tasks: [] },
+    { id: 'none', title: 'No date', tasks: [] },
+    { id: 'done', title: 'Done', tasks: [] },
+  ];
+  const [overdue, todays, soon, later, undated, done] = columns.map((c) => c.tasks) as [Task[], Task[], Task[], Task[], Task[], Task[]];
+  for (const t of tasks) {
+    if (t.status === 'done') done.push(t);
+    else if (!t.dueDate) undated.push(t);
+    else if (t.dueDate < today) overdue.push(t);
+    else if (t.dueDate === today) todays.push(t);
+    else if (t.dueDate <= week) soon.push(t);
+    else later.push(t);
+  }
+  return columns.filter((c) => c.tasks.length || c.id === 'today');
+};
+
+const byAssignee = (tasks: readonly Task[]): Column[] => {
+  const columns = new Map<string, Column>();
+  for (const t of tasks) {
+    const id = t.assigneeId ?? '';
+    if (!columns.has(id)) columns.set(id, { id: id || 'unassigned', title: id ? (t.assigneeName ?? id) : 'Unassigned', tasks: [] });
+    columns.get(id)!.tasks.push(t);
+  }
+  return [...columns.entries()].sort(([a, x], [b, y]) => (!a ? 1 : !b ? -1 : x.title.localeCompare(y.title))).map(([, c]) => c);
+};
+
+const groupingToggle = (): HTMLElement => {
+  const option = (value: Grouping, label: string) =>
+    h(
+      'label',
+      {},
+      h('input', {
+        type: 'radio',
+        name: 'grouping',
+        value,
+        checked: state.grouping === value,
+        'data-focus': `grouping:${value}`,
+        onchange: () => {
+          state.grouping = value;
+          render();
+        },
+      }),
+      ` ${label}`,
+    );
+  return h('fieldset', { class: 'grouping' }, h('legend', {}, 'Columns by'), option('due', 'Due date'), option('assignee', 'Assignee'));
+};
+
+let form: HTMLElement | undefined;
+
+function render(): void {
+  root.setAttribute('aria-busy', state.loaded || state.failed ? 'false' : 'true');
+  if (state.failed) {
+    renderInto(root, h('p', { class: 'empty', role: 'alert' }, state.failed));
+    return;
+  }
+  const today = state.today;
+  if (!today) {
+    renderInto(root, h('p', { class: 'empty' }, 'Loading the board…'));
+    return;
+  }
+  const columns = state.grouping === 'due' ? byDue(state.tasks, today) : byAssignee(state.tasks);
+  const open = state.tasks.filter((t) => t.status === 'open').length;
+  if (state.projectId)
+    form ??= addForm(undefined, (title, dueDate) => actions.create(title, { projectId: state.projectId, ...(dueDate ? { dueDate } : {}) }));
+  renderInto(
+    root,
+    h(
+      'header',
+      {},
+      h(
+        'div',
+        { class: 'heading' },
+        h('h1', {}, state.title),
+        h('span', { class: 'summary' }, `${open} open${state.more ? ', more than shown' : ''}`),
+      ),
+      groupingToggle(),
+    ),
+    noticeBar(state.notice, () => notify(undefined)),
+    h(
+      'div',
+      { class: 'columns', 'data-grouping': state.grouping },
+      ...columns.map((c) =>
+        h(
+          'section',
+          { class: 'column', 'aria-labelledby': `col-${c.id}`, 'data-column': c.id },
+          h('h2', { id: `col-${c.id}` }, c.title, h('span', { class: 'count' }, String(c.tasks.length))),
+          c.tasks.length
+            ? h(
+                'ul',
+                {},
+                ...c.tasks.map((t) =>
+                  taskItem(t, {
+                    today,
+                    locale: host.locale(),
+                    items,
+                    actions,
+                    hide: { assignee: state.grouping === 'assignee', project: !!state.projectId },
+                  }),
+                ),
+              )
+            : h('p', { class: 'empty' }, 'Nothing here.'),
+        ),
+      ),
+    ),
+    form ?? null,
+  );
+}
+
+render();

@@ -1,0 +1,148 @@
+import { shortDate } from './dates.js';
+import type { ViewHost } from './host.js';
+import { type Json, modelRef, type Task, toTask } from './model.js';
+
+export interface Notice {
+  readonly text: string;
+  readonly kind: 'info' | 'error';
+  /** Shown as an Undo button next to the text. */
+  readonly undo?: () => void;
+}
+
+/** What a view keeps about its tasks' controls between renders. */
+export interface ItemState {
+  /** The panel open under a task. */
+  readonly panels: Map<string, 'move' | 'details'>;
+  /** A task read for its details, or why it could not be. */
+  readonly details: Map<string, Task | string>;
+  /** Tasks with a change on its way: their controls wait. */
+  readonly busy: Set<string>;
+}
+
+export const itemState = (): ItemState => ({ panels: new Map(), details: new Map(), busy: new Set() });
+
+export interface ActionsContext {
+  readonly host: ViewHost;
+  readonly items: ItemState;
+  /** Reads the view's data again through the host and renders it. */
+  reload(): Promise<void>;
+  notify(notice: Notice | undefined): void;
+  rerender(): void;
+}
+
+export interface TaskActions {
+  setDone(task: Task, done: boolean): Promise<void>;
+  move(task: Task, dueDate: string | null): Promise<void>;
+  toggle(task: Task, panel: 'move' | 'details'): void;
+  create(title: string, fields: Json): Promise<boolean>;
+}
+
+const dueText = (t: Task | undefined, locale: string | undefined): string =>
+  t?.dueDate ? `due ${shortDate(t.dueDate, locale)}` : 'no due date';
+
+/** What the other change did, as far as the view can tell from the task now. */
+const whatChanged = (before: Task, now: Task, locale: string | undefined): string[] => {
+  const changes: string[] = [];
+  if (now.title !== before.title) changes.push(`renamed “${now.title}”`);
+  if (now.status !== before.status) changes.push(now.status === 'done' ? 'marked done' : 'reopened');
+  if (now.dueDate !== before.dueDate) changes.push(`now ${dueText(now, locale)}`);
+  if (now.assigneeId !== before.assigneeId) changes.push(now.assigneeName ? `given to ${now.assigneeName}` : 'unassigned');
+  if (now.priority !== before.priority && now.priority) changes.push(`priority ${now.priority}`);
+  return changes;
+};
+
+/**
+ * The writes a view makes, all through the host with the version the view showed. A stale version
+ * is refused by the server as a conflict: the view then reads the task as it is now, says what the
+ * other change did, and reloads, so the user decides again on what is really there.
+ */
+export const taskActions = (ctx: ActionsContext): TaskActions => {
+  const { host, items } = ctx;
+
+  const conflict = async (before: Task): Promise<void> => {
+    const now = await host.call('task_get', { taskId: before.taskId });
+    const current = now.ok ? toTask(now.data) : undefined;
+    const changes = current ? whatChanged(before, current, host.locale()) : [];
+    ctx.notify({
+      kind: 'error',
+      text: current
+        ? `Someone else changed “${before.title}” meanwhile (now version ${current.version ?? '?'})${changes.length ? `: ${changes.join(', ')}` : ''}. Your change was not made; here is the task as it is now.`
+        : `“${before.title}” was changed or deleted meanwhile; your change was not made.`,
+    });
+    await ctx.reload();
+  };
+
+  const write = async (
+    task: Task,
+    tool: string,
+    fields: Json,
+    said: (after: Task) => { user: string; model: string; undo?: (after: Task) => void },
+  ): Promise<void> => {
+    items.busy.add(task.taskId);
+    ctx.rerender();
+    try {
+      const out = await host.call(tool, {
+        taskId: task.taskId,
+        ...(task.version === undefined ? {} : { version: task.version }),
+        ...fields,
+      });
+      if (out.ok) {
+        const after = toTask(out.data) ?? task;
+        const told = said(after);
+        host.tellModel(`${told.model} ${modelRef(after)}${after.version === undefined ? '' : `, now version ${after.version}`}`);
+        const undo = told.undo;
+        ctx.notify({ kind: 'info', text: told.user, ...(undo ? { undo: () => undo(after) } : {}) });
+        items.details.delete(task.taskId);
+        await ctx.reload();
+      } else if (/\bconflict\b/i.test(out.text)) {
+        await conflict(task);
+      } else {
+        ctx.notify({ kind: 'error', text: out.text || 'The change was refused.' });
+      }
+    } finally {
+      items.busy.delete(task.taskId);
+      ctx.rerender();
+    }
+  };
+
+  const actions: TaskActions = {
+    setDone: (task, done) =>
+      write(task, done ? 'task_complete' : 'task_reopen', {}, () => ({
+        user: `${done ? 'Done' : 'Reopened'}: “${task.title}”.`,
+        model: done ? 'completed' : 'reopened',
+        undo: (after) => void actions.setDone(after, !done),
+      })),
+    move: (task, dueDate) =>
+      write(task, 'task_update', { dueDate }, (after) => ({
+        user: `Moved “${task.title}”: ${dueText(after, host.locale())}.`,
+        model: dueDate ? `moved to ${dueDate}` : 'took the due date off',
+        undo: (moved) => void actions.move(moved, task.dueDate ?? null),
+      })),
+    toggle: (task, panel) => {
+      const open = items.panels.get(task.taskId) === panel;
+      if (open) items.panels.delete(task.taskId);
+      else items.panels.set(task.taskId, panel);
+      if (!open && panel === 'details') {
+        items.details.set(task.taskId, 'Loading…');
+        void host.call('task_get', { taskId: task.taskId }).then((out) => {
+          items.details.set(task.taskId, (out.ok && toTask(out.data)) || out.text || 'The task could not be read.');
+          ctx.rerender();
+        });
+      }
+      ctx.rerender();
+    },
+    create: async (title, fields) => {
+      const out = await host.call('task_create', { title, ...fields });
+      const created = out.ok ? toTask(out.data) : undefined;
+      if (!created) {
+        ctx.notify({ kind: 'error', text: out.text || 'The task could not be added.' });
+        return false;
+      }
+      host.tellModel(`added ${modelRef(created)}${created.dueDate ? ` due ${created.dueDate}` : ''}`);
+      ctx.notify({ kind: 'info', text: `Added “${created.title}”.` });
+      await ctx.reload();
+      return true;
+    },
+  };
+  return actions;
+};

@@ -1,0 +1,70 @@
+/**
+ * What the views read of the tools' results, leniently: hosts cache a view by URI, so this build
+ * may meet the results of an older or newer server. A field missing or of another type is
+ * treated as absent, unknown fields are ignored, and an entry without an id and title is skipped.
+ */
+
+export interface Task {
+  readonly taskId: string;
+  /** The short key (`DEMO-42`) of newer servers. */
+  readonly key?: string;
+  readonly title: string;
+  readonly status: 'open' | 'done';
+  readonly priority?: string;
+  readonly dueDate?: string;
+  readonly dueTime?: string;
+  readonly assigneeId?: string;
+  readonly assigneeName?: string;
+  readonly projectId?: string;
+  readonly projectName?: string;
+  readonly labels: readonly string[];
+  readonly completedAt?: string;
+  readonly version?: number;
+  readonly notes?: string;
+  readonly updatedAt?: string;
+}
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+export const date = (v: unknown): string | undefined => (typeof v === 'string' && DATE.test(v) ? v : undefined);
+
+export const toTask = (v: unknown): Task | undefined => {
+  if (!isObject(v)) return undefined;
+  const taskId = str(v.taskId);
+  const title = str(v.title);
+  if (!taskId || !title) return undefined;
+  const optional = {
+    key: str(v.key),
+    priority: str(v.priority),
+    dueDate: date(v.dueDate),
+    dueTime: str(v.dueTime),
+    assigneeId: str(v.assigneeId),
+    assigneeName: str(v.assigneeName),
+    projectId: str(v.projectId),
+    projectName: str(v.projectName),
+    completedAt: str(v.completedAt),
+    version: num(v.version),
+    notes: str(v.notes),
+    updatedAt: str(v.updatedAt),
+  };
+  return {
+    taskId,
+    title,
+    status: v.status === 'done' ? 'done' : 'open',
+    labels: Array.isArray(v.labels) ? v.labels.filter((l): l is string => typeof l === 'string') : [],
+    ...(Object.fromEntries(Object.entries(optional).filter(([, x]) => x !== undefined)) as Partial<Task>),
+  };
+};
+
+export const toTasks = (v: unknown): Task[] => (Array.isArray(v) ? v.map(toTask).filter((t): t is Task => !!t) : []);
+
+/** The key newer servers give a task, else the start of its id: short enough to scan, unique enough to tell apart. */
+export const shortRef = (t: Task): string => t.key ?? t.taskId.slice(0, 8);
+
+/** How a task is named to the model: every identifier it needs to act on it again. */
+export const modelRef = (t: Task): string => `“${t.title}” [${t.key ? `${t.key}, ` : ''}${t.taskId}]`;

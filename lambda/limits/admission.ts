@@ -4,7 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isConditionFailure } from '../platform/dynamodb.js';
 import { LIMITS_TABLE_KEYS } from '../platform/tables.js';
 import { noRelease } from './call-guard.js';
-import { roundTripOptions } from './round-trip.js';
+import { ROUND_TRIP_DEADLINE_MS, roundTripOptions } from './round-trip.js';
 
 /** Clock skew between instances the bucket length absorbs (Lambda clocks are NTP-synced to ms). */
 const SKEW_MARGIN_SECONDS = 1;
@@ -12,6 +12,12 @@ const SKEW_MARGIN_SECONDS = 1;
 const MAX_STALE_REMOVED = 16;
 /** docs/limits.md: a call refused for concurrency retries after one second. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
+/**
+ * How long after a refused write the read that decides its reason may still be answered: the
+ * write's and the read's deadlines, and clock skew. A window's rate counter outlives its window
+ * by at least this long, so that read always finds it.
+ */
+const REASON_READ_SECONDS = (2 * ROUND_TRIP_DEADLINE_MS) / 1000 + SKEW_MARGIN_SECONDS;
 
 export interface AdmissionSettings {
   /** Tool calls and resource reads per window; 0: no rate limit. */
@@ -48,14 +54,16 @@ const numberOf = (item: Item | undefined, name: string): number => (typeof item?
  *
  * DynamoDB checks and increments atomically, so both limits are exact under any contention across
  * instances. Cost: one write in, one write out (none when only the rate limit is on); a refusal is
- * the one refused write (DynamoDB returns the item with it, so the reason needs no read; a store
- * that does not, like dynalite, costs one read more).
+ * the one refused write, plus one read with both limits on where the store does not return the item
+ * with a refused write (dynalite; see `rateReached`).
  */
 export class AdmissionLimiter {
   /** G: a bucket outlasts any live call, clock skew included. */
   readonly bucketSeconds: number;
   /** A dead holder's lease stops counting at most this long after its call began. */
   readonly boundSeconds: number;
+  /** Ended windows whose rate counter is kept: the reason read of a refusal may still consult it. */
+  private readonly keptWindows: number;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -64,6 +72,7 @@ export class AdmissionLimiter {
   ) {
     this.bucketSeconds = settings.functionTimeoutSeconds + SKEW_MARGIN_SECONDS;
     this.boundSeconds = 2 * this.bucketSeconds;
+    this.keptWindows = Math.ceil(REASON_READ_SECONDS / settings.windowSeconds);
   }
 
   async acquire(subject: string, nowMs: number): Promise<Admission> {
@@ -86,16 +95,21 @@ export class AdmissionLimiter {
       conditions.push('(attribute_not_exists(#cur) OR #cur < :max)', '(attribute_not_exists(#ahead) OR #ahead <= :zero)');
     }
     if (calls > 0) {
-      Object.assign(names, { '#rate': rateCounter(windowStart), '#previous': rateCounter(windowStart - windowSeconds) });
+      const dead = windowStart - (this.keptWindows + 1) * windowSeconds;
+      Object.assign(names, { '#rate': rateCounter(windowStart), '#dead': rateCounter(dead) });
       values[':limit'] = calls;
       add.push('#rate :one');
       conditions.push('(attribute_not_exists(#rate) OR #rate < :limit)');
-      // The previous window's counter is dead now; dropping it here keeps the item small even
-      // when no release ever writes (rate limit alone).
-      remove.push('#previous');
+      // The counter of the window before the kept ones is dead now; dropping it here keeps the
+      // item small even when no release ever writes (rate limit alone).
+      remove.push('#dead');
     }
-    // From bucket k+2 on no lease counter written here is consulted, nor a window's after its end.
-    values[':expiresAt'] = Math.max(maxConcurrent > 0 ? (bucket + 3) * this.bucketSeconds : 0, calls > 0 ? windowEnd : 0);
+    // From bucket k+2 on no lease counter written here is consulted, nor a window's counter once a
+    // reason read can no longer trail a write of the window.
+    values[':expiresAt'] = Math.max(
+      maxConcurrent > 0 ? (bucket + 3) * this.bucketSeconds : 0,
+      calls > 0 ? windowEnd + Math.ceil(REASON_READ_SECONDS) : 0,
+    );
     const key = { [LIMITS_TABLE_KEYS.partitionKey]: subject };
 
     let item: Item | undefined;
@@ -116,18 +130,13 @@ export class AdmissionLimiter {
       item = out.Attributes;
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
-      // The item as the refused write found it (ReturnValuesOnConditionCheckFailure), in wire form.
-      const old = (err as { Item?: Record<string, AttributeValue> }).Item;
-      const current = old ? unmarshall(old) : await this.read(key);
-      const busy =
-        maxConcurrent > 0 && (numberOf(current, leaseCounter(bucket)) >= maxConcurrent || numberOf(current, leaseCounter(bucket + 2)) > 0);
-      return busy
-        ? { granted: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS }
-        : // The next permit frees when this window ends; never advertise less than a second.
-          { granted: false, reason: 'ratelimited', retryAfterSeconds: Math.max(1, Math.ceil(windowEnd - nowSeconds)) };
+      return (await this.rateReached(err, key, windowStart))
+        ? // The next permit frees when this window ends; never advertise less than a second.
+          { granted: false, reason: 'ratelimited', retryAfterSeconds: Math.max(1, Math.ceil(windowEnd - nowSeconds)) }
+        : { granted: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
     if (maxConcurrent === 0) return { granted: true, release: noRelease };
-    const stale = staleCounters(item, bucket, windowStart);
+    const stale = staleCounters(item, bucket, windowStart - this.keptWindows * windowSeconds);
     return { granted: true, release: () => this.release(key, bucket, stale) };
   }
 
@@ -159,6 +168,27 @@ export class AdmissionLimiter {
     }
   }
 
+  /**
+   * Whether a refused write is refused for rate (else it is busy). With one limit on, that limit
+   * refused it. With both, the rate limit counts as reached when the window's counter is at the
+   * limit: the rate clause failed then, or the window has no permit left by the time the caller is
+   * answered, so no retry gets in before the window ends and its end is the truthful time to name.
+   * DynamoDB returns the item as the failed condition saw it. A store that does not (dynalite) makes
+   * this read it afterwards, and only the rate counter can tell then: leases may have been given
+   * back meanwhile, but a window's counter only grows while a read can still consult it (it is
+   * removed `keptWindows` windows after its end). So a counter below the limit at the read was
+   * below it at the write, and the bound is what refused.
+   */
+  private async rateReached(err: unknown, key: Record<string, string>, windowStart: number): Promise<boolean> {
+    const { calls, maxConcurrent } = this.settings;
+    if (maxConcurrent === 0) return true;
+    if (calls === 0) return false;
+    // The item as the refused write found it (ReturnValuesOnConditionCheckFailure), in wire form.
+    const old = (err as { Item?: Record<string, AttributeValue> }).Item;
+    const item = old ? unmarshall(old) : await this.read(key);
+    return numberOf(item, rateCounter(windowStart)) >= calls;
+  }
+
   /** Only for a store that does not return the item with a refused write (dynalite). */
   private async read(key: Record<string, string>): Promise<Item | undefined> {
     return (await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }), roundTripOptions())).Item;
@@ -167,12 +197,11 @@ export class AdmissionLimiter {
 
 /**
  * Lease counters of buckets before k-1 (consulted by nobody from bucket k on; k-1 only by a lagging
- * clock) and rate counters of windows that have ended.
+ * clock) and rate counters of windows before `oldestKept` (ended, and no reason read consults them).
  */
-const staleCounters = (item: Item | undefined, bucket: number, windowStart: number): string[] =>
+const staleCounters = (item: Item | undefined, bucket: number, oldestKept: number): string[] =>
   Object.keys(item ?? {})
     .filter(
-      (name) =>
-        (/^n\d+$/.test(name) && Number(name.slice(1)) <= bucket - 2) || (/^r\d+$/.test(name) && Number(name.slice(1)) < windowStart),
+      (name) => (/^n\d+$/.test(name) && Number(name.slice(1)) <= bucket - 2) || (/^r\d+$/.test(name) && Number(name.slice(1)) < oldestKept),
     )
     .slice(0, MAX_STALE_REMOVED);

@@ -11,6 +11,7 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { ensureTables } from '../../lambda/local/bootstrap.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { PROBE_RESOURCE_URI } from './limits-fixtures.js';
 import { MODERN, modernMeta, post, type RawResponse } from './local.js';
 
 // Shared pieces of the limits tests (docs/limits.md): DynamoDB back ends, server processes, clients.
@@ -159,7 +160,10 @@ const stopChild = (child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pro
   });
 
 /** A child running one of this folder's scripts, resolved once it printed its READY line. */
-const spawnReady = <T>(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; info: T }> =>
+const spawnReady = <T>(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; info: T; output: readonly Record<string, unknown>[] }> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(here, script)], {
       cwd: projectRoot,
@@ -167,9 +171,11 @@ const spawnReady = <T>(script: string, env: Record<string, string>): Promise<{ c
       // stdin stays open for the child's life: when this process dies, the child sees its end and exits.
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let out = '';
     let err = '';
+    let partial = '';
     let ready = false;
+    /** Every JSON line the child printed after its READY line: audit lines and EMF records. */
+    const output: Record<string, unknown>[] = [];
     // Keep draining both pipes for the child's whole life, or its writes would block.
     // LIMITS_DEBUG=1 echoes the children's logs (audit lines, warnings) when a run needs explaining.
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -178,15 +184,24 @@ const spawnReady = <T>(script: string, env: Record<string, string>): Promise<{ c
     });
     child.stdout!.on('data', (chunk: Buffer) => {
       if (process.env.LIMITS_DEBUG) process.stderr.write(chunk);
-      if (ready) return;
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
-      if (!line) return;
-      ready = true;
-      resolve({ child, info: JSON.parse(line.slice(READY_PREFIX.length)) as T });
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (!ready) {
+          if (!line.startsWith(READY_PREFIX)) continue;
+          ready = true;
+          resolve({ child, info: JSON.parse(line.slice(READY_PREFIX.length)) as T, output });
+        } else if (line.startsWith('{')) {
+          try {
+            output.push(JSON.parse(line) as Record<string, unknown>);
+          } catch {
+            // not a record (a stray line of some library): nothing a test looks for
+          }
+        }
+      }
     });
     child.once('exit', (code, signal) => {
-      if (!ready) reject(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${err}\n${out.slice(-5_000)}`));
+      if (!ready) reject(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${err}\n${partial.slice(-5_000)}`));
     });
   });
 
@@ -198,6 +213,11 @@ export interface Endpoint {
 export interface ServerProcess {
   /** One local server per configuration variant, in the order they were given. */
   readonly servers: readonly Endpoint[];
+  /**
+   * What the process printed since it was ready, one parsed JSON line each, in order: the audit
+   * lines and the EMF records its servers wrote to stdout, as Lambda writes them to CloudWatch.
+   */
+  readonly output: readonly Record<string, unknown>[];
   /** SIGKILL: the process dies mid-call, nothing of it runs afterwards. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -220,22 +240,32 @@ export const spawnServerProcesses = async (
     await Promise.all(ok.map(({ child }) => stopChild(child)));
     throw failed.reason;
   }
-  return ok.map(({ child, info }) => ({ servers: info, kill: () => stopChild(child, 'SIGKILL'), stop: () => stopChild(child) }));
+  return ok.map(({ child, info, output }) => ({
+    servers: info,
+    output,
+    kill: () => stopChild(child, 'SIGKILL'),
+    stop: () => stopChild(child),
+  }));
 };
 
 let nextId = 1;
 
-/** A 2026-07-28 request to a server known only by URL and token. */
+/**
+ * A 2026-07-28 request to a server known only by URL and token. `client` is the name the request
+ * gives in its clientInfo: the audit line carries it, so a test can find the line of each request.
+ */
 export const call = (
   target: { mcpUrl: string; token: string },
   method: string,
   params: Record<string, unknown>,
   token = target.token,
+  client?: string,
 ): Promise<RawResponse> => {
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' ? params.name : undefined;
+  const meta = client ? modernMeta({ 'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' } }) : modernMeta();
   return post(
     target.mcpUrl,
-    { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta() } },
+    { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta } },
     {
       authorization: `Bearer ${token}`,
       'mcp-protocol-version': MODERN,
@@ -245,21 +275,93 @@ export const call = (
   );
 };
 
-export const probe = (target: { mcpUrl: string; token: string }, sleepMs = 0, token?: string): Promise<RawResponse> =>
-  call(target, 'tools/call', { name: 'limits_probe', arguments: { sleepMs } }, token);
+export const probe = (target: { mcpUrl: string; token: string }, sleepMs = 0, token?: string, client?: string): Promise<RawResponse> =>
+  call(target, 'tools/call', { name: 'limits_probe', arguments: { sleepMs } }, token, client);
+
+/** A read of the fixture resource: counted by both limits like a tool call. */
+export const readProbe = (target: { mcpUrl: string; token: string }, client?: string): Promise<RawResponse> =>
+  call(target, 'resources/read', { uri: PROBE_RESOURCE_URI }, undefined, client);
 
 export type CallKind = 'ok' | 'ratelimited' | 'busy' | 'unavailable' | 'other';
 
-/** Classifies a tool call answer by what the client sees: status, isError, text, Retry-After. */
+/**
+ * Classifies a tool call or resource read answer by what the client sees: status, isError, text,
+ * Retry-After. A refusal counts as one only with the text and the Retry-After of docs/limits.md.
+ */
 export const kindOf = (res: RawResponse): CallKind => {
   if (res.status === 503 && res.json?.error?.code === -32000 && Number(res.headers.get('retry-after')) >= 1) return 'unavailable';
+  const refused = refusalOf(res);
+  if (refused) return refused.kind;
   if (res.status !== 200 || !res.json?.result) return 'other';
-  const { isError, content } = res.json.result as { isError: boolean; content: { text: string }[] };
-  if (!isError) return 'ok';
-  const text = content[0]?.text ?? '';
-  if (/^Rate limit reached/.test(text) && res.headers.get('retry-after')) return 'ratelimited';
-  if (/^Too many calls in flight/.test(text) && res.headers.get('retry-after') === '1') return 'busy';
-  return 'other';
+  const { isError, content, contents } = res.json.result as { isError?: boolean; content?: unknown[]; contents?: unknown[] };
+  return isError === false || (isError === undefined && Array.isArray(contents) && content === undefined) ? 'ok' : 'other';
+};
+
+export interface Refusal {
+  readonly kind: 'ratelimited' | 'busy';
+  /** The seconds the text names and the Retry-After header says; they agree or this is no refusal. */
+  readonly retryAfter: number;
+}
+
+/**
+ * A limits refusal as docs/limits.md words it: a tool call answered 200 with isError, a read 429
+ * with -32000; "Rate limit reached: retry after N s" or "Too many calls in flight for this user:
+ * retry after 1 s", and Retry-After: N (1 when busy). Anything else is not a limits refusal.
+ */
+export const refusalOf = (res: RawResponse): Refusal | undefined => {
+  const text =
+    res.status === 200 && res.json?.result?.isError === true
+      ? res.json.result.content?.[0]?.text
+      : res.status === 429 && res.json?.error?.code === -32000
+        ? res.json.error.message
+        : undefined;
+  const header = res.headers.get('retry-after');
+  if (typeof text !== 'string' || header === null) return undefined;
+  const rate = /^Rate limit reached: retry after (\d+) s$/.exec(text);
+  if (rate && rate[1] === header && Number(header) >= 1) return { kind: 'ratelimited', retryAfter: Number(header) };
+  if (text === 'Too many calls in flight for this user: retry after 1 s' && header === '1') return { kind: 'busy', retryAfter: 1 };
+  return undefined;
+};
+
+/** What each process has printed so far: a scenario's records are the ones after its marks. */
+export const outputMarks = (processes: readonly ServerProcess[]): number[] => processes.map((p) => p.output.length);
+
+export interface ScenarioRecords {
+  /**
+   * By the client name a request gave: the outcome of its audit line and of the meter record
+   * (ToolCalls or ResourceReads) written with it, which is the next line of the same process.
+   */
+  readonly byClient: ReadonlyMap<string, { readonly audit: unknown; readonly meter: unknown }>;
+  /** The Reason of every `Refusals` record. */
+  readonly refusals: readonly unknown[];
+}
+
+/**
+ * The audit lines and meters the processes printed after `marks`, once `requests` requests have
+ * been counted in `Requests` (the last record of a request), or after `timeoutMs` with what came.
+ */
+export const recordsSince = async (
+  processes: readonly ServerProcess[],
+  marks: readonly number[],
+  requests: number,
+  timeoutMs = 15_000,
+): Promise<ScenarioRecords> => {
+  const since = () => processes.flatMap((p, i) => [p.output.slice(marks[i])]);
+  const counted = () => since().reduce((n, lines) => n + lines.filter((l) => 'Requests' in l).length, 0);
+  const deadline = Date.now() + timeoutMs;
+  while (counted() < requests && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const byClient = new Map<string, { audit: unknown; meter: unknown }>();
+  const refusals: unknown[] = [];
+  for (const lines of since()) {
+    for (const [i, line] of lines.entries()) {
+      if ('Refusals' in line) refusals.push(line.Reason);
+      if (line.audit !== 'tool_call' && line.audit !== 'resource_read') continue;
+      const meterName = line.audit === 'tool_call' ? 'ToolCalls' : 'ResourceReads';
+      const next = lines[i + 1];
+      byClient.set(String(line.client), { audit: line.outcome, meter: next && meterName in next ? next.Outcome : undefined });
+    }
+  }
+  return { byClient, refusals };
 };
 
 /** Largest number of intervals that overlap at one instant; an end at t comes before a start at t. */
@@ -290,17 +392,22 @@ export const windowAwayFromBoundary = (marginSeconds: number, nowMs = Date.now()
   }
 };
 
-export type FaultMode = 'pass' | 'throttle-limits' | 'reset-limits' | 'hang-limits' | 'reset-release';
+export type FaultMode = 'pass' | 'throttle-limits' | 'reset-limits' | 'hang-limits' | 'reset-release' | 'hold-limit-reads';
 
 /**
  * A loopback hop in front of a real DynamoDB (dynalite) that injects faults into the limit tables
  * only: throttling (HTTP 400 ThrottlingException, as DynamoDB answers), a dropped connection, or no
- * answer at all.
- * Everything else, and every request in `pass` mode, reaches the real store unchanged.
+ * answer at all; or holds every read of a limit table (`hold-limit-reads`) until `releaseHeld`, so
+ * a test can change the item between a refused write and the read after it.
+ * Everything else, and every request in `pass` mode, reaches the real store unchanged. `operations`
+ * lists what reached the limit tables (X-Amz-Target without the API prefix), in order.
  */
 export const startFaultProxy = async (target: string, limitTables: readonly string[]) => {
   let mode: FaultMode = 'pass';
   let injected = 0;
+  const operations: string[] = [];
+  const held: (() => void)[] = [];
+  const onHeld: (() => void)[] = [];
   const targetUrl = new URL(target);
   const readAll = (req: IncomingMessage): Promise<Buffer> =>
     new Promise((resolve, reject) => {
@@ -315,6 +422,8 @@ export const startFaultProxy = async (target: string, limitTables: readonly stri
       const table = (JSON.parse(text || '{}') as { TableName?: string }).TableName;
       const limits = table !== undefined && limitTables.includes(table);
       const isRelease = text.includes(':minusOne');
+      const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+      if (limits) operations.push(operation);
       if (mode === 'throttle-limits' && limits) {
         injected++;
         res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
@@ -335,15 +444,24 @@ export const startFaultProxy = async (target: string, limitTables: readonly stri
         req.socket.destroy();
         return;
       }
-      const upstream = httpRequest(
-        { host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          res.writeHead(up.statusCode ?? 500, up.headers);
-          up.pipe(res);
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
+      const forward = () => {
+        const upstream = httpRequest(
+          { host: targetUrl.hostname, port: targetUrl.port, method: req.method, path: req.url, headers: req.headers },
+          (up) => {
+            res.writeHead(up.statusCode ?? 500, up.headers);
+            up.pipe(res);
+          },
+        );
+        upstream.on('error', () => res.destroy());
+        upstream.end(body);
+      };
+      if (mode === 'hold-limit-reads' && limits && operation === 'GetItem') {
+        injected++;
+        held.push(forward);
+        for (const notify of onHeld.splice(0)) notify();
+        return;
+      }
+      forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -356,6 +474,13 @@ export const startFaultProxy = async (target: string, limitTables: readonly stri
     },
     get injected() {
       return injected;
+    },
+    operations,
+    /** Resolves once a read is held (at once if one is). */
+    readHeld: (): Promise<void> => (held.length ? Promise.resolve() : new Promise<void>((resolve) => onHeld.push(resolve))),
+    /** Lets every held read reach the store. */
+    releaseHeld: () => {
+      for (const forward of held.splice(0)) forward();
     },
     close: () =>
       new Promise<void>((resolve) => {

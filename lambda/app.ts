@@ -16,7 +16,7 @@ import { type ToolDefinition, ToolRegistry } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
-import { commitWrites } from './platform/transact.js';
+import { commitGroups, commitWrites } from './platform/transact.js';
 import { DynamoActivityStore } from './workspace/activity-store.js';
 import { type ViewSource, viewResources } from './workspace/app-views.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
@@ -83,6 +83,7 @@ export const createApp = (rt: Runtime): App => {
     activity: new DynamoActivityStore(rt.db, table, config.activityDays),
     numbers,
     commit: (ops) => commitWrites(rt.db, ops),
+    commitEach: (groups) => commitGroups(rt.db, groups),
   };
   const guard = rt.guard ?? unlimitedGuard;
 

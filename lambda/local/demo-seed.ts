@@ -69,8 +69,16 @@ export const DEMO_PROJECTS = {
 
 type Who = 'ada' | 'grace' | 'alan' | undefined;
 type Where = keyof typeof DEMO_PROJECTS | undefined;
-/** title, due (days from the seeding day; null: none), priority, assignee, project, labels, extra. */
-type DemoTask = [string, number | null, Priority, Who, Where, string[], { done?: number; notes?: string; time?: string }?];
+/** title, due (days from the seeding day; null: none), priority, assignee, project, labels, extra (`after`: the numbers it waits on). */
+type DemoTask = [
+  string,
+  number | null,
+  Priority,
+  Who,
+  Where,
+  string[],
+  { done?: number; notes?: string; time?: string; after?: number[] }?,
+];
 
 const DEMO_TASKS: DemoTask[] = [
   [
@@ -84,7 +92,7 @@ const DEMO_TASKS: DemoTask[] = [
   ],
   ['Review the Acme contract redlines', -1, 'P1', 'ada', 'acme', ['legal']],
   ['Book the Acme kickoff call', 0, 'P2', 'ada', 'acme', ['sales'], { time: '15:00' }],
-  ['Draft the renewal announcement', 3, 'P4', 'grace', 'acme', ['writing']],
+  ['Draft the renewal announcement', 3, 'P4', 'grace', 'acme', ['writing'], { after: [2] }],
   ['Check Acme invoice history', -5, 'P2', 'alan', 'acme', ['finance']],
   ['Ask Acme for usage numbers', 1, 'P3', 'ada', 'acme', []],
   ['Prepare the renewal slide deck', 5, 'P2', 'grace', 'acme', ['sales']],
@@ -103,14 +111,14 @@ const DEMO_TASKS: DemoTask[] = [
   ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo']],
   ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y']],
   ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance']],
-  ['Launch checklist walkthrough', 10, 'P1', 'grace', 'website', []],
+  ['Launch checklist walkthrough', 10, 'P1', 'grace', 'website', [], { after: [11, 12] }],
   ['Choose the analytics tool', -4, 'P3', 'ada', 'website', [], { done: 2 }],
   ['Fix the broken footer links', -1, 'P4', 'alan', 'website', ['bug'], { done: 1 }],
   ['Write the job description', -6, 'P2', 'grace', 'hiring', ['writing'], { done: 50 }],
   ['Screen the first ten CVs', -1, 'P2', 'ada', 'hiring', []],
-  ['Schedule interviews for next week', 2, 'P3', 'grace', 'hiring', []],
+  ['Schedule interviews for next week', 2, 'P3', 'grace', 'hiring', [], { after: [19] }],
   ['Prepare the coding exercise', 6, 'P2', 'alan', 'hiring', ['engineering']],
-  ['Post the job on the careers page', null, 'P4', 'grace', 'hiring', []],
+  ['Post the job on the careers page', null, 'P4', 'grace', 'hiring', [], { after: [18] }],
   ['Renew the team calendar subscription', 0, 'P3', 'ada', undefined, ['admin']],
   ['Expense report for September', -2, 'P4', 'ada', undefined, ['finance']],
   ['Read the quarterly board memo', null, 'P3', 'ada', undefined, []],
@@ -155,8 +163,14 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
       } satisfies Project),
     ),
   ]);
+  // Both sides of each blocked-by link, written with the tasks (links.ts keeps them from then on).
+  const waitsOn = (n: number) => DEMO_TASKS[n - 1]![6]?.after ?? [];
+  const blocksOf = (n: number) => DEMO_TASKS.flatMap((_, j) => (waitsOn(j + 1).includes(n) ? [demoTaskId(j)] : []));
+  const isDone = (n: number) => DEMO_TASKS[n - 1]![6]?.done !== undefined;
   await Promise.all(
     DEMO_TASKS.map(([title, due, priority, who, where, labels, extra = {}], i) => {
+      const after = waitsOn(i + 1);
+      const blocks = blocksOf(i + 1);
       const completedAt = extra.done === undefined ? undefined : new Date(now.getTime() - extra.done * 3_600_000).toISOString();
       const task: Task = {
         workspaceId: ws,
@@ -176,6 +190,9 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
         updatedAt: completedAt ?? at,
         ...(completedAt ? { completedAt, completedBy: who ? USER_OF[who] : DEMO_OWNER.userId } : {}),
         version: completedAt ? 2 : 1,
+        ...(after.length ? { blockedBy: Object.fromEntries(after.map((n) => [demoTaskId(n - 1), n])) } : {}),
+        ...(after.some((n) => !isDone(n)) ? { openBlockers: after.filter((n) => !isDone(n)).map((n) => demoTaskId(n - 1)) } : {}),
+        ...(blocks.length ? { blocks, linksVersion: 1 } : {}),
       };
       // The task and its number's claim together; both are there already after the first seeding.
       return services.commit([services.tasks.putOp(task, undefined), services.numbers.claimOp(ws, i + 1, task.taskId)]).catch((err) => {

@@ -15,7 +15,8 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
  * says nothing is left out: an integer's bounds when they are JavaScript's safe-integer range (the
  * type says it), a date's 300-character pattern beside `format: date` (which says the same, RFC
  * 3339's full-date), and on results `additionalProperties: false` (a client needs to know what a
- * result holds, not to refuse one that holds more: the server checks its results itself).
+ * result holds, not to refuse one that holds more: the server checks its results itself) and the
+ * fields' descriptions.
  */
 const slim = (node: unknown, io: 'input' | 'output'): unknown => {
   if (Array.isArray(node)) return node.map((n) => slim(n, io));
@@ -26,6 +27,9 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     if (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) continue;
     if (io === 'output' && k === 'additionalProperties' && v === false) continue;
     if (k === 'pattern' && (node as { format?: unknown }).format === 'date') continue;
+    // A result's fields are described by the tool's description and its text; their descriptions
+    // would be read by no one but paid for in every context.
+    if (io === 'output' && k === 'description' && typeof v === 'string') continue;
     out[k] = slim(v, io);
   }
   return out;

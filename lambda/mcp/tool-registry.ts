@@ -47,6 +47,11 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   /** Written for the model: what the tool does and when to prefer it over its neighbours. */
   readonly description: string;
   readonly input: I;
+  /**
+   * What the listing shows when it is stricter than `input`: a bulk tool parses its items one by one
+   * (a bad item refuses only itself), but lists their whole schema.
+   */
+  readonly listedInput?: z.core.$ZodType;
   /** Every product tool declares one; only conformance fixtures omit it. */
   readonly output?: O;
   readonly annotations: ToolAnnotations;
@@ -55,6 +60,8 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<z.input<O> | InputRequired>;
   /** The compact text for `content[0]`, with the identifiers in it; never the JSON again. */
   readonly render?: (output: z.output<O>) => string;
+  /** A bulk tool's item count, for the audit line and the ToolCalls meter. */
+  readonly itemsOf?: (args: z.output<I>) => number;
   /** Fixtures that answer with other content (images, resources) build it themselves. */
   readonly content?: (output: z.output<O>) => ContentBlock[];
   /** Listed as the tool's `_meta`: the MCP Apps view a host renders its results in (lambda/workspace/app-views.ts). */
@@ -122,6 +129,7 @@ export class ToolRegistry<S> {
     if (!def) throw new InvalidParamsError(`Unknown tool: ${name}`);
     const started = performance.now();
     const argNames = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? Object.keys(rawArgs) : [];
+    let items: number | undefined;
     const audit = (outcome: ToolOutcome) =>
       this.observer.toolCall({
         tool: name,
@@ -130,6 +138,7 @@ export class ToolRegistry<S> {
         durationMs: performance.now() - started,
         principal: ctx.principal,
         clientInfo: ctx.meta.clientInfo,
+        ...(items !== undefined ? { items } : {}),
       });
 
     if (!covers(ctx.principal, def.scope)) {
@@ -148,6 +157,7 @@ export class ToolRegistry<S> {
       return { result: textResult(message, true) };
     }
 
+    items = def.itemsOf?.(parsed.data);
     let release: () => Promise<void>;
     try {
       release = await this.guard.acquire(ctx.principal);
@@ -188,7 +198,7 @@ const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
   name: def.name,
   title: def.title,
   description: def.description,
-  inputSchema: toJsonSchema(def.input, 'input'),
+  inputSchema: toJsonSchema(def.listedInput ?? def.input, 'input'),
   ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
   annotations: { title: def.title, ...def.annotations },
   ...(def.meta ? { _meta: def.meta } : {}),

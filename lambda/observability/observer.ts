@@ -11,6 +11,8 @@ export interface ToolCallEvent {
   readonly durationMs: number;
   readonly principal: Principal;
   readonly clientInfo: ClientInfo | undefined;
+  /** A bulk tool's items (tasks_create, tasks_update): one call, many changes. */
+  readonly items?: number;
 }
 
 export interface ResourceReadEvent {

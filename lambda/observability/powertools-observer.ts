@@ -25,10 +25,13 @@ export const createPowertoolsObserver = (
     unit: (typeof MetricUnit)[keyof typeof MetricUnit],
     value: number,
     dimensions: Record<string, string>,
+    items?: number,
   ): void => {
     const single = metrics.singleMetric();
     for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
     single.addMetric(name, unit, value);
+    // A bulk call is one call with many items: the count rides in the same record.
+    if (items !== undefined) single.addMetric('Items', MetricUnit.Count, items);
   };
   return {
     toolCall(e: ToolCallEvent) {
@@ -41,8 +44,9 @@ export const createPowertoolsObserver = (
         args: [...e.argNames].sort(),
         durationMs: ms(e.durationMs),
         outcome: e.outcome,
+        ...(e.items !== undefined ? { items: e.items } : {}),
       });
-      emit('ToolCalls', MetricUnit.Milliseconds, ms(e.durationMs), { Tool: e.tool, Outcome: e.outcome });
+      emit('ToolCalls', MetricUnit.Milliseconds, ms(e.durationMs), { Tool: e.tool, Outcome: e.outcome }, e.items);
     },
     resourceRead(e: ResourceReadEvent) {
       logger.info('MCP resource read', {

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictRefusal } from '../errors.js';
+import { isTransientDynamoError } from './dynamodb.js';
 
 /** One action of a TransactWriteItems: a Put, Update, Delete or ConditionCheck. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -85,5 +86,92 @@ export const commitWrites = async (db: DynamoDBDocumentClient, ops: readonly Wri
       }
       throw err;
     }
+  }
+};
+
+/** The items an action writes or checks: two actions on one item cannot share a transaction. */
+const keyOf = (item: TransactItem): string => {
+  const action = Object.values(item)[0] as { Key?: Record<string, unknown>; Item?: Record<string, unknown>; TableName?: string };
+  const k = action.Key ?? action.Item ?? {};
+  return `${action.TableName}|${String(k.pk)}|${String(k.sk)}`;
+};
+
+/**
+ * Writes many independent groups of ops, each all or nothing, packed into as few transactions as
+ * fit (at most 100 actions, never two touching one item). A group whose condition fails is refused
+ * on its own (its op's refusal, as `commitWrites` would throw it) and the others of its
+ * transaction are sent again; a group that cannot be written now (throttling) is refused on its
+ * own too. Returns each group's error, or undefined when it was written.
+ */
+export const commitGroups = async (db: DynamoDBDocumentClient, groups: readonly (readonly WriteOp[])[]): Promise<(Error | undefined)[]> => {
+  const results: (Error | undefined)[] = groups.map(() => undefined);
+  let pending = groups.map((_, i) => i).filter((i) => groups[i]!.length > 0);
+  while (pending.length) {
+    // Pack in order: a group that would overflow the transaction or touch an item of it waits.
+    const batch: number[] = [];
+    const keys = new Set<string>();
+    let size = 0;
+    const rest: number[] = [];
+    for (const g of pending) {
+      const own = groups[g]!.map((op) => keyOf(op.item));
+      const fits = size + own.length <= MAX_TRANSACTION_ACTIONS && own.every((k) => !keys.has(k)) && new Set(own).size === own.length;
+      if (fits || batch.length === 0) {
+        batch.push(g);
+        for (const k of own) keys.add(k);
+        size += own.length;
+      } else rest.push(g);
+    }
+    const ops = batch.flatMap((g) => groups[g]!.map((op) => ({ op, g })));
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: ops.map(({ op }) => withAllOld(op.item)) }));
+      pending = rest;
+    } catch (err) {
+      if (!isCancellation(err)) {
+        // DynamoDB could not take the write now (after the SDK's retries): these groups are not
+        // written, and say so; the rest are tried (they usually meet the same).
+        if (!isTransientDynamoError(err)) throw err;
+        for (const g of batch) results[g] = busyRefusal();
+        pending = rest;
+        continue;
+      }
+      const reasons = err.CancellationReasons ?? [];
+      const failed = new Set<number>();
+      for (const [i, r] of reasons.entries()) {
+        if (r.Code === 'ConditionalCheckFailed') failed.add(ops[i]!.g);
+      }
+      if (!failed.size) {
+        // Throttled or meeting another transaction as a whole: each group once more on its own.
+        for (const g of batch) results[g] = await commitOne(db, groups[g]!);
+        pending = rest;
+        continue;
+      }
+      for (const g of failed) {
+        const i = reasons.findIndex((r, j) => r.Code === 'ConditionalCheckFailed' && ops[j]!.g === g);
+        results[g] = await refusalOf(ops[i]!.op, reasons[i]!);
+      }
+      pending = [...batch.filter((g) => !failed.has(g)), ...rest];
+    }
+  }
+  return results;
+};
+
+const busyRefusal = (): ConflictRefusal =>
+  new ConflictRefusal('Not written: the database was too busy to take it just now; nothing of this item changed, retry it.');
+
+const commitOne = async (db: DynamoDBDocumentClient, ops: readonly WriteOp[]): Promise<Error | undefined> => {
+  try {
+    await commitWrites(db, ops);
+    return undefined;
+  } catch (err) {
+    return err as Error;
+  }
+};
+
+const refusalOf = async (op: WriteOp, reason: CancellationReason): Promise<Error> => {
+  try {
+    if (op.refused) await op.refused(plain(reason.Item));
+    return raceRefusal();
+  } catch (err) {
+    return err as Error;
   }
 };

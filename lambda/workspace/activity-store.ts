@@ -37,6 +37,8 @@ export interface ActivityStore {
   get(workspaceId: string, activityId: string): Promise<ActivityRecord | undefined>;
   /** Newest first. */
   list(workspaceId: string, query: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage>;
+  /** The records of a bulk call's items (`act_….01` …), in order. */
+  itemsOfCall(workspaceId: string, callId: string): Promise<ActivityRecord[]>;
   /** The target's records after `afterId`, oldest first: what a conflicting undo names. */
   laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]>;
 }
@@ -219,6 +221,17 @@ export class DynamoActivityStore implements ActivityStore {
     if (found.length > limit) return page(found, limit);
     // The page took its share of requests: it ends short, and goes on after the last record read.
     return { records: found, ...(lastRead ? { next: lastRead } : {}) };
+  }
+
+  async itemsOfCall(workspaceId: string, callId: string): Promise<ActivityRecord[]> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :call)',
+        ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':call': `${activitySk(callId)}.` },
+      }),
+    );
+    return (out.Items ?? []).map(toRecord);
   }
 
   async laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]> {

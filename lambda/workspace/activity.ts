@@ -114,7 +114,10 @@ export const newActivityId = (now: Date): string => {
 export const activityIdBound = (ms: number, side: 'low' | 'high'): string =>
   `act_${encodeTime(Math.max(0, ms))}${side === 'low' ? '' : '~'}`;
 
-export const ACTIVITY_ID_PATTERN = /^act_[0-9a-hjkmnp-tv-z]{16}$/;
+export const ACTIVITY_ID_PATTERN = /^act_[0-9a-hjkmnp-tv-z]{16}(\.\d{2})?$/;
+
+/** The record of item `index` (0-based) of a bulk call `callId`: the call's id undoes all of them. */
+export const bulkItemId = (callId: string, index: number): string => `${callId}.${String(index + 1).padStart(2, '0')}`;
 
 const CLIENT_TEXT_MAX = 60;
 const clean = (s: string): string =>
@@ -149,8 +152,14 @@ export type NewRecord = Omit<
   'activityId' | 'workspaceId' | 'at' | 'actorId' | 'actorName' | 'client' | 'tool' | 'expiresAt'
 >;
 
-export const buildRecord = (source: ChangeSource, workspaceId: string, record: NewRecord, expiresAt: number): ActivityRecord => ({
-  activityId: newActivityId(source.now),
+export const buildRecord = (
+  source: ChangeSource,
+  workspaceId: string,
+  record: NewRecord,
+  expiresAt: number,
+  activityId: string = newActivityId(source.now),
+): ActivityRecord => ({
+  activityId,
   workspaceId,
   at: source.now.toISOString(),
   actorId: source.actorId,

@@ -7,6 +7,7 @@ import { WORKSPACE_RESOURCE_TEMPLATES } from './resources.js';
 import type { WorkspaceServices } from './services.js';
 import { ACTIVITY_TOOLS } from './tools/activity.js';
 import { agendaGet } from './tools/agenda.js';
+import { BULK_TOOLS } from './tools/bulk.js';
 import { COMMENT_TOOLS } from './tools/comments.js';
 import { meGet } from './tools/me.js';
 import { MEMBER_TOOLS } from './tools/members.js';
@@ -18,6 +19,7 @@ export const PRODUCT_TOOLS: readonly ToolDefinition<WorkspaceServices>[] = linkV
   meGet,
   agendaGet,
   ...TASK_TOOLS,
+  ...BULK_TOOLS,
   ...PROJECT_TOOLS,
   ...COMMENT_TOOLS,
   ...MEMBER_TOOLS,

@@ -21,6 +21,7 @@ export const TASK_FIELDS = [
   'labels',
   'completedAt',
   'completedBy',
+  'blockedBy',
   'deletedAt',
 ] as const;
 export const PROJECT_FIELDS = ['name', 'description', 'status', 'archivedAt', 'deletedAt'] as const;
@@ -44,6 +45,7 @@ export const taskRecord = (
   before: Task | undefined,
   after: Task,
   extra: Partial<Pick<ActivityRecord, 'undoOf' | 'commentCount'>> = {},
+  activityId?: string,
 ): ActivityRecord =>
   buildRecord(
     source,
@@ -62,6 +64,7 @@ export const taskRecord = (
       ...extra,
     },
     services.activity.expiresAtFor(source.now),
+    activityId,
   );
 
 export const projectRecord = (

@@ -30,10 +30,12 @@ export const taskName = (t: Pick<TaskSummaryOutput, 'key' | 'taskId'>): string =
  * · #legal · v1`. `omitAssignee` drops the assignee where the heading already names them.
  */
 export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssignee?: boolean } = {}): string => {
+  const waiting = (t.blockedBy ?? []).filter((b) => b.open);
   const extras = [
     t.assigneeId && !opts.omitAssignee ? `@${t.assigneeName ?? t.assigneeId}` : undefined,
     t.projectId ? (t.projectName ?? t.projectId) : undefined,
     t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
+    waiting.length ? `blocked by ${waiting.map((b) => `${taskName(b)} (open)`).join(', ')}` : undefined,
   ].filter(Boolean);
   return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
 };
@@ -53,6 +55,7 @@ export const taskBlock = (t: TaskOutput): string => {
     ].join(' · '),
   ];
   if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
+  if (t.blockedBy?.length) lines.push(`Blocked by: ${t.blockedBy.map((b) => `${taskName(b)} (${b.open ? 'open' : 'done'})`).join(', ')}`);
   lines.push(`Created ${t.createdAt} by ${t.createdBy}, updated ${t.updatedAt}`);
   if (t.notes) lines.push(`Notes:\n${t.notes}`);
   return lines.join('\n');

@@ -10,10 +10,13 @@ export const MAX_LIMIT = 100;
 /** No id of ours is longer; DynamoDB refuses a key over 1 KiB, so a longer one must not reach it. */
 export const MAX_ID_LENGTH = 100;
 
-export const idArg = (what: string) =>
-  z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe(`The ${what} id, as a list or search returned it`));
+export const idArg = (what: string) => z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe(`The ${what} id`));
+/** Tasks a task waits on, by key or id: the whole set (an empty one clears it). */
+export const blockedByArg = z
+  .array(z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH)))
+  .check(z.maxLength(20), z.describe('Keys of all tasks it waits on; [] clears'));
 /** A task by its key (DEMO-42, demo-42, #42, 42) or its id. */
-export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe('The task key (DEMO-42, #42) or taskId'));
+export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe('Task key (DEMO-42) or id'));
 export const dateArg = z.iso.date();
 /** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
 export const dateOut = z.iso.date();
@@ -29,10 +32,8 @@ export const versionArg = z.number().check(z.int(), z.minimum(1));
 export const pagingArgs = {
   limit: z
     ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
-    .check(z.describe(`Entries per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`)),
-  cursor: z
-    .optional(z.string().check(z.minLength(1), z.maxLength(2000)))
-    .check(z.describe('The nextCursor of the previous page of this same call, to continue it')),
+    .check(z.describe(`Page size (default ${DEFAULT_LIMIT})`)),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))).check(z.describe('nextCursor of the previous page of this call')),
 };
 
 export const listFields = {
@@ -55,6 +56,9 @@ const taskCore = {
   projectName: z.optional(z.string()),
   labels: z.array(z.string()),
   completedAt: z.optional(z.string()),
+  blockedBy: z.optional(
+    z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean() })).check(z.describe('Tasks this one waits on')),
+  ),
   version: z.number().check(z.int()),
 };
 

@@ -25,4 +25,6 @@ export interface WorkspaceServices {
   readonly numbers: TaskNumbers;
   /** Writes the ops all together or not at all (one TransactWriteItems; platform/transact.ts). */
   readonly commit: (ops: readonly WriteOp[]) => Promise<void>;
+  /** Writes independent groups, each all or nothing, in as few transactions as fit; each group's error or undefined. */
+  readonly commitEach: (groups: readonly (readonly WriteOp[])[]) => Promise<(Error | undefined)[]>;
 }

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../errors.js';
-import { fromItem } from '../platform/dynamodb.js';
+import { batchGetConsistent, fromItem } from '../platform/dynamodb.js';
 import {
   AGENDA_DONE_PREFIX,
   agendaOrderKey,
@@ -32,6 +32,8 @@ export interface TaskFilter {
   readonly dueOnOrBefore?: string;
   /** Exclusive upper bound: "overdue" is due before the user's today. */
   readonly dueBefore?: string;
+  /** true: waiting on an open task; false: not. */
+  readonly blocked?: boolean;
 }
 
 /** Where a page ended: the search continues strictly after this task. */
@@ -46,6 +48,9 @@ export interface TaskPage {
   /** Present when more matches follow. */
   readonly next?: TaskPosition;
 }
+
+/** What happened to a blocker, as its dependents record it. */
+export type BlockerChange = 'closed' | 'opened' | 'deleted' | 'restored-open' | 'restored-done';
 
 export interface PutOptions {
   /** The change is to the task's own links (`blockedBy`, `openBlockers`), which it then writes. */
@@ -72,6 +77,15 @@ export interface TaskStore {
   putOp(task: Task, expectedVersion: number | undefined, expiresAt?: number, opts?: PutOptions): WriteOp;
   /** Holds the write unless the task exists, is not deleted, and (if given) is at `version`. */
   checkOp(workspaceId: string, taskId: string, version?: number): WriteOp;
+  /** Tasks by id, deleted ones too, in one request per hundred. */
+  getMany(workspaceId: string, taskIds: readonly string[]): Promise<Map<string, Task>>;
+  /**
+   * A blocker's side of a link: `add` records the dependent (the blocker live, and in `status` if
+   * given), `forget` drops it. Either raises the blocker's `linksVersion`.
+   */
+  dependentOp(workspaceId: string, blockerId: string, dependentId: string, change: 'add' | 'forget', status?: string): WriteOp;
+  /** A dependent's side of its blocker's change of state (workspace/links.ts). */
+  blockerStateOp(workspaceId: string, dependentId: string, blocker: Pick<Task, 'taskId' | 'number'>, change: BlockerChange): WriteOp;
   /** One page in search order: open tasks by due date (undated last), then priority; done tasks most recent first. */
   search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
   /** Every match, for views that count (agenda, project summary). */
@@ -267,6 +281,72 @@ export class DynamoTaskStore implements TaskStore {
     };
   }
 
+  async getMany(workspaceId: string, taskIds: readonly string[]): Promise<Map<string, Task>> {
+    const found = new Map<string, Task>();
+    for (let i = 0; i < taskIds.length; i += 100) {
+      const keys = taskIds.slice(i, i + 100).map((id) => ({ pk: wsPk(workspaceId), sk: taskSk(id) }));
+      for (const item of await batchGetConsistent(this.db, this.table, keys)) {
+        const t = this.task(item);
+        found.set(t.taskId, t);
+      }
+    }
+    return found;
+  }
+
+  dependentOp(workspaceId: string, blockerId: string, dependentId: string, change: 'add' | 'forget', status?: string): WriteOp {
+    const add = change === 'add';
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: { pk: wsPk(workspaceId), sk: taskSk(blockerId) },
+          UpdateExpression: `${add ? 'ADD #b :dep, #lv :one' : 'DELETE #b :dep ADD #lv :one'}`,
+          // A blocker gone for good (its TTL) has nothing to forget, and must not come back as a stub;
+          // one to add to must be live, and in the status the link was made against.
+          ConditionExpression: add
+            ? `attribute_exists(pk) AND attribute_not_exists(deletedAt)${status ? ' AND #s = :s' : ''}`
+            : 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#b': 'blocks', '#lv': 'linksVersion', ...(add && status ? { '#s': 'status' } : {}) },
+          ExpressionAttributeValues: { ':dep': new Set([dependentId]), ':one': 1, ...(add && status ? { ':s': status } : {}) },
+        },
+      },
+      ...(add
+        ? {
+            refused: () => {
+              throw new ConflictRefusal(
+                `Conflict: task ${blockerId}, which is waited on, changed or was deleted while the link was being written; nothing was changed, retry.`,
+              );
+            },
+          }
+        : {}),
+    };
+  }
+
+  blockerStateOp(workspaceId: string, dependentId: string, blocker: Pick<Task, 'taskId' | 'number'>, change: BlockerChange): WriteOp {
+    const me = new Set([blocker.taskId]);
+    const link = { '#by': 'blockedBy', '#id': blocker.taskId };
+    const [expression, names, values]: [string, Record<string, string>, Record<string, unknown>] =
+      change === 'deleted'
+        ? ['REMOVE #by.#id DELETE #o :me', { ...link, '#o': 'openBlockers' }, { ':me': me }]
+        : change === 'restored-open'
+          ? ['SET #by.#id = :n ADD #o :me', { ...link, '#o': 'openBlockers' }, { ':n': blocker.number ?? 0, ':me': me }]
+          : change === 'restored-done'
+            ? ['SET #by.#id = :n', link, { ':n': blocker.number ?? 0 }]
+            : [change === 'opened' ? 'ADD #o :me' : 'DELETE #o :me', { '#o': 'openBlockers' }, { ':me': me }];
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: { pk: wsPk(workspaceId), sk: taskSk(dependentId) },
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    };
+  }
+
   checkOp(workspaceId: string, taskId: string, version?: number): WriteOp {
     return {
       item: {
@@ -440,6 +520,10 @@ const filterExpression = (f: TaskFilter): { expression?: string; names: Record<s
     values[key] = value;
     parts.push(`#dueDate ${op} ${key}`);
   };
+  if (f.blocked !== undefined) {
+    names['#openBlockers'] = 'openBlockers';
+    parts.push(f.blocked ? 'attribute_exists(#openBlockers)' : 'attribute_not_exists(#openBlockers)');
+  }
   due('>=', ':dueFrom', f.dueOnOrAfter);
   due('<=', ':dueTo', f.dueOnOrBefore);
   due('<', ':dueBefore', f.dueBefore);

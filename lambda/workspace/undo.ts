@@ -5,10 +5,12 @@ import type { Member } from '../vocabulary.js';
 import { type ActivityAction, type ActivityRecord, buildRecord, stateAfter } from './activity.js';
 import { describeChange, whenPhrase } from './activity-render.js';
 import { memberAudit, projectRecord, sourceOf, taskRecord } from './changes.js';
+import { openOf, resolveBlockers } from './links.js';
 import { changeRole, changeStatus, checkInvite, removeMember, requireOwnOrAdmin, requireRole } from './membership.js';
 import type { Comment, Project, Task } from './model.js';
 import type { Names } from './names.js';
 import type { WorkspaceServices } from './services.js';
+import { taskWriteOps } from './task-changes.js';
 import { loadNames } from './views.js';
 
 /**
@@ -84,25 +86,46 @@ const undoTask = async (ctx: Ctx, record: ActivityRecord, names: Names): Promise
     );
   }
   const undo = taskRecord(services, sourceOf(ctx), actionOf(current, target), current, target, { undoOf: record.activityId });
+  // Links back as they were: the blockers must still be there (and their status decides which are open).
+  const linksMove = JSON.stringify(current.blockedBy ?? {}) !== JSON.stringify(target.blockedBy ?? {});
+  const blockers = linksMove
+    ? await resolveBlockers(services, principal, target, Object.keys(target.blockedBy ?? {}), 'activityId (its blockedBy)')
+    : undefined;
+  const { openBlockers: _stale, ...unlinked } = target;
+  const planned = blockers
+    ? {
+        next: { ...unlinked, blockedBy: blockers.blockedBy, ...(openOf(blockers).length ? { openBlockers: openOf(blockers) } : {}) },
+        blockers,
+      }
+    : { next: target };
   const becomesDeleted = !!target.deletedAt && !current.deletedAt;
   const becomesVisible = !target.deletedAt && !!current.deletedAt;
   const comments = becomesDeleted || becomesVisible ? await services.comments.keysOfTask(principal.workspaceId, target.taskId) : [];
-  const room = MAX_TRANSACTION_ACTIONS - 3;
   const expiresAt = becomesDeleted ? undo.expiresAt : undefined;
-  // Comments past what one write holds: kept again first (still invisible: their task is deleted), so a
-  // failure half way leaves nothing visible that will expire.
-  if (becomesVisible) await markAll(services, comments.slice(room), undefined);
-  try {
-    await services.commit([
-      services.tasks.putOp(target, record.version, expiresAt),
-      ...comments.slice(0, room).map((key) => services.comments.expiryOp(key, expiresAt)),
-      ...bookkeeping(services, record, undo),
-    ]);
-  } catch (err) {
-    return conflictNamingLater(ctx, record, names, err);
+  // The record knows who waited on the task then; if others were linked since, the write is refused
+  // and made again once against the task as it is now.
+  let base: Task = current;
+  for (let attempt = 1; ; attempt++) {
+    const ops = [...taskWriteOps(services, base, planned, expiresAt), ...bookkeeping(services, record, undo)];
+    const room = MAX_TRANSACTION_ACTIONS - ops.length;
+    // Comments past what one write holds: kept again first (still invisible: their task is deleted), so
+    // a failure half way leaves nothing visible that will expire.
+    if (becomesVisible && attempt === 1) await markAll(services, comments.slice(room), undefined);
+    try {
+      await services.commit([...ops, ...comments.slice(0, room).map((key) => services.comments.expiryOp(key, expiresAt))]);
+      if (becomesDeleted) await markAll(services, comments.slice(room), expiresAt).catch(() => undefined);
+      return { undo };
+    } catch (err) {
+      if (attempt === 1 && err instanceof ConflictRefusal && err.message.includes('was linked to')) {
+        const fresh = await services.tasks.getAny(principal.workspaceId, target.taskId);
+        if (fresh && fresh.version === record.version) {
+          base = { ...current, blocks: fresh.blocks ?? [], linksVersion: fresh.linksVersion ?? 0 } as Task;
+          continue;
+        }
+      }
+      return conflictNamingLater(ctx, record, names, err);
+    }
   }
-  if (becomesDeleted) await markAll(services, comments.slice(room), expiresAt).catch(() => undefined);
-  return { undo };
 };
 
 const markAll = async (

@@ -29,6 +29,15 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   ...(t.projectId ? { projectId: t.projectId, ...optionalName(names.projects.get(t.projectId)?.name, 'projectName') } : {}),
   labels: [...t.labels],
   ...(t.completedAt ? { completedAt: t.completedAt } : {}),
+  ...(t.blockedBy && Object.keys(t.blockedBy).length
+    ? {
+        blockedBy: Object.entries(t.blockedBy).map(([taskId, n]) => ({
+          ...(n && names.workspaceKey ? { key: `${names.workspaceKey}-${n}` } : {}),
+          taskId,
+          open: (t.openBlockers ?? []).includes(taskId),
+        })),
+      }
+    : {}),
   version: t.version,
 });
 

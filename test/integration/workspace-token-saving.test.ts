@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { callTool } from '../helpers/local.js';
+import { callTool, legacyCall, MODERN, modernCall } from '../helpers/local.js';
 import { startWorkspaceServer } from '../helpers/workspace-fixtures.js';
 
 /**
@@ -38,3 +38,26 @@ for (const [tool, args] of [
     assert.ok(pieces(text) <= pieces(json) * 0.6);
   });
 }
+
+// The budgets a model pays before and on its first call: every tool listed for a token with every
+// scope, and the demo owner's day. Each revision's listing is its own JSON (schema dialects differ).
+for (const version of ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']) {
+  test(`tools/list on ${version} for every scope stays within 40,000 bytes of JSON`, async (t) => {
+    const res = version === MODERN ? await modernCall(server, 'tools/list') : await legacyCall(server, 'tools/list', {}, { version });
+
+    const bytes = Buffer.byteLength(res.text);
+    t.diagnostic(`${version}: ${res.json.result.tools.length} tools in ${bytes} bytes`);
+    assert.equal(res.json.result.tools.length, 26, 'the token holds every scope, so every tool is listed');
+    assert.ok(bytes <= 40_000, `${bytes} bytes`);
+  });
+}
+
+test("agenda_get: the demo owner's day is at most 700 bytes of text", async (t) => {
+  const r = await callTool(server, 'agenda_get', {});
+
+  const text = r.content[0]!.text;
+  t.diagnostic(`${r.structuredContent.returned} tasks in ${Buffer.byteLength(text)} bytes`);
+  assert.ok(r.structuredContent.returned >= 7, 'the demo day is full');
+  assert.match(text, /^\d+ open, \d+ overdue, \d+ due today/);
+  assert.ok(Buffer.byteLength(text) <= 700, `${Buffer.byteLength(text)} bytes`);
+});

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { InvalidArgumentRefusal, NotFoundRefusal } from '../../errors.js';
+import { InvalidArgumentRefusal, NotFoundRefusal, ToolRefusal } from '../../errors.js';
+import type { ToolContext } from '../../mcp/tool-registry.js';
 import { ACTIVITY_ID_PATTERN, ACTIVITY_KINDS, type ActivityRecord, TEAM_KINDS } from '../activity.js';
 import { describeChange, whenPhrase } from '../activity-render.js';
 import { activityIdOutput, undoLine } from '../changes.js';
@@ -8,6 +9,7 @@ import { defineTool } from '../define-tool.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
 import { moreLine } from '../render.js';
 import { idArg, listFields, pagingArgs } from '../schemas.js';
+import type { WorkspaceServices } from '../services.js';
 import { addDays, instantInZone } from '../time.js';
 import { undoChange } from '../undo.js';
 import { loadNames, resolveAssignee } from '../views.js';
@@ -26,14 +28,12 @@ const whenArg = z
   );
 
 const listInput = z.strictObject({
-  task: z.optional(idArg('task')).check(z.describe("Only this task's changes (its comments' too)")),
-  project: z.optional(idArg('project')).check(z.describe('Only changes to this project and the tasks and comments in it')),
-  actor: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me" or a userId: changes they made')),
-  client: z
-    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(60)))
-    .check(z.describe('Part of the client name, e.g. "claude"')),
-  since: z.optional(whenArg).check(z.describe("From this date or date-time (the user's time zone unless it has an offset)")),
-  until: z.optional(whenArg).check(z.describe('Up to this date (the whole day) or date-time')),
+  task: z.optional(idArg('task')).check(z.describe('Task key or id')),
+  project: z.optional(idArg('project')).check(z.describe('projectId: it and its tasks')),
+  actor: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me" or a userId')),
+  client: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(60))).check(z.describe('Part of the client name')),
+  since: z.optional(whenArg).check(z.describe("Date or date-time, user's zone unless offset given")),
+  until: z.optional(whenArg).check(z.describe('Date (whole day) or date-time')),
   kind: z.optional(z.enum(ACTIVITY_KINDS)),
   ...pagingArgs,
 });
@@ -105,8 +105,8 @@ export const activityList = defineTool({
   name: 'activity_list',
   title: 'What changed',
   description:
-    'Who changed what, newest first, through which client, with before and after values and the id change_undo takes. Filters: ' +
-    'task, project, actor ("me"), client, since/until (date or date-time), kind. Member and token changes need team:read.',
+    'Who changed what, newest first, via which client, before and after, with the id change_undo takes. Member and token ' +
+    'changes need team:read.',
   input: listInput,
   output: listOutput,
   annotations: READ,
@@ -169,9 +169,7 @@ export const activityList = defineTool({
 // ---- change_undo ---------------------------------------------------------------------------------
 
 const undoInput = z.strictObject({
-  activityId: z
-    .string()
-    .check(z.minLength(1), z.maxLength(100), z.describe('The act_… id of the change, from activity_list or the result of the change')),
+  activityId: z.string().check(z.minLength(1), z.maxLength(100), z.describe('act_… id')),
 });
 
 const undoOutput = z.object({
@@ -186,8 +184,8 @@ export const changeUndo = defineTool({
   name: 'change_undo',
   title: 'Undo a change',
   description:
-    'Puts back what one change (an act_… id) altered, if nothing changed the target since; otherwise it names the later changes and ' +
-    'changes nothing. Undoing a delete restores the task or project with its comments. The undo is a change too, so it can be undone.',
+    "Puts back what one change (act_… id, or a bulk call's) altered, unless the target changed since (then it names the later " +
+    'changes). Undoing a delete restores it with its comments; an undo can be undone.',
   input: undoInput,
   output: undoOutput,
   // Undoing a creation removes what it made.
@@ -202,8 +200,14 @@ export const changeUndo = defineTool({
       );
     }
     const record = await services.activity.get(principal.workspaceId, id);
-    if (!record) throw new NotFoundRefusal(`Change ${id} was not found in this workspace; activity_list shows the changes there are.`);
-    if (record.expiresAt <= Math.floor(now.getTime() / 1000)) {
+    const items = record ? [] : await services.activity.itemsOfCall(principal.workspaceId, id);
+    if (!record && !items.length) {
+      throw new NotFoundRefusal(`Change ${id} was not found in this workspace; activity_list shows the changes there are.`);
+    }
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const names = await loadNames(services, principal);
+    if (!record) return undoCall(ctx, id, items, names, nowSeconds);
+    if (record.expiresAt <= nowSeconds) {
       throw new NotFoundRefusal(
         `Change ${id} is older than the ${services.activity.retentionDays} days changes are kept for; it cannot be undone.`,
       );
@@ -214,7 +218,6 @@ export const changeUndo = defineTool({
     if (TEAM_KINDS.has(record.kind) && !principal.scopes.includes('team:read')) {
       throw new NotFoundRefusal(`Change ${id} was not found in this workspace; activity_list shows the changes there are.`);
     }
-    const names = await loadNames(services, principal);
     const summary = describeChange(record, names);
     const fields = record.changes.filter((c) => !['updatedAt', 'completedBy'].includes(c.field));
     if (fields.length > 1) {
@@ -236,5 +239,49 @@ export const changeUndo = defineTool({
       ? `Undone ${r.undone}: ${r.summary}.${undoLine(r.activityId)}`
       : notConfirmedText(r.declined ?? 'declined', `undoing ${r.undone}`),
 });
+
+/**
+ * Undoes the items of a bulk call that still can, each on its own: the others are named with why
+ * (moved on since, undone already, expired).
+ */
+const undoCall = async (
+  ctx: ToolContext<WorkspaceServices>,
+  callId: string,
+  items: readonly ActivityRecord[],
+  names: Awaited<ReturnType<typeof loadNames>>,
+  nowSeconds: number,
+) => {
+  const asked = confirmation(
+    ctx,
+    { id: callId, state: 'live' },
+    `Undo all ${items.length} changes of that one call (${items
+      .map((r) => describeChange(r, names))
+      .slice(0, 3)
+      .join('; ')}${items.length > 3 ? '; …' : ''})?`,
+    'Undo them all',
+  );
+  if (asked.kind === 'ask') return asked.request;
+  if (asked.kind !== 'proceed') return { undone: callId, undid: false, summary: `${items.length} change(s)`, declined: asked.kind };
+  const lines: string[] = [];
+  let undone = 0;
+  for (const r of items) {
+    if (r.undoneBy || r.expiresAt <= nowSeconds) {
+      lines.push(`${r.activityId}: ${r.undoneBy ? `undone already by ${r.undoneBy}` : 'expired'}`);
+      continue;
+    }
+    try {
+      await undoChange(ctx, r);
+      undone++;
+    } catch (err) {
+      if (!(err instanceof ToolRefusal)) throw err;
+      lines.push(`${r.activityId}: ${err.message}`);
+    }
+  }
+  return {
+    undone: callId,
+    undid: undone > 0,
+    summary: `undid ${undone} of ${items.length} change(s)${lines.length ? `; not: ${lines.join(' | ')}` : ''}`,
+  };
+};
 
 export const ACTIVITY_TOOLS = [activityList, changeUndo];

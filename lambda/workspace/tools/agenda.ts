@@ -8,10 +8,10 @@ import { loadNames, resolveAssignee, toSummary } from '../views.js';
 import { READ } from './annotations.js';
 
 const input = z.strictObject({
-  date: z.optional(dateArg).check(z.describe("The day to show, YYYY-MM-DD; default: today in the user's time zone")),
+  date: z.optional(dateArg).check(z.describe("Default: the user's today")),
   assignee: z
     ._default(z.string().check(z.minLength(1), z.maxLength(100)), 'me')
-    .check(z.describe('Whose day: "me" (default), "anyone" for the whole team, "none" for unassigned tasks, or a userId')),
+    .check(z.describe('"me" (default), "anyone", "none" or a userId')),
   ...pagingArgs,
 });
 
@@ -35,9 +35,8 @@ export const agendaGet = defineTool({
   name: 'agenda_get',
   title: 'Agenda for a day',
   description:
-    'The day view: how many tasks are open, overdue, due today and done today, and the overdue and due-today tasks ordered by priority. ' +
-    'Prefer it for "what is on my plate", "what should I do today" or a daily briefing; use tasks_search for anything else (other dates, ' +
-    'text, labels, projects) and task_get for a task\'s notes. "Today" and "overdue" are the user\'s day in their time zone.',
+    'The day view: counts of open, overdue, due-today and done-today tasks, and the overdue and due-today ones by priority, in ' +
+    'the user\'s time zone. For "what is on my plate today"; tasks_search for anything else.',
   input,
   output,
   annotations: READ,

@@ -23,9 +23,7 @@ const listOutput = z.object({ taskId: z.string(), taskTitle: z.string(), ...list
 export const commentsList = defineTool({
   name: 'comments_list',
   title: 'Read the comments of a task',
-  description:
-    "Lists one task's comments, oldest first, with author and time: the discussion around a task. task_get has the task's own " +
-    'notes; comment_add adds to the discussion.',
+  description: "Lists a task's comments, oldest first, with author and time.",
   input: listInput,
   output: listOutput,
   annotations: READ,
@@ -90,8 +88,7 @@ const addOutput = z.extend(commentOutput, activityIdOutput);
 export const commentAdd = defineTool({
   name: 'comment_add',
   title: 'Comment on a task',
-  description:
-    "Adds a comment to a task's discussion (members and up); each call adds one more comment. To change the task's own notes, use task_update.",
+  description: "Adds a comment to a task's discussion; each call adds one. The task's own notes change with task_update.",
   input: addInput,
   output: addOutput,
   annotations: CREATE,
@@ -132,9 +129,7 @@ const excerpt = (text: string, max = 80): string => (text.length > max ? `${text
 export const commentDelete = defineTool({
   name: 'comment_delete',
   title: 'Delete a comment',
-  description:
-    'Deletes one comment of a task (members only their own; admins any). Where the client can ask, the person confirms first; ' +
-    'change_undo restores it.',
+  description: 'Deletes a comment (members their own; admins any), asking the person first where the client can; change_undo restores it.',
   input: deleteInput,
   output: deleteOutput,
   annotations: REMOVE,

@@ -21,9 +21,8 @@ export const meGet = defineTool({
   name: 'me_get',
   title: 'Who am I',
   description:
-    "Returns the calling user: name, e-mail, workspace, role, time zone, today's date in that time zone and the token's scopes. " +
-    'Call it first: every other tool takes absolute dates, and the user\'s time zone decides which day "today" or "tomorrow" is. ' +
-    'Needs no scope.',
+    "The calling user: name, e-mail, workspace and its task key, role, time zone, today there, and the token's scopes. Call it " +
+    'first to turn "tomorrow" into a date.',
   input: z.strictObject({}),
   output: meOutput,
   annotations: READ,

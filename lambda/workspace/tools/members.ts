@@ -23,9 +23,7 @@ const listOutput = z.object({ ...listFields, members: z.array(memberOutput) });
 export const membersList = defineTool({
   name: 'members_list',
   title: 'List the team',
-  description:
-    'Lists the members of the workspace by name, with user id, e-mail, role and time zone. Use it to find the userId to assign a ' +
-    'task to (task_create, task_update) or to manage someone (member_role_set, member_remove); me_get covers the caller alone.',
+  description: 'Lists the members by name with userId, e-mail, role and time zone: the userIds other tools take.',
   input: listInput,
   output: listOutput,
   annotations: READ,
@@ -49,10 +47,8 @@ export const membersList = defineTool({
 const inviteInput = z.strictObject({
   email: z.email().check(z.maxLength(254)),
   name: z.string().check(z.trim(), z.minLength(1), z.maxLength(120)),
-  role: z._default(roleArg, 'member').check(z.describe('viewer, member (default), admin, or owner (owners only)')),
-  timeZone: z
-    .optional(z.string().check(z.minLength(1), z.maxLength(64)))
-    .check(z.describe("IANA time zone, e.g. Europe/Berlin; default: the inviter's")),
+  role: z._default(roleArg, 'member').check(z.describe('Default member')),
+  timeZone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))).check(z.describe('IANA zone; default: yours')),
 });
 
 const changedMemberOutput = z.extend(memberOutput, {
@@ -63,10 +59,7 @@ const changedMemberOutput = z.extend(memberOutput, {
 export const memberInvite = defineTool({
   name: 'member_invite',
   title: 'Add someone to the team',
-  description:
-    'Adds a person to the workspace by e-mail with a role (admins and owners; only owners add owners). They can sign in through the ' +
-    "organisation's identity provider with that e-mail, or get a personal access token from an operator. To change an existing " +
-    "member's role use member_role_set.",
+  description: 'Adds a person by e-mail with a role (admins; only owners add owners); they sign in with that e-mail.',
   input: inviteInput,
   output: changedMemberOutput,
   annotations: CREATE,
@@ -104,9 +97,8 @@ export const memberRoleSet = defineTool({
   name: 'member_role_set',
   title: "Change a member's role",
   description:
-    "Sets a member's role: viewer (reads only), member (writes tasks and comments), admin (also projects and team), owner " +
-    '(admins and owners; only owners make or unmake owners, and the last owner cannot be demoted). Setting the current role changes ' +
-    'nothing. Lowering an admin or owner is confirmed by the person first where the client can ask.',
+    "Sets a member's role: viewer reads, member writes tasks, admin also projects and team, owner all (only owners touch owners; " +
+    'never the last). Lowering an admin or owner asks the person first where the client can.',
   input: roleInput,
   output: changedMemberOutput,
   annotations: UPDATE,
@@ -154,9 +146,8 @@ export const memberRemove = defineTool({
   name: 'member_remove',
   title: 'Remove someone from the team',
   description:
-    'Removes a member from the workspace and revokes their personal access tokens (admins and owners; only owners remove owners, ' +
-    'and never the last one). Their tasks and comments stay. Where the client can ask, the person confirms first. To only reduce ' +
-    'what they may do, use member_role_set with viewer.',
+    'Removes a member and revokes their tokens (admins; only owners remove owners, never the last). Their tasks stay. Asks the ' +
+    'person first where the client can.',
   input: removeInput,
   output: removeOutput,
   annotations: REMOVE,

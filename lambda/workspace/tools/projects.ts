@@ -56,9 +56,7 @@ const listOutput = z.object({ ...listFields, projects: z.array(projectOutput) })
 export const projectsList = defineTool({
   name: 'projects_list',
   title: 'List projects',
-  description:
-    "Lists the workspace's projects with their ids (active ones; archived too with includeArchived). Use it to turn a project name " +
-    'into the projectId that tasks_search, task_create and project_get take; project_get adds task counts.',
+  description: 'Lists the projects with their projectIds (archived too with includeArchived).',
   input: listInput,
   output: listOutput,
   annotations: READ,
@@ -96,9 +94,7 @@ const getOutput = z.object({
 export const projectGet = defineTool({
   name: 'project_get',
   title: 'Read a project',
-  description:
-    "Returns one project (description, status, version) with counts of its open, overdue, due-today and done tasks in the user's " +
-    'day. To see the tasks themselves, call tasks_search with project.',
+  description: 'One project with counts of its open, overdue, due-today and done tasks; tasks_search with project lists them.',
   input: getInput,
   output: getOutput,
   annotations: READ,
@@ -132,9 +128,7 @@ const createInput = z.strictObject({ name: nameArg, description: z.optional(desc
 export const projectCreate = defineTool({
   name: 'project_create',
   title: 'Create a project',
-  description:
-    'Creates a project (admins and owners) and returns its id; calling it twice creates two projects, so check projects_list first. ' +
-    'Tasks join it through task_create or task_update with projectId.',
+  description: 'Creates a project (admins); calling it twice makes two, so check projects_list first.',
   input: createInput,
   output: changedProjectOutput,
   annotations: CREATE,
@@ -163,18 +157,16 @@ export const projectCreate = defineTool({
 
 const updateInput = z.strictObject({
   projectId: projectIdArg,
-  version: versionArg.check(z.describe('The version you read; a stale one is refused as a conflict')),
+  version: versionArg.check(z.describe('The version read')),
   name: z.optional(nameArg),
   description: z.optional(z.nullable(descriptionArg)).check(z.describe('null clears it')),
-  archived: z.optional(z.literal(false)).check(z.describe('false restores an archived project (archive with project_archive)')),
+  archived: z.optional(z.literal(false)).check(z.describe('false restores it')),
 });
 
 export const projectUpdate = defineTool({
   name: 'project_update',
   title: 'Change a project',
-  description:
-    'Renames a project, changes its description, or restores an archived one (archived: false); admins and owners. Give the version ' +
-    'you read: a stale one is refused as a conflict naming the current version.',
+  description: 'Renames a project, changes its description or restores an archived one (admins). A stale version is a conflict.',
   input: updateInput,
   output: changedProjectOutput,
   annotations: UPDATE,
@@ -207,15 +199,13 @@ export const projectUpdate = defineTool({
 
 const removeInput = z.strictObject({
   projectId: projectIdArg,
-  version: z.optional(versionArg).check(z.describe('If given, refused when the project has moved on from this version')),
+  version: z.optional(versionArg).check(z.describe('If given, must be current')),
 });
 
 export const projectArchive = defineTool({
   name: 'project_archive',
   title: 'Archive a project',
-  description:
-    'Archives a project (admins and owners): it leaves projects_list and takes no new tasks, while its tasks stay readable. ' +
-    'Prefer it over project_delete for finished work; project_update with archived: false restores it.',
+  description: 'Archives a project (admins): it leaves projects_list and takes no new tasks; its tasks stay. Prefer it to project_delete.',
   input: removeInput,
   output: changedProjectOutput,
   annotations: REMOVE,
@@ -243,9 +233,7 @@ const deleteOutput = z.object({
 export const projectDelete = defineTool({
   name: 'project_delete',
   title: 'Delete a project',
-  description:
-    'Deletes an empty project (admins and owners); one that still holds tasks is refused: move or delete them first, or use ' +
-    'project_archive, which keeps everything. Where the client can ask, the person confirms first; change_undo restores it.',
+  description: 'Deletes an empty project (admins), asking the person first where the client can; change_undo restores it.',
   input: removeInput,
   output: deleteOutput,
   annotations: REMOVE,

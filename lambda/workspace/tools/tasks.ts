@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import type { ToolContext } from '../../mcp/tool-registry.js';
@@ -7,11 +6,13 @@ import type { Principal } from '../../vocabulary.js';
 import { activityIdOutput, commitWithRecord, sourceOf, taskRecord, undoLine } from '../changes.js';
 import { confirmation, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
+import { unblockedBy } from '../links.js';
 import { requireOwnOrAdmin, requireRole } from '../membership.js';
 import type { Task } from '../model.js';
 import { cursorFor, positionFrom } from '../paging.js';
-import { moreLine, taskBlock, taskLine } from '../render.js';
+import { moreLine, taskBlock, taskLine, taskName } from '../render.js';
 import {
+  blockedByArg,
   dateArg,
   dateOut,
   idArg,
@@ -26,19 +27,11 @@ import {
   versionArg,
 } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
+import { type PlannedTask, plannedChange, plannedNewTask, taskWriteOps } from '../task-changes.js';
 import { withNewNumbers } from '../task-numbers.js';
 import type { TaskPosition } from '../task-store.js';
 import { dateInZone } from '../time.js';
-import {
-  activeProjectOrRefuse,
-  loadNames,
-  projectArgOrRefuse,
-  resolveAssignee,
-  taskIdOf,
-  taskOrRefuse,
-  toSummary,
-  toTaskOutput,
-} from '../views.js';
+import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 const taskIdArg = taskRefArg;
@@ -68,57 +61,60 @@ const withNames = async (services: WorkspaceServices, principal: Principal, task
 };
 
 /** A changed task's answer: the task as written, with its record's id. */
-const changedTaskOutput = z.extend(taskOutput, activityIdOutput);
+const pick = (t: { key?: string | undefined; taskId: string }) => ({ ...(t.key ? { key: t.key } : {}), taskId: t.taskId });
 
-/** Writes `next` over `task` (or as new) with its record, reading the names alongside. */
+/** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
+const changedTaskOutput = z.extend(taskSummaryOutput, activityIdOutput);
+
+/** Writes a planned change of `task` with its record, reading the names alongside. */
 const writeTask = async (
   ctx: ToolContext<WorkspaceServices>,
   action: Parameters<typeof taskRecord>[2],
-  task: Task | undefined,
-  next: Task,
+  task: Task,
+  planned: PlannedTask,
+  extra: Record<string, unknown> = {},
 ) => {
-  const record = taskRecord(ctx.services, sourceOf(ctx), action, task, next);
-  const [out] = await Promise.all([
-    withNames(ctx.services, ctx.principal, next),
-    commitWithRecord(ctx.services, [ctx.services.tasks.putOp(next, task?.version)], record),
+  const record = taskRecord(ctx.services, sourceOf(ctx), action, task, planned.next);
+  const [names] = await Promise.all([
+    loadNames(ctx.services, ctx.principal),
+    commitWithRecord(ctx.services, taskWriteOps(ctx.services, task, planned), record),
   ]);
-  return { ...out, activityId: record.activityId };
+  return { ...toSummary(planned.next, names), ...extra, activityId: record.activityId };
 };
 
-/** Creates `task` with the next free number, its record and the number's claim in one write. */
-const createTask = async (ctx: ToolContext<WorkspaceServices>, task: Task) => {
+/** Creates a planned task with the next free number, its record and the number's claim in one write. */
+const createTask = async (ctx: ToolContext<WorkspaceServices>, planned: PlannedTask) => {
   const { services, principal } = ctx;
   const [names, written] = await Promise.all([
     loadNames(services, principal),
     withNewNumbers(services.numbers, principal, 1, async (first, counterAndClaims) => {
-      const numbered: Task = { ...task, number: first };
-      const record = taskRecord(services, sourceOf(ctx), 'created', undefined, numbered);
-      await commitWithRecord(services, [...counterAndClaims([task.taskId]), services.tasks.putOp(numbered, undefined)], record);
-      services.numbers.remember(task.workspaceId, first, task.taskId);
+      const numbered: PlannedTask = { ...planned, next: { ...planned.next, number: first } };
+      const record = taskRecord(services, sourceOf(ctx), 'created', undefined, numbered.next);
+      await commitWithRecord(
+        services,
+        [...counterAndClaims([numbered.next.taskId]), ...taskWriteOps(services, undefined, numbered)],
+        record,
+      );
+      services.numbers.remember(numbered.next.workspaceId, first, numbered.next.taskId);
       return { numbered, record };
     }),
   ]);
-  return { ...toTaskOutput(written.numbered, names), activityId: written.record.activityId };
+  return { ...toSummary(written.numbered.next, names), activityId: written.record.activityId };
 };
 
 // ---- tasks_search -------------------------------------------------------------------------------
 
 const searchInput = z.strictObject({
-  text: z
-    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
-    .check(z.describe('Words that must all occur in the title, notes or labels (case-insensitive)')),
-  status: z
-    ._default(z.enum(['open', 'done', 'any']), 'open')
-    .check(z.describe('open (default), done (most recently completed first) or any')),
-  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" (unassigned) or a userId')),
-  project: z
-    .optional(z.string().check(z.minLength(1), z.maxLength(100)))
-    .check(z.describe('A projectId, or "none" for tasks in no project (the inbox)')),
+  text: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe('All words, in title, notes or labels')),
+  status: z._default(z.enum(['open', 'done', 'any']), 'open').check(z.describe('Default open')),
+  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" or a userId')),
+  project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),
   label: z.optional(labelArg),
   priority: z.optional(priorityArg),
-  dueBefore: z.optional(dateArg).check(z.describe('Due on or before this date (YYYY-MM-DD)')),
-  dueAfter: z.optional(dateArg).check(z.describe('Due on or after this date (YYYY-MM-DD)')),
-  overdue: z.optional(z.boolean()).check(z.describe("true: only open tasks due before the user's today")),
+  dueBefore: z.optional(dateArg).check(z.describe('Due on or before')),
+  dueAfter: z.optional(dateArg).check(z.describe('Due on or after')),
+  overdue: z.optional(z.boolean()).check(z.describe('Open, due before today')),
+  blocked: z.optional(z.boolean()).check(z.describe('Waiting on an open task')),
   ...pagingArgs,
 });
 
@@ -145,10 +141,8 @@ export const tasksSearch = defineTool({
   name: 'tasks_search',
   title: 'Search tasks',
   description:
-    'Finds tasks by text, status, assignee ("me"), project, label, priority, due range or overdue, and returns one-line summaries ' +
-    "with ids and versions but without notes; call task_get for a task's notes. Open tasks come by due date (undated last), then " +
-    "priority. Prefer agenda_get for today's view. A long list is better narrowed than paged; to page, pass nextCursor as cursor " +
-    'with the same arguments.',
+    'Finds tasks by text, status, assignee, project, label, priority, due dates, overdue or blocked; summaries by due date ' +
+    'then priority, without notes (task_get has them). Narrow rather than page.',
   input: searchInput,
   output: searchOutput,
   annotations: READ,
@@ -182,6 +176,7 @@ export const tasksSearch = defineTool({
         ...(args.dueAfter !== undefined ? { dueOnOrAfter: args.dueAfter } : {}),
         ...(args.dueBefore !== undefined ? { dueOnOrBefore: args.dueBefore } : {}),
         ...(args.overdue ? { dueBefore: today } : {}),
+        ...(args.blocked !== undefined ? { blocked: args.blocked } : {}),
       },
       args.limit,
       after,
@@ -207,9 +202,7 @@ const getInput = z.strictObject({ taskId: taskIdArg });
 export const taskGet = defineTool({
   name: 'task_get',
   title: 'Read a task',
-  description:
-    'Returns one whole task, notes included, with its current version (needed by task_update). Use it after tasks_search or ' +
-    'agenda_get when the notes or exact fields matter; comments_list has the discussion.',
+  description: 'One whole task, notes and links included, with its version.',
   input: getInput,
   output: taskOutput,
   annotations: READ,
@@ -223,164 +216,111 @@ export const taskGet = defineTool({
 const createInput = z.strictObject({
   title: titleArg,
   notes: z.optional(notesArg),
-  priority: z._default(priorityArg, 'P4').check(z.describe('P1 (most urgent) to P4 (default)')),
-  dueDate: z.optional(dateArg).check(z.describe('YYYY-MM-DD in the user\'s calendar; resolve words like "tomorrow" with me_get first')),
-  dueTime: z.optional(timeArg).check(z.describe('HH:MM on the due date; needs dueDate')),
-  assignee: z
-    .optional(z.string().check(z.minLength(1), z.maxLength(100)))
-    .check(z.describe('"me" or a userId from members_list; default: unassigned')),
+  priority: z._default(priorityArg, 'P4').check(z.describe('P1 most urgent; default P4')),
+  dueDate: z.optional(dateArg).check(z.describe("In the user's calendar")),
+  dueTime: z.optional(timeArg).check(z.describe('Needs dueDate')),
+  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me" or a userId')),
   projectId: z.optional(idArg('project')),
   labels: z.optional(labelsArg),
+  blockedBy: z.optional(blockedByArg),
 });
 
 export const taskCreate = defineTool({
   name: 'task_create',
   title: 'Create a task',
-  description:
-    'Creates one task (open, version 1) and returns it with its id. Check with tasks_search first if it may already exist: calling ' +
-    'this twice creates two tasks. Use task_update to change an existing task.',
+  description: 'Creates a task and returns its key; calling it twice makes two (tasks_create makes many).',
   input: createInput,
   output: changedTaskOutput,
   annotations: CREATE,
   scope: 'tasks:write',
-  run: async (args, ctx) => {
-    const { services, principal, now } = ctx;
-    requireRole(principal, 'member', 'creating a task');
-    if (args.dueTime && !args.dueDate) throw new InvalidArgumentRefusal('dueTime: needs a dueDate as well.');
-    const [assigneeId] = await Promise.all([
-      args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
-      args.projectId === undefined ? undefined : activeProjectOrRefuse(services, principal, args.projectId, 'projectId'),
-    ]);
-    const at = now.toISOString();
-    const task: Task = {
-      workspaceId: principal.workspaceId,
-      taskId: randomUUID(),
-      title: args.title,
-      ...(args.notes ? { notes: args.notes } : {}),
-      status: 'open',
-      priority: args.priority,
-      ...(args.dueDate ? { dueDate: args.dueDate } : {}),
-      ...(args.dueTime ? { dueTime: args.dueTime } : {}),
-      ...(assigneeId ? { assigneeId } : {}),
-      ...(args.projectId ? { projectId: args.projectId } : {}),
-      labels: [...new Set(args.labels ?? [])],
-      createdBy: principal.userId,
-      createdAt: at,
-      updatedAt: at,
-      version: 1,
-    };
-    return createTask(ctx, task);
-  },
-  render: (t) => `Created:\n${taskBlock(t)}${undoLine(t.activityId)}`,
+  run: async (args, ctx) => createTask(ctx, await plannedNewTask(ctx, args)),
+  render: (t) => `Created: ${taskLine(t).slice(2)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_update --------------------------------------------------------------------------------
 
 const updateInput = z.strictObject({
   taskId: taskIdArg,
-  version: versionArg.check(z.describe('The version you read (task_get, tasks_search); a stale one is refused as a conflict')),
+  version: versionArg.check(z.describe('The version read')),
   title: z.optional(titleArg),
-  notes: z.optional(z.nullable(notesArg)).check(z.describe('New notes; null clears them')),
+  notes: z.optional(z.nullable(notesArg)).check(z.describe('null clears')),
   priority: z.optional(priorityArg),
-  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('YYYY-MM-DD; null removes the due date (and time)')),
-  dueTime: z.optional(z.nullable(timeArg)).check(z.describe('HH:MM; null removes the time')),
-  assignee: z
-    .optional(z.nullable(z.string().check(z.minLength(1), z.maxLength(100))))
-    .check(z.describe('"me" or a userId; null (or "none") unassigns')),
-  projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('Move to this project; null moves it out of any project')),
-  labels: z.optional(labelsArg).check(z.describe('Replaces all labels')),
+  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('null clears (and the time)')),
+  dueTime: z.optional(z.nullable(timeArg)).check(z.describe('null clears')),
+  assignee: z.optional(z.nullable(z.string().check(z.minLength(1), z.maxLength(100)))).check(z.describe('"me", a userId or null')),
+  projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('null: no project')),
+  labels: z.optional(labelsArg).check(z.describe('All labels')),
+  blockedBy: z.optional(blockedByArg),
 });
 
 export const taskUpdate = defineTool({
   name: 'task_update',
   title: 'Change a task',
   description:
-    'Changes fields of one task: title, notes, priority, due date/time, assignee, project, labels. Give only what changes, plus the ' +
-    'version you read; if someone changed the task since, it is refused as a conflict naming the current version. To finish or ' +
-    'reopen a task use task_complete / task_reopen.',
+    'Changes fields of a task; give only what changes and the version read (a stale one is a conflict). tasks_update changes many.',
   input: updateInput,
   output: changedTaskOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
-    const { services, principal, now } = ctx;
+    const { services, principal } = ctx;
     requireRole(principal, 'member', 'changing a task');
     const { taskId, version, ...changes } = args;
     if (Object.values(changes).every((v) => v === undefined))
       throw new InvalidArgumentRefusal('arguments: name at least one field to change.');
     const task = await currentTask(ctx, taskId, version);
-    const [assigneeId] = await Promise.all([
-      changes.assignee === undefined
-        ? undefined
-        : changes.assignee === null
-          ? null
-          : resolveAssignee(services, principal, changes.assignee, 'assignee'),
-      changes.projectId ? activeProjectOrRefuse(services, principal, changes.projectId, 'projectId') : undefined,
-    ]);
-    const dueDate = changes.dueDate === undefined ? task.dueDate : (changes.dueDate ?? undefined);
-    const dueTime = changes.dueDate === null || changes.dueTime === null ? undefined : (changes.dueTime ?? task.dueTime);
-    if (dueTime && !dueDate) throw new InvalidArgumentRefusal('dueTime: the task has no due date; set dueDate as well.');
-    const { notes: _n, dueDate: _d, dueTime: _t, assigneeId: _a, projectId: _p, ...kept } = task;
-    const notes = changes.notes === undefined ? task.notes : (changes.notes ?? undefined);
-    const nextAssignee = assigneeId === undefined ? task.assigneeId : (assigneeId ?? undefined);
-    const nextProject = changes.projectId === undefined ? task.projectId : (changes.projectId ?? undefined);
-    const next: Task = {
-      ...kept,
-      ...(changes.title !== undefined ? { title: changes.title } : {}),
-      ...(changes.priority !== undefined ? { priority: changes.priority } : {}),
-      ...(changes.labels !== undefined ? { labels: [...new Set(changes.labels)] } : {}),
-      ...(notes ? { notes } : {}),
-      ...(dueDate ? { dueDate } : {}),
-      ...(dueTime ? { dueTime } : {}),
-      ...(nextAssignee ? { assigneeId: nextAssignee } : {}),
-      ...(nextProject ? { projectId: nextProject } : {}),
-      updatedAt: now.toISOString(),
-      version: task.version + 1,
-    };
-    return writeTask(ctx, 'changed', task, next);
+    const planned = await plannedChange(ctx, task, changes);
+    if (!planned) return toSummary(task, await loadNames(services, principal));
+    return writeTask(ctx, 'changed', task, planned);
   },
-  render: (t) => `Updated:\n${taskBlock(t)}${undoLine(t.activityId)}`,
+  render: (t) => `Updated: ${taskLine(t).slice(2)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_complete / task_reopen ----------------------------------------------------------------
 
 const stateInput = z.strictObject({
   taskId: taskIdArg,
-  version: z.optional(versionArg).check(z.describe('If given, the change is refused when the task has moved on from this version')),
+  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+});
+
+const completedOutput = z.extend(changedTaskOutput, {
+  unblocked: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string() }))),
 });
 
 export const taskComplete = defineTool({
   name: 'task_complete',
   title: 'Complete a task',
-  description:
-    'Marks one task done (records who and when). Completing a task that is already done changes nothing. Undo with task_reopen; ' +
-    'prefer this over task_delete when the work was done.',
+  description: 'Marks a task done, listing the tasks that waited only on it. Prefer it to task_delete when the work was done.',
   input: stateInput,
-  output: changedTaskOutput,
+  output: completedOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
     requireRole(ctx.principal, 'member', 'completing a task');
     const task = await currentTask(ctx, args.taskId, args.version);
-    if (task.status === 'done') return withNames(ctx.services, ctx.principal, task);
-    const at = ctx.now.toISOString();
-    const next: Task = {
-      ...task,
-      status: 'done',
-      completedAt: at,
-      completedBy: ctx.principal.userId,
-      updatedAt: at,
-      version: task.version + 1,
-    };
-    return writeTask(ctx, 'completed', task, next);
+    if (task.status === 'done') return toSummary(task, await loadNames(ctx.services, ctx.principal));
+    // Who waits on it and is free once it is done: read with the change (only when anyone waits on it).
+    const [planned, freed, names] = await Promise.all([
+      plannedChange(ctx, task, { status: 'done' }),
+      unblockedBy(ctx.services, ctx.principal, task),
+      loadNames(ctx.services, ctx.principal),
+    ]);
+    return writeTask(
+      ctx,
+      'completed',
+      task,
+      planned!,
+      freed.length ? { unblocked: freed.map((t) => ({ ...pick(toSummary(t, names)), title: t.title })) } : {},
+    );
   },
-  render: (t) => `Done:\n${taskBlock(t)}${undoLine(t.activityId)}`,
+  render: (t) =>
+    `Done: ${taskLine(t).slice(2)}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
 });
 
 export const taskReopen = defineTool({
   name: 'task_reopen',
   title: 'Reopen a task',
-  description: 'Marks a done task open again (e.g. completed by mistake). Reopening an open task changes nothing.',
+  description: 'Marks a done task open again (work left after all); tasks that wait on it are blocked again.',
   input: stateInput,
   output: changedTaskOutput,
   annotations: UPDATE,
@@ -388,12 +328,10 @@ export const taskReopen = defineTool({
   run: async (args, ctx) => {
     requireRole(ctx.principal, 'member', 'reopening a task');
     const task = await currentTask(ctx, args.taskId, args.version);
-    if (task.status === 'open') return withNames(ctx.services, ctx.principal, task);
-    const { completedAt: _c, completedBy: _b, ...rest } = task;
-    const next: Task = { ...rest, status: 'open', updatedAt: ctx.now.toISOString(), version: task.version + 1 };
-    return writeTask(ctx, 'reopened', task, next);
+    if (task.status === 'open') return toSummary(task, await loadNames(ctx.services, ctx.principal));
+    return writeTask(ctx, 'reopened', task, (await plannedChange(ctx, task, { status: 'open' }))!);
   },
-  render: (t) => `Reopened:\n${taskBlock(t)}${undoLine(t.activityId)}`,
+  render: (t) => `Reopened: ${taskLine(t).slice(2)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_delete --------------------------------------------------------------------------------
@@ -424,8 +362,8 @@ export const taskDelete = defineTool({
   name: 'task_delete',
   title: 'Delete a task',
   description:
-    'Deletes one task and its comments (members only tasks they created; admins any). Where the client can ask, the person confirms ' +
-    'first. change_undo restores it while the activity record lasts. If the work was done, use task_complete instead.',
+    'Deletes a task and its comments (members their own; admins any), asking the person first where the client can; ' +
+    'change_undo restores it.',
   input: stateInput,
   output: deleteOutput,
   annotations: REMOVE,
@@ -453,16 +391,14 @@ export const taskDelete = defineTool({
     const deleted: Task = { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 };
     const record = taskRecord(services, sourceOf(ctx), 'deleted', task, deleted, { commentCount: comments.length });
     const expiresAt = record.expiresAt;
+    const linked = taskWriteOps(services, task, { next: deleted }, expiresAt);
     await commitWithRecord(
       services,
-      [
-        services.tasks.putOp(deleted, task.version, expiresAt),
-        ...comments.slice(0, COMMENTS_IN_DELETE).map((key) => services.comments.expiryOp(key, expiresAt)),
-      ],
+      [...linked, ...comments.slice(0, COMMENTS_IN_DELETE - linked.length + 1).map((key) => services.comments.expiryOp(key, expiresAt))],
       record,
     );
     // The task is invisible now, and its comments with it; the rest only learn when they expire.
-    await markExpiring(services, comments.slice(COMMENTS_IN_DELETE), expiresAt).catch(() => undefined);
+    await markExpiring(services, comments.slice(COMMENTS_IN_DELETE - linked.length + 1), expiresAt).catch(() => undefined);
     return { taskId: task.taskId, title: task.title, deleted: true, comments: comments.length, activityId: record.activityId };
   },
   render: (d) =>

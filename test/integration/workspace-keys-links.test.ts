@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { numberExistingTasks, setWorkspaceKey } from '../../lambda/workspace/task-numbers.js';
+import { modernCall } from '../helpers/local.js';
+import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+
+// Short task keys (DEMO-42) and blocked-by links against the embedded DynamoDB.
+
+let server: LocalServer;
+let ws: TestWorkspace;
+
+before(async () => {
+  // Each request reads the workspace afresh, so a changed key shows at once.
+  server = await startWorkspaceServer({ DOERS_AUTH_CACHE_SECONDS: '0' });
+  ws = await createTestWorkspace(server);
+});
+after(() => server.close());
+
+const text = toolText;
+const m = () => caller(server, ws.member.token);
+const create = async (title: string, extra: Record<string, unknown> = {}, call = m()) => {
+  const r = await call('task_create', { title, ...extra });
+  assert.equal(r.isError, false, text(r));
+  return r.structuredContent as { taskId: string; key: string; version: number; blockedBy?: { key: string; open: boolean }[] };
+};
+
+describe('task keys', () => {
+  test('every new task gets the next number of its workspace, shown as KEY-n', async () => {
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+
+    const a = await create('First', {}, call);
+    const b = await create('Second', {}, call);
+
+    assert.equal(a.key, 'TEST-1');
+    assert.equal(b.key, 'TEST-2');
+  });
+
+  test('50 concurrent creates never share a number, and the counter ends at 50', async () => {
+    // Arrange
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+
+    // Act
+    const made = await Promise.all(Array.from({ length: 50 }, (_, i) => create(`Concurrent ${i}`, {}, call)));
+
+    // Assert
+    const numbers = made.map((t) => Number(t.key.split('-')[1])).sort((x, y) => x - y);
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    assert.equal((await server.app.services.directory.getWorkspace(own.workspaceId))?.taskCounter, 50);
+  });
+
+  test('every spelling of a key, and the id, name the same task in every tool and the resource template', async () => {
+    // Arrange
+    const t = await create('Spelled many ways');
+    const n = t.key.split('-')[1]!;
+
+    // Act
+    const spellings = [t.key, t.key.toLowerCase(), `#${n}`, n, t.taskId];
+    const reads = await Promise.all(spellings.map((ref) => m()('task_get', { taskId: ref })));
+    const commented = await m()('comment_add', { taskId: `#${n}`, body: 'by key' });
+    const comments = await m()('comments_list', { taskId: t.key.toLowerCase() });
+    const history = await m()('activity_list', { task: t.key });
+    const resource = await modernCall(server, 'resources/read', { uri: `doers://tasks/${t.key}` }, { token: ws.member.token });
+
+    // Assert
+    for (const r of reads) assert.equal(r.structuredContent.taskId, t.taskId, text(r));
+    assert.equal(commented.structuredContent.taskId, t.taskId);
+    assert.equal(comments.structuredContent.returned, 1);
+    assert.equal(history.structuredContent.returned, 2);
+    assert.match(resource.json.result.contents[0].text, /^# Spelled many ways/);
+  });
+
+  test("another workspace's key, a number nobody has and a malformed key are clear refusals", async () => {
+    const answers = await Promise.all([
+      m()('task_get', { taskId: 'OTHER-1' }),
+      m()('task_get', { taskId: 'TEST-99999' }),
+      m()('task_get', { taskId: 'TEST-' }),
+    ]);
+
+    assert.match(text(answers[0]!), /taskId: OTHER-1 is not a key of this workspace; its tasks are TEST-<number>/);
+    assert.match(text(answers[1]!), /taskId: no task is TEST-99999 in this workspace/);
+    assert.match(text(answers[2]!), /Task TEST- was not found/);
+    assert.ok(answers.every((a) => a.isError));
+  });
+
+  test('a new workspace key names the tasks from then on, and the old spelling still works', async () => {
+    // Arrange
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const t = await create('Renamed key', {}, call);
+    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
+    const workspace = (await server.app.services.directory.getWorkspace(own.workspaceId))!;
+
+    // Act
+    await setWorkspaceKey(db, server.app.config.tables.workspace, workspace, 'ACME', []);
+    const byOld = await call('task_get', { taskId: t.key });
+    const byNew = await call('task_get', { taskId: 'ACME-1' });
+
+    // Assert
+    assert.equal(byOld.structuredContent.key, 'ACME-1');
+    assert.equal(byNew.structuredContent.taskId, t.taskId);
+    assert.match(text(byNew), /^ACME-1 Renamed key/);
+  });
+
+  test('the migration numbers tasks from before numbers, oldest first, once; until then they read by id', async () => {
+    // Arrange: three tasks as an older release stored them, without a number.
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const ids: string[] = [];
+    for (const [i, title] of ['Oldest', 'Middle', 'Newest'].entries()) {
+      const taskId = `00000000-0000-4000-8000-00000000000${i}`;
+      ids.push(taskId);
+      await server.app.services.tasks.create({
+        workspaceId: own.workspaceId,
+        taskId,
+        title,
+        status: 'open',
+        priority: 'P4',
+        labels: [],
+        createdBy: own.member.userId,
+        createdAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+        updatedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
+        version: 1,
+      });
+    }
+    const before = await call('task_get', { taskId: ids[0] });
+    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
+
+    // Act
+    const first = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, () => []);
+    const again = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, () => []);
+    const keys = await Promise.all(ids.map(async (taskId) => (await call('task_get', { taskId })).structuredContent.key));
+    const next = await create('After the migration', {}, call);
+
+    // Assert
+    assert.equal(before.isError, false);
+    assert.match(text(before), new RegExp(`^\\[${ids[0]}\\] Oldest`), 'named by id until it has a number');
+    assert.deepEqual([first.numbered, again.numbered], [3, 0]);
+    assert.deepEqual(keys, ['TEST-1', 'TEST-2', 'TEST-3']);
+    assert.equal(next.key, 'TEST-4');
+  });
+});
+
+describe('blocked-by links', () => {
+  test('a task waiting on open ones says so, in its text, search and agenda; the filter finds it', async () => {
+    // Arrange
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const blocker = await create('Get the quote signed', {}, call);
+    const waiting = await create('Send the invoice', { blockedBy: [blocker.key], assignee: 'me', dueDate: '2020-01-01' }, call);
+
+    // Act
+    const got = await call('task_get', { taskId: waiting.key });
+    const blocked = await call('tasks_search', { blocked: true });
+    const free = await call('tasks_search', { blocked: false });
+    const agenda = await call('agenda_get', {});
+
+    // Assert
+    assert.deepEqual(waiting.blockedBy, [{ key: blocker.key, taskId: blocker.taskId, open: true }]);
+    assert.match(text(got), new RegExp(`Blocked by: ${blocker.key} \\(open\\)`));
+    assert.deepEqual(
+      blocked.structuredContent.tasks.map((t: { key: string }) => t.key),
+      [waiting.key],
+    );
+    assert.deepEqual(
+      free.structuredContent.tasks.map((t: { key: string }) => t.key),
+      [blocker.key],
+    );
+    assert.match(text(agenda), new RegExp(`${waiting.key} Send the invoice .*blocked by ${blocker.key} \\(open\\)`));
+  });
+
+  test('completing a blocker lists the tasks it unblocked; reopening it blocks them again', async () => {
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const a = await create('Blocker A', {}, call);
+    const b = await create('Blocker B', {}, call);
+    const onlyA = await create('Waits on A', { blockedBy: [a.key] }, call);
+    const both = await create('Waits on A and B', { blockedBy: [a.key, b.key] }, call);
+
+    const done = await call('task_complete', { taskId: a.key });
+    const afterDone = await Promise.all([onlyA, both].map((t) => call('task_get', { taskId: t.key })));
+    await call('task_reopen', { taskId: a.key });
+    const afterReopen = await call('task_get', { taskId: onlyA.key });
+
+    assert.deepEqual(
+      done.structuredContent.unblocked.map((t: { key: string }) => t.key),
+      [onlyA.key],
+    );
+    assert.match(text(done), new RegExp(`Unblocked: ${onlyA.key} Waits on A`));
+    assert.deepEqual(afterDone[0]!.structuredContent.blockedBy, [{ key: a.key, taskId: a.taskId, open: false }]);
+    assert.deepEqual(
+      afterDone[1]!.structuredContent.blockedBy.map((x: { open: boolean }) => x.open),
+      [false, true],
+    );
+    assert.equal(afterReopen.structuredContent.blockedBy[0].open, true);
+  });
+
+  test('a self-link, a cycle, a task of another workspace and a missing one are refused, naming the tasks', async () => {
+    // Arrange: C waits on B, B waits on A.
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const a = await create('A', {}, call);
+    const b = await create('B', { blockedBy: [a.key] }, call);
+    const c = await create('C', { blockedBy: [b.key] }, call);
+    const foreign = await create('Foreign');
+
+    // Act
+    const self = await call('task_update', { taskId: a.key, version: 1, blockedBy: [a.key] });
+    const cycle = await call('task_update', { taskId: a.key, version: 1, blockedBy: [c.key] });
+    const other = await call('task_update', { taskId: a.key, version: 1, blockedBy: [foreign.taskId] });
+    const missing = await call('task_create', { title: 'Dangling', blockedBy: ['TEST-999'] });
+
+    // Assert
+    assert.match(text(self), /blockedBy: a task cannot wait on itself \(TEST-1\)/);
+    assert.match(text(cycle), /blockedBy: that would make a cycle \(TEST-1 → TEST-3 → TEST-2 → TEST-1\)/);
+    assert.match(text(other), /blockedBy: no task .* in this workspace/);
+    assert.match(text(missing), /blockedBy: no task is TEST-999/);
+    assert.equal((await call('task_get', { taskId: a.key })).structuredContent.version, 1, 'nothing written');
+  });
+
+  test('deleting a blocker takes it out of the links that name it; undoing the delete puts the link back', async () => {
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const blocker = await create('Goes away', {}, call);
+    const waiting = await create('Waited on it', { blockedBy: [blocker.key] }, call);
+
+    const deleted = await call('task_delete', { taskId: blocker.key });
+    const without = await call('task_get', { taskId: waiting.key });
+    await call('change_undo', { activityId: deleted.structuredContent.activityId });
+    const restored = await call('task_get', { taskId: waiting.key });
+
+    assert.equal(without.structuredContent.blockedBy, undefined);
+    assert.deepEqual(restored.structuredContent.blockedBy, [{ key: blocker.key, taskId: blocker.taskId, open: true }]);
+  });
+
+  test('changing the links drops the old blocker and records the new one; undo puts the old ones back', async () => {
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const first = await create('First blocker', {}, call);
+    const second = await create('Second blocker', {}, call);
+    const waiting = await create('Moves its wait', { blockedBy: [first.key] }, call);
+
+    const moved = await call('task_update', { taskId: waiting.key, version: 1, blockedBy: [second.key] });
+    const freed = await call('task_complete', { taskId: first.key });
+    await call('change_undo', { activityId: moved.structuredContent.activityId });
+    const back = await call('task_get', { taskId: waiting.key });
+
+    assert.deepEqual(
+      moved.structuredContent.blockedBy.map((b: { key: string }) => b.key),
+      [second.key],
+    );
+    assert.equal(freed.structuredContent.unblocked, undefined, 'the first no longer blocked it');
+    assert.deepEqual(back.structuredContent.blockedBy, [{ key: first.key, taskId: first.taskId, open: false }]);
+  });
+});

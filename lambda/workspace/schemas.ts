@@ -17,7 +17,10 @@ export const blockedByArg = z
   .check(z.maxLength(20), z.describe('Keys of all tasks it waits on; [] clears'));
 /** A task by its key (DEMO-42, demo-42, #42, 42) or its id. */
 export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe('Task key (DEMO-42) or id'));
-export const dateArg = z.iso.date();
+/** A calendar date; 2026-02-30 is refused by name, not as "Invalid ISO date". */
+export const dateArg = z.iso.date({
+  error: (issue) => (typeof issue.input === 'string' ? `${issue.input} is not a date (YYYY-MM-DD)` : undefined),
+});
 /** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
 export const dateOut = z.iso.date();
 export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));

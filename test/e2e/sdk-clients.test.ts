@@ -35,6 +35,58 @@ const assertMe = (structured: unknown, started: Date) => {
   assert.ok(todayCandidates(started).has(me.today), `today was ${me.today}`);
 };
 
+type AnyClient = Pick<LegacyClient, 'callTool' | 'listTools'>;
+
+/**
+ * The bulk tools through a real client, which checks each result against the listed outputSchema:
+ * three tasks of which one is refused, then two changes of which one is stale.
+ */
+const bulkRoundTrip = async (client: AnyClient, tag: string) => {
+  await client.listTools();
+  const created = await client.callTool({
+    name: 'tasks_create',
+    arguments: {
+      tasks: [
+        { title: `${tag} one`, priority: 'P2' },
+        { title: `${tag} two`, dueDate: '2026-02-30' },
+        { title: `${tag} three`, labels: ['sdk'] },
+      ],
+    },
+  });
+  const items = (created.structuredContent as { items: { status: string; key?: string; version?: number }[] }).items;
+  const [one, , three] = items;
+  const updated = await client.callTool({
+    name: 'tasks_update',
+    arguments: {
+      tasks: [
+        { taskId: one!.key, version: one!.version, status: 'done' },
+        { taskId: three!.key, version: 7, priority: 'P1' },
+      ],
+    },
+  });
+  return { created, items, updated };
+};
+
+const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkRoundTrip>>) => {
+  assert.equal(created.isError, false);
+  assert.deepEqual(
+    items.map((i) => i.status),
+    ['created', 'refused', 'created'],
+  );
+  assert.match((created.content as { text: string }[])[0]!.text, /^Created 2 of 3; 1 refused: item 2 dueDate: 2026-02-30 is not a date/);
+  assert.ok(
+    items.every((i) => i.status === 'refused' || /^DEMO-\d+$/.test(i.key!)),
+    JSON.stringify(items),
+  );
+  const results = (updated.structuredContent as { items: { status: string; version?: number; reason?: string }[] }).items;
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['updated', 'refused'],
+  );
+  assert.equal(results[0]!.version, 2);
+  assert.match(results[1]!.reason!, /^version: conflict, DEMO-\d+ is at version 1, not 7/);
+};
+
 describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshake)', () => {
   test('connects with a bearer token, lists tools and calls me_get', async () => {
     const started = new Date();
@@ -53,6 +105,16 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
     assert.equal(result.isError, false);
     assertMe(result.structuredContent, started);
     assert.match((result.content as { text: string }[])[0]!.text, new RegExp(`${DEMO_OWNER.name}.*owner`));
+  });
+
+  test('creates and changes tasks in bulk, each item on its own, every result valid against its outputSchema', async () => {
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await bulkRoundTrip(client, 'SDK v1');
+    await client.close();
+
+    assertBulk(outcome);
   });
 });
 
@@ -78,6 +140,16 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     assert.ok(tools.some((t) => t.name === 'me_get'));
     assert.equal(result.isError, false);
     assertMe(result.structuredContent, started);
+  });
+
+  test('creates and changes tasks in bulk, each item on its own, every result valid against its outputSchema', async () => {
+    const client = modernClient();
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await bulkRoundTrip(client as unknown as AnyClient, 'SDK v2');
+    await client.close();
+
+    assertBulk(outcome);
   });
 
   test('without a token, connecting fails with the HTTP 401 the server answered', async () => {

@@ -112,7 +112,7 @@ describe('tasks_update', () => {
       items.map((i: { status: string }) => i.status),
       ['updated', 'refused', 'refused', 'updated', 'refused', 'refused'],
     );
-    assert.match(items[1].reason, new RegExp(`version: ${b} is at version 2, not 1`));
+    assert.match(items[1].reason, new RegExp(`version: conflict, ${b} is at version 2, not 1`));
     assert.match(items[2].reason, /no task is TEST-9999/);
     assert.match(items[4].reason, /items 5 and 6 both name/);
     assert.match(text(r), /^Changed 2 of 6; 4 refused: item 2 version/);

@@ -9,7 +9,9 @@ import type { DoersContext, HttpResult } from '../../lambda/http/request-context
 import { MAX_BODY_BYTES } from '../../lambda/http/transport.js';
 import { createHttpAdapter, REQUEST_TIMEOUT_MS } from '../../lambda/local/http-adapter.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
+import { setWorkspaceKey } from '../../lambda/workspace/task-numbers.js';
 import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
 import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
@@ -1171,5 +1173,95 @@ describe('activity and undo across workspaces and users (workspace-activity.test
     assert.equal(afterChange.json.result?.isError, true, afterChange.text);
     assert.match(afterChange.json.result.content[0].text, /changed between the question and the answer/);
     for (const id of [a, b]) assert.equal((await caller(server, ws1.ws.owner.token)('task_get', { taskId: id })).isError, false);
+  });
+});
+
+describe('task keys and links across workspaces (workspace-keys-links.test.ts has keys and links in depth)', () => {
+  /** Workspace 3 (key SCRT, tasks SCRT-1 … SCRT-6) and workspace 4 (key TEST, no task yet): numbers only 3 has. */
+  let ws3: Seeded;
+  let ws3Before: Awaited<ReturnType<typeof snapshot>>;
+  let ws4: TestWorkspace;
+  before(async () => {
+    const seeded = await seedWorkspace('5e8c');
+    const as3 = caller(server, seeded.ws.owner.token);
+    const more: string[] = [];
+    for (let i = 4; i <= 6; i++) more.push((await as3('task_create', { title: `SECRET-TITLE-5e8c ${i}` })).structuredContent.taskId);
+    ws3 = { ...seeded, taskIds: [...seeded.taskIds, ...more] };
+    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
+    await setWorkspaceKey(
+      db,
+      server.app.config.tables.workspace,
+      (await server.app.services.directory.getWorkspace(ws3.ws.workspaceId))!,
+      'SCRT',
+      [],
+    );
+    ws3Before = await snapshot(ws3);
+    ws4 = await createTestWorkspace(server);
+  });
+
+  /** The answer with the probed values blanked: an id of workspace 3 must read exactly as one of nowhere. */
+  const shape = (r: unknown, values: readonly string[]): string => {
+    let text = JSON.stringify(r);
+    for (const [i, v] of values.entries()) text = text.replaceAll(v, `<v${i}>`);
+    return text;
+  };
+
+  test("workspace 3's keys and numbers, in every spelling, are refused in workspace 4 as ones nobody has, revealing nothing", async () => {
+    const as4 = caller(server, ws4.owner.token);
+    const cases: [string, string][] = [
+      ['SCRT-5', 'QQQQ-5'],
+      ['scrt-5', 'qqqq-5'],
+      ['TEST-5', 'TEST-99999'],
+      ['#5', '#99999'],
+      ['5', '99999'],
+    ];
+
+    for (const [theirs, nobodys] of cases) {
+      const [res, control] = [await as4('task_get', { taskId: theirs }), await as4('task_get', { taskId: nobodys })];
+
+      assert.equal(res.isError, true, `${theirs}: ${JSON.stringify(res)}`);
+      assert.ok(res.content[0]!.text.includes(theirs.replace(/^#/, '')), `${theirs} is named: ${res.content[0]!.text}`);
+      assert.equal(shape(res, [theirs, '5']), shape(control, [nobodys, '99999']), `${theirs} reads differently from ${nobodys}`);
+      assertRevealsNothing(JSON.stringify(res), ws3, [theirs]);
+    }
+    const resource = await modernCall(server, 'resources/read', { uri: 'doers://tasks/SCRT-5' }, { token: ws4.owner.token });
+    assert.equal(resource.json.error?.code, -32602, resource.text);
+    assertRevealsNothing(resource.text, ws3, ['SCRT-5']);
+  });
+
+  test("workspace 3's tasks cannot be linked, bulk-changed or bulk-linked from workspace 4, and are refused as ids of nowhere", async () => {
+    // Arrange
+    const as4 = caller(server, ws4.owner.token);
+    const own = (await as4('task_create', { title: 'Mine' })).structuredContent;
+    const [theirs, nobodys] = [ws3.taskIds[4]!, randomUUID()];
+    const probes = (id: string): [string, Record<string, unknown>][] => [
+      ['task_create', { title: 'Waits', blockedBy: [id] }],
+      ['task_update', { taskId: own.key, version: own.version, blockedBy: [id] }],
+      ['tasks_create', { tasks: [{ title: 'Waits too', blockedBy: [id] }] }],
+      ['tasks_update', { tasks: [{ taskId: id, title: 'Taken over' }] }],
+      ['tasks_update', { tasks: [{ taskId: own.key, blockedBy: [id] }] }],
+    ];
+
+    for (const [i, [tool, args]] of probes(theirs).entries()) {
+      // Act
+      const res = await as4(tool, args);
+      const control = await as4(tool, probes(nobodys)[i]![1]);
+
+      // Assert: refused (per item on the bulk tools), for the id, as one that exists nowhere.
+      const refused = tool.startsWith('tasks_') ? res.structuredContent.items[0].status === 'refused' : res.isError;
+      assert.equal(refused, true, `${tool} accepted a task of workspace 3: ${JSON.stringify(res)}`);
+      assert.ok(JSON.stringify(res).includes(theirs), `${tool} was refused without naming the id: ${JSON.stringify(res)}`);
+      assert.equal(shape(res.content, [theirs]), shape(control.content, [nobodys]), `${tool} tells a task of workspace 3 from none`);
+      assertRevealsNothing(JSON.stringify(res), ws3, [theirs]);
+    }
+    // Nothing was written on either side: workspace 3 reads back as before, and no task of it gained a dependent.
+    assert.deepEqual(await snapshot(ws3), ws3Before, 'workspace 3 changed');
+    for (const id of ws3.taskIds) assert.equal((await server.app.services.tasks.get(ws3.ws.workspaceId, id))?.blocks, undefined, id);
+    const mine = await as4('tasks_search', { status: 'any', limit: 100 });
+    assert.deepEqual(
+      mine.structuredContent.tasks.map((t: { title: string; blockedBy?: unknown }) => [t.title, t.blockedBy]),
+      [['Mine', undefined]],
+      'workspace 4 holds only its own task, unlinked',
+    );
   });
 });

@@ -294,11 +294,15 @@ export const tasksUpdate = defineTool({
         }
         const key = keyOf(principal.workspaceKey, task.number);
         if (e.version !== undefined && e.version !== task.version) {
-          results[e.i] = refused(n, `version: ${e.ref} is at version ${task.version}, not ${e.version}; someone changed it.`, {
-            ...(key ? { key } : {}),
-            taskId: task.taskId,
-            version: task.version,
-          });
+          results[e.i] = refused(
+            n,
+            `version: conflict, ${e.ref} is at version ${task.version}, not ${e.version}; read it again and retry with version ${task.version}.`,
+            {
+              ...(key ? { key } : {}),
+              taskId: task.taskId,
+              version: task.version,
+            },
+          );
           return;
         }
         try {

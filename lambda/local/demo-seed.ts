@@ -5,7 +5,7 @@ import { SCOPES } from '../vocabulary.js';
 import type { Priority, Project, Task } from '../workspace/model.js';
 import type { WorkspaceServices } from '../workspace/services.js';
 import { CounterMoved } from '../workspace/task-numbers.js';
-import { addDays, dateInZone } from '../workspace/time.js';
+import { addDays, dateInZone, instantInZone } from '../workspace/time.js';
 
 import { DEMO_WORKSPACE_ID } from './local-data.js';
 export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: 'Ada Lovelace' } as const;
@@ -147,6 +147,7 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
   const ws = DEMO_WORKSPACE_ID;
   const at = now.toISOString();
   const today = dateInZone(now, timeZone);
+  const startOfToday = instantInZone(today, '00:00', timeZone);
   await Promise.all([
     ...DEMO_MEMBERS.map((m) =>
       services.directory.createMember({ workspaceId: ws, ...m, timeZone, status: 'active', createdAt: at } satisfies Member),
@@ -171,7 +172,10 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
     DEMO_TASKS.map(([title, due, priority, who, where, labels, extra = {}], i) => {
       const after = waitsOn(i + 1);
       const blocks = blocksOf(i + 1);
-      const completedAt = extra.done === undefined ? undefined : new Date(now.getTime() - extra.done * 3_600_000).toISOString();
+      // Done a few hours ago means done today: not before today's midnight, even when seeded just after it.
+      const doneMs = extra.done === undefined ? undefined : now.getTime() - extra.done * 3_600_000;
+      const completedAt =
+        doneMs === undefined ? undefined : new Date(extra.done! < 24 ? Math.max(doneMs, startOfToday) : doneMs).toISOString();
       const task: Task = {
         workspaceId: ws,
         taskId: demoTaskId(i),

@@ -103,7 +103,7 @@ const waitForTaskIn = (view: Frame, section: string, taskId: string) =>
   view.waitForSelector(`${section} li[data-task-id="${taskId}"]`, { timeout: 10_000 });
 
 /** How the view names a task to the model: its key where the server gives one, and its id. */
-const ref = (t: { taskId: string; key?: string }) => (t.key ? `${t.key}, ${t.taskId}` : t.taskId);
+const ref = (t: { taskId: string; key?: string }) => t.key ?? t.taskId;
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 

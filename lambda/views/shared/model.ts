@@ -66,5 +66,5 @@ export const toTasks = (v: unknown): Task[] => (Array.isArray(v) ? v.map(toTask)
 /** The key newer servers give a task, else the start of its id: short enough to scan, unique enough to tell apart. */
 export const shortRef = (t: Task): string => t.key ?? t.taskId.slice(0, 8);
 
-/** How a task is named to the model: every identifier it needs to act on it again. */
-export const modelRef = (t: Task): string => `“${t.title}” [${t.key ? `${t.key}, ` : ''}${t.taskId}]`;
+/** How the view names a task to the model: by key, as the server's own text does (the id only for a task without one). */
+export const modelRef = (t: Task): string => `“${t.title}” [${t.key ?? t.taskId}]`;

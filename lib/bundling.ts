@@ -17,17 +17,24 @@ export const ESM_REQUIRE_BANNER =
 
 /**
  * Modules the Lambda bundle replaces (paths relative to the project root, where both the stack and
- * the bench run esbuild). Both were found in a `--cpu-prof` of the bundle's import:
+ * the bench run esbuild). Each was found in a `--cpu-prof` of the bundle's cold start or in its
+ * metafile (docs/testing.md, "Benchmarks", has the measurements):
  *
  * - `node:http` through `require` instead of `import`. Importing a built-in as ESM makes Node build
  *   its ESM facade, which reads every export, and `node:http`'s `WebSocket`-family exports are getters
  *   that load all of undici: about 35 ms of each cold start for something the function never uses.
  * - The AWS SDK's default credential chain by its environment-variable provider (see the file):
  *   617 → 480 KB, and about 25 ms less import.
+ * - The SDK's event-stream codec, which its HTTP protocol imports dynamically and esbuild inlines,
+ *   by a stub that fails by name: no operation the functions call streams events (about 20 KB).
+ * - The DynamoDB client's endpoint-discovery cache (on mnemonist) by the same class on a Map: built
+ *   by every client, used only with discovery turned on, which doers never does (about 7 KB).
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   'node:http': './lambda/platform/node-http.cjs',
   '@aws-sdk/credential-provider-node': './lambda/platform/env-credentials.ts',
+  '@smithy/core/event-streams': './lambda/platform/no-event-streams.ts',
+  '@aws-sdk/endpoint-cache': './lambda/platform/endpoint-cache.ts',
 };
 
 /**

@@ -31,8 +31,15 @@ export interface NamesSource {
   forget(workspaceId: string): void;
 }
 
-/** A snapshot is read again after this long even when no change was announced (a lost bump). */
-const MAX_AGE_MS = 60_000;
+/**
+ * A snapshot is read again after this long even when no change was announced. Every member and
+ * project write of the tools, the account page and the admin CLI raises the version in its own
+ * transaction, so only a bump written apart from its change and lost (`announceDirectoryChange`, the
+ * demo seed's project creation) leaves a snapshot stale; this bounds that. It was a minute, which
+ * made a warm instance re-read an unchanged directory (two queries) on the first call of each
+ * minute: agenda_get cost 5 requests as deployed instead of 3 (test/e2e/request-count.test.ts).
+ */
+const MAX_AGE_MS = 60 * 60_000;
 const MAX_WORKSPACES = 1_000;
 
 const covers = (names: Names, needs: NeededIds | undefined): boolean =>
@@ -120,6 +127,6 @@ export const announceDirectoryChange = async (db: DynamoDBDocumentClient, table:
     );
   } catch {
     // No workspace item: nothing can have cached it. Any other failure must not turn a write that
-    // landed into an error answer; snapshots elsewhere are read again within MAX_AGE_MS anyway.
+    // landed into an error answer; snapshots elsewhere are read again within MAX_AGE_MS.
   }
 };

@@ -1,16 +1,21 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { writeViews } from '../../lambda/views/build.js';
-import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER, VIEWS_DIR } from '../../lib/bundling.js';
+import { LAMBDA_FUNCTION_DEFAULTS, VIEWS_DIR } from '../../lib/bundling.js';
 import { MODERN, modernMeta } from './local.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The Node 22 the `node` devDependency brings (Lambda's runtime), whichever Node runs the tests. */
+export const NODE22 = existsSync(join(ROOT, 'node_modules/node/bin/node')) ? join(ROOT, 'node_modules/node/bin/node') : process.execPath;
+
 export interface LambdaBundle {
-  /** The main file, `<entry name>.mjs`. */
+  /** The main file, `index.mjs` as the stack names it. */
   readonly file: string;
   readonly bytes: number;
   /** Every source file that contributed to the main file. */
@@ -18,37 +23,77 @@ export interface LambdaBundle {
 }
 
 /**
- * Bundles an entry exactly as the stack's `McpFunction` does (lib/mcp-function.ts): minified ESM for
- * Node 22, packages' ESM builds first, the `require` banner, the bundle aliases, a source map without
- * sources; with `views`, the MCP Apps views' HTML beside it, as the MCP function's asset holds them.
- * The bench and the bundle test measure what Lambda runs.
+ * The esbuild options NodejsFunction derives from `bundling` (the command it runs is
+ * `esbuild --bundle <entry> --target --platform --format --outfile=index.mjs --minify --sourcemap
+ * --sources-content --main-fields --banner:js` plus `esbuildArgs`), so a change to lib/bundling.ts
+ * reaches the tests and the bench by itself. A setting this does not know fails here instead of being
+ * left out; test/e2e/lambda-bundle.test.ts compares the result with the stack's asset byte for byte.
+ */
+export const esbuildOptionsOf = (bundling: BundlingOptions): BuildOptions => {
+  const known = new Set([
+    'format',
+    'target',
+    'platform',
+    'minify',
+    'sourceMap',
+    'sourcesContent',
+    'mainFields',
+    'banner',
+    'esbuildArgs',
+    'bundleAwsSDK',
+    'keepNames',
+    'commandHooks',
+  ]);
+  const unknown = Object.keys(bundling).filter((k) => !known.has(k));
+  if (unknown.length) throw new Error(`test/helpers/lambda-bundle.ts does not know the bundling setting(s) ${unknown.join(', ')}`);
+  const args = { ...bundling.esbuildArgs };
+  const aliases = args['--alias'];
+  delete args['--alias'];
+  if (Object.keys(args).length)
+    throw new Error(`test/helpers/lambda-bundle.ts does not know the esbuild argument(s) ${Object.keys(args).join(', ')}`);
+  return {
+    format: bundling.format as BuildOptions['format'],
+    target: bundling.target,
+    platform: 'node',
+    minify: bundling.minify ?? false,
+    keepNames: bundling.keepNames ?? false,
+    sourcemap: bundling.sourceMap ?? false,
+    sourcesContent: bundling.sourcesContent ?? true,
+    ...(bundling.mainFields ? { mainFields: [...bundling.mainFields] } : {}),
+    ...(bundling.banner ? { banner: { js: bundling.banner } } : {}),
+    // bundleAwsSDK: true, so nothing is external (the stack passes no --external either).
+    alias: Object.fromEntries(
+      [aliases ?? []].flat().map((a) => {
+        const at = String(a).indexOf('=');
+        return [String(a).slice(0, at), String(a).slice(at + 1)];
+      }),
+    ),
+  };
+};
+
+/**
+ * Bundles an entry exactly as the stack's functions are bundled (lib/bundling.ts, the MCP function's
+ * settings unless `bundling` says otherwise) into `<outdir>/index.mjs`; with `views`, the MCP Apps
+ * views' HTML beside it, as the MCP function's asset holds them. The bench and the bundle tests
+ * measure what Lambda runs.
  */
 export const bundleLambda = async (
   entry: string,
   outdir: string,
-  opts: { readonly keepNames?: boolean; readonly views?: boolean } = {},
+  opts: { readonly keepNames?: boolean; readonly views?: boolean; readonly bundling?: BundlingOptions } = {},
 ): Promise<LambdaBundle> => {
+  const bundling = { ...(opts.bundling ?? LAMBDA_FUNCTION_DEFAULTS.bundling), ...(opts.keepNames ? { keepNames: true } : {}) };
+  const file = join(outdir, 'index.mjs');
   const result = await build({
+    ...esbuildOptionsOf(bundling),
     absWorkingDir: ROOT,
     entryPoints: [join(ROOT, entry)],
-    outdir,
+    outfile: file,
     bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    minify: true,
-    keepNames: opts.keepNames ?? false,
-    sourcemap: true,
-    sourcesContent: false,
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    alias: { ...BUNDLE_ALIASES },
-    outExtension: { '.js': '.mjs' },
     metafile: true,
     logLevel: 'silent',
   });
   if (opts.views) await writeViews(join(outdir, VIEWS_DIR));
-  const file = join(outdir, basename(entry).replace(/\.ts$/, '.mjs'));
   const output = Object.values(result.metafile.outputs as Metafile['outputs']).find((o) => o.entryPoint !== undefined)!;
   return { file, bytes: (await stat(file)).size, inputs: Object.keys(output.inputs) };
 };
@@ -86,8 +131,8 @@ const DRIVER = `
 const { handler } = await import(process.argv[2]);
 const res = await handler(JSON.parse(process.argv[3]), { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 15000, callbackWaitsForEmptyEventLoop: true });
 const ms = performance.now();
-console.log(JSON.stringify({ res, ms, undici: process.moduleLoadList.some((m) => m.includes('undici')) }));
-process.exit(0);
+// A pipe takes large writes asynchronously: exit once the answer is out, not before.
+process.stdout.write(JSON.stringify({ res, ms, undici: process.moduleLoadList.some((m) => m.includes('undici')) }) + '\\n', () => process.exit(0));
 `;
 
 /**
@@ -135,20 +180,27 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
   const driver = join(dirname(bundle.file), 'serving-driver.mjs');
   await writeFile(driver, SERVING_DRIVER);
   const child = spawn(node, [driver, bundle.file], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const waiting: ((answer: BundleAnswer) => void)[] = [];
+  const waiting: { ok: (answer: BundleAnswer) => void; fail: (err: Error) => void }[] = [];
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
       const line = out.slice(0, nl);
       out = out.slice(nl + 1);
-      if (line.startsWith('{"res"')) waiting.shift()?.(JSON.parse(line) as BundleAnswer);
+      if (line.startsWith('{"res"')) waiting.shift()?.ok(JSON.parse(line) as BundleAnswer);
     }
+  });
+  // Read, or a chatty instance would stop once the pipe is full; the tail says why one died.
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  child.once('exit', (code, signal) => {
+    for (const w of waiting.splice(0)) w.fail(new Error(`the instance exited (${code ?? signal}) before it answered: ${err}`));
   });
   return {
     invoke: (event: unknown): Promise<BundleAnswer> =>
-      new Promise((ok) => {
-        waiting.push(ok);
+      new Promise((ok, fail) => {
+        if (child.exitCode !== null || child.signalCode !== null) return fail(new Error(`the instance has exited: ${err}`));
+        waiting.push({ ok, fail });
         child.stdin.write(`${JSON.stringify(event)}\n`);
       }),
     close: () => {
@@ -157,31 +209,38 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
   };
 };
 
-/** An API Gateway (payload v2) event for one 2026-07-28 `resources/read`. */
-export const resourceReadEvent = (token: string, uri: string) => {
-  const event = toolCallEvent(token, '', {});
+/**
+ * An API Gateway (payload v2) event for one MCP request: 2026-07-28 (with its headers and `_meta`)
+ * unless `legacy` names a handshake-era revision. `host` is the public URL's (lambdaEnv's by default).
+ */
+export const mcpEvent = (
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: { readonly legacy?: string; readonly host?: string } = {},
+) => {
+  const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
   return {
-    ...event,
-    headers: { ...event.headers, 'mcp-method': 'resources/read', 'mcp-name': uri },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri, _meta: modernMeta() } }),
+    version: '2.0',
+    rawPath: '/mcp',
+    rawQueryString: '',
+    headers: {
+      host: opts.host ?? 'doers.example',
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': opts.legacy ?? MODERN,
+      ...(opts.legacy ? {} : { 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) }),
+    },
+    requestContext: { http: { method: 'POST', path: '/mcp', sourceIp: '203.0.113.9' }, requestId: 'bundle' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: opts.legacy ? params : { ...params, _meta: modernMeta() } }),
+    isBase64Encoded: false,
   };
 };
 
+/** An API Gateway (payload v2) event for one 2026-07-28 `resources/read`. */
+export const resourceReadEvent = (token: string, uri: string) => mcpEvent(token, 'resources/read', { uri });
+
 /** An API Gateway (payload v2) event for one 2026-07-28 `tools/call`. */
-export const toolCallEvent = (token: string, name: string, args: Record<string, unknown> = {}) => ({
-  version: '2.0',
-  rawPath: '/mcp',
-  rawQueryString: '',
-  headers: {
-    host: 'doers.example',
-    authorization: `Bearer ${token}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MODERN,
-    'mcp-method': 'tools/call',
-    'mcp-name': name,
-  },
-  requestContext: { http: { method: 'POST', path: '/mcp', sourceIp: '203.0.113.9' }, requestId: 'bundle' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: modernMeta() } }),
-  isBase64Encoded: false,
-});
+export const toolCallEvent = (token: string, name: string, args: Record<string, unknown> = {}) =>
+  mcpEvent(token, 'tools/call', { name, arguments: args });

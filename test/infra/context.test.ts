@@ -35,6 +35,7 @@ describe('deployment settings (doers:* context)', () => {
       rateLimit: { calls: 120, windowSeconds: 60 },
       maxConcurrentCalls: 4,
       authCacheSeconds: 5,
+      activityDays: 90,
       cognito: undefined,
       builtinAuthorizationServer: { signIn: { provider: 'cognito' } },
       alarmEmail: undefined,

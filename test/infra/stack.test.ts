@@ -774,7 +774,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         sorted([
           ...FUNCTION_ENV_NAMES.filter((n) => !(OPTIONAL_CONTRACT_NAMES as readonly string[]).includes(n)),
           ...Object.keys(POWERTOOLS),
-          ]),
+        ]),
       );
       for (const name of Object.keys(env)) assert.ok(!name.startsWith('DOERS_SIGNIN_'), name);
     });
@@ -957,10 +957,7 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     assert.deepEqual(
       sorted(Object.keys(env)),
       // Everything but the scope prefix, which only an authorization server that prefixes scopes (Cognito) needs.
-      sorted([
-        ...FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_JWT_SCOPE_PREFIX'),
-        ...Object.keys(POWERTOOLS),
-      ]),
+      sorted([...FUNCTION_ENV_NAMES.filter((n) => n !== 'DOERS_JWT_SCOPE_PREFIX'), ...Object.keys(POWERTOOLS)]),
     );
   });
 

@@ -237,7 +237,9 @@ for (const backend of backends) {
       const unavailable = counts.unavailable ?? 0;
       assert.ok((counts.ok ?? 0) <= 120, `over-admitted: ${JSON.stringify(counts)}`);
       assert.ok((counts.ok ?? 0) + unavailable >= 120, `permits lost beyond the 503s: ${JSON.stringify(counts)}`);
-      assert.ok(unavailable <= 40, `the store shed too much for the run to say anything: ${JSON.stringify(counts)}`);
+      // Exactly 120 admitted proves the bound whatever else was shed; fewer says something only while
+      // the 503s that might explain the gap are few.
+      assert.ok(counts.ok === 120 || unavailable <= 40, `the store shed too much for the run to say anything: ${JSON.stringify(counts)}`);
       if (unavailable) t.diagnostic(`${unavailable} of 400 answered 503 (store saturated); admitted ${counts.ok}`);
       assert.equal(counts.busy, undefined, `busy refusals with the bound off: ${JSON.stringify(counts)}`);
       const records = await recordsSince(processes, marks, answers.length);

@@ -269,6 +269,8 @@ describe('activity_list', () => {
     const third = await member()('activity_list', { task: t.taskId, limit: 2, cursor: second.structuredContent.nextCursor });
     const rebound = await member()('activity_list', { limit: 2, cursor: first.structuredContent.nextCursor });
     const badDate = await member()('activity_list', { since: '2026-02-30' });
+    // Found by the fuzzer: a time of day that does not exist was a 500.
+    const badTime = await member()('activity_list', { until: '2026-03-09T00:90' });
 
     // Assert
     const seen = [first, second, third].flatMap((r) => r.structuredContent.entries.map((e: { activityId: string }) => e.activityId));
@@ -277,6 +279,8 @@ describe('activity_list', () => {
     assert.match(text(rebound), /cursor: not valid for this call/);
     assert.equal(badDate.isError, true);
     assert.match(text(badDate), /since/);
+    assert.equal(badTime.isError, true);
+    assert.match(text(badTime), /until: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM/);
   });
 });
 

@@ -22,7 +22,7 @@ const whenArg = z
   .string()
   .check(
     z.regex(
-      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/,
+      /^\d{4}-\d{2}-\d{2}(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?)?$/,
       'expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][offset]',
     ),
   );

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { PersonalTokenRecord } from '../auth/personal-tokens.js';
 import type { ToolContext } from '../mcp/tool-registry.js';
-import type { WriteOp } from '../platform/transact.js';
+import { MAX_TRANSACTION_ACTIONS, type WriteOp } from '../platform/transact.js';
 import { type ActivityAction, type ActivityRecord, buildRecord, type ChangeSource, clientLabel, fieldChanges } from './activity.js';
 import type { ActivityStore } from './activity-store.js';
 import type { MemberAudit } from './membership.js';
@@ -93,6 +93,20 @@ export const projectRecord = (
   );
 
 /** Commits the change with its record: both or neither. */
+/**
+ * Sets (or with `undefined` clears) the `expiresAt` of comments past what a task's own delete or
+ * restore write holds, a transaction's worth at a time (docs/workspace.md, "Deletes keep what undo needs").
+ */
+export const markCommentsExpiring = async (
+  services: WorkspaceServices,
+  keys: readonly Parameters<WorkspaceServices['comments']['expiryOp']>[0][],
+  expiresAt: number | undefined,
+): Promise<void> => {
+  for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
+    await services.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => services.comments.expiryOp(key, expiresAt)));
+  }
+};
+
 export const commitWithRecord = (services: WorkspaceServices, ops: readonly WriteOp[], record: ActivityRecord): Promise<void> =>
   services.commit([...ops, services.activity.recordOp(record)]);
 

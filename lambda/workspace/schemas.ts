@@ -45,8 +45,11 @@ export const listFields = {
   nextCursor: z.optional(z.string()),
 };
 
+/** The task's key (DEMO-42), on every output that names a task; absent only before the numbering migration. */
+export const taskKeyOut = z.optional(z.string().check(z.describe('DEMO-42: how people and text name the task')));
+
 const taskCore = {
-  key: z.optional(z.string().check(z.describe('DEMO-42: how people and text name the task'))),
+  key: taskKeyOut,
   taskId: z.string(),
   title: z.string(),
   status: z.enum(['open', 'done']),

@@ -29,6 +29,12 @@ export const parseTaskRef = (ref: string): TaskRef => {
 export const keyOf = (workspaceKey: string, number: number | undefined): string | undefined =>
   number === undefined ? undefined : `${workspaceKey}-${number}`;
 
+/** `{ key }` for an output that names a task, or nothing for one not numbered yet. */
+export const keyField = (workspaceKey: string, number: number | undefined): { key?: string } => {
+  const key = keyOf(workspaceKey, number);
+  return key ? { key } : {};
+};
+
 const MAX_REMEMBERED = 50_000;
 
 export class TaskNumbers {

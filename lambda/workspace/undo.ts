@@ -4,7 +4,7 @@ import { MAX_TRANSACTION_ACTIONS, type WriteOp } from '../platform/transact.js';
 import type { Member } from '../vocabulary.js';
 import { type ActivityAction, type ActivityRecord, buildRecord, stateAfter } from './activity.js';
 import { describeChange, whenPhrase } from './activity-render.js';
-import { memberAudit, projectRecord, sourceOf, taskRecord } from './changes.js';
+import { markCommentsExpiring, memberAudit, projectRecord, sourceOf, taskRecord } from './changes.js';
 import { openOf, resolveBlockers } from './links.js';
 import { changeRole, changeStatus, checkInvite, removeMember, requireOwnOrAdmin, requireRole } from './membership.js';
 import type { Comment, Project, Task } from './model.js';
@@ -110,10 +110,10 @@ const undoTask = async (ctx: Ctx, record: ActivityRecord, names: Names): Promise
     const room = MAX_TRANSACTION_ACTIONS - ops.length;
     // Comments past what one write holds: kept again first (still invisible: their task is deleted), so
     // a failure half way leaves nothing visible that will expire.
-    if (becomesVisible && attempt === 1) await markAll(services, comments.slice(room), undefined);
+    if (becomesVisible && attempt === 1) await markCommentsExpiring(services, comments.slice(room), undefined);
     try {
       await services.commit([...ops, ...comments.slice(0, room).map((key) => services.comments.expiryOp(key, expiresAt))]);
-      if (becomesDeleted) await markAll(services, comments.slice(room), expiresAt).catch(() => undefined);
+      if (becomesDeleted) await markCommentsExpiring(services, comments.slice(room), expiresAt).catch(() => undefined);
       return { undo };
     } catch (err) {
       if (attempt === 1 && err instanceof ConflictRefusal && err.message.includes('was linked to')) {
@@ -125,16 +125,6 @@ const undoTask = async (ctx: Ctx, record: ActivityRecord, names: Names): Promise
       }
       return conflictNamingLater(ctx, record, names, err);
     }
-  }
-};
-
-const markAll = async (
-  services: WorkspaceServices,
-  keys: readonly Parameters<WorkspaceServices['comments']['expiryOp']>[0][],
-  expiresAt: number | undefined,
-): Promise<void> => {
-  for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
-    await services.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => services.comments.expiryOp(key, expiresAt)));
   }
 };
 

@@ -12,7 +12,7 @@ import type { Task } from '../model.js';
 import { blockedByArg, dateArg, idArg, labelArg, priorityArg, taskRefArg, timeArg, versionArg } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
 import { type PlannedTask, plannedChange, plannedNewTask, taskWriteOps } from '../task-changes.js';
-import { CounterMoved, keyOf, withNewNumbers } from '../task-numbers.js';
+import { CounterMoved, keyField, withNewNumbers } from '../task-numbers.js';
 import { CREATE, UPDATE } from './annotations.js';
 
 /**
@@ -209,7 +209,7 @@ const createChunk = async (ctx: ToolContext<WorkspaceServices>, callId: string, 
         return {
           item: n + 1,
           status: 'created',
-          ...(keyOf(principal.workspaceKey, p.next.number) ? { key: keyOf(principal.workspaceKey, p.next.number)! } : {}),
+          ...keyField(principal.workspaceKey, p.next.number),
           taskId: p.next.taskId,
           title: p.next.title,
           version: 1,
@@ -292,16 +292,12 @@ export const tasksUpdate = defineTool({
           results[e.i] = refused(n, `taskId: ${e.ref} was ${task ? 'deleted' : 'not found in this workspace'}.`);
           return;
         }
-        const key = keyOf(principal.workspaceKey, task.number);
+        const key = keyField(principal.workspaceKey, task.number);
         if (e.version !== undefined && e.version !== task.version) {
           results[e.i] = refused(
             n,
             `version: conflict, ${e.ref} is at version ${task.version}, not ${e.version}; read it again and retry with version ${task.version}.`,
-            {
-              ...(key ? { key } : {}),
-              taskId: task.taskId,
-              version: task.version,
-            },
+            { ...key, taskId: task.taskId, version: task.version },
           );
           return;
         }
@@ -311,7 +307,7 @@ export const tasksUpdate = defineTool({
             results[e.i] = {
               item: n,
               status: 'unchanged',
-              ...(key ? { key } : {}),
+              ...key,
               taskId: task.taskId,
               title: task.title,
               version: task.version,
@@ -323,7 +319,7 @@ export const tasksUpdate = defineTool({
           const record = taskRecord(services, sourceOf(ctx), action, task, planned.next, {}, recordId);
           groups.push({ e, task, planned, recordId, ops: [...taskWriteOps(services, task, planned), services.activity.recordOp(record)] });
         } catch (err) {
-          results[e.i] = refused(n, reasonOf(err), { ...(key ? { key } : {}), taskId: task.taskId });
+          results[e.i] = refused(n, reasonOf(err), { ...key, taskId: task.taskId });
         }
       }),
     );
@@ -331,8 +327,7 @@ export const tasksUpdate = defineTool({
     const outcomes = await services.commitEach(groups.map((g) => g.ops));
     for (const [j, g] of groups.entries()) {
       const err = outcomes[j];
-      const key = keyOf(principal.workspaceKey, g.task.number);
-      const named = { ...(key ? { key } : {}), taskId: g.task.taskId, title: g.planned.next.title };
+      const named = { ...keyField(principal.workspaceKey, g.task.number), taskId: g.task.taskId, title: g.planned.next.title };
       results[g.e.i] = err
         ? refused(g.e.i + 1, reasonOf(err), named)
         : { item: g.e.i + 1, status: 'updated', ...named, version: g.planned.next.version, activityId: g.recordId };

@@ -8,9 +8,10 @@ import { uuidV7 } from '../item-support.js';
 import { requireOwnOrAdmin, requireRole } from '../membership.js';
 import type { Comment, Task } from '../model.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
-import { commentLine, moreLine } from '../render.js';
-import { commentOutput, idArg, listFields, pagingArgs, taskRefArg } from '../schemas.js';
+import { commentLine, moreLine, taskName } from '../render.js';
+import { commentOutput, idArg, listFields, pagingArgs, taskKeyOut, taskRefArg } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
+import { keyField } from '../task-numbers.js';
 import { toTask } from '../task-store.js';
 import { loadNames, taskIdOf, taskOrRefuse, toCommentOutput } from '../views.js';
 import { CREATE, READ, REMOVE } from './annotations.js';
@@ -18,7 +19,13 @@ import { CREATE, READ, REMOVE } from './annotations.js';
 const taskIdArg = taskRefArg;
 
 const listInput = z.strictObject({ taskId: taskIdArg, ...pagingArgs });
-const listOutput = z.object({ taskId: z.string(), taskTitle: z.string(), ...listFields, comments: z.array(commentOutput) });
+const listOutput = z.object({
+  key: taskKeyOut,
+  taskId: z.string(),
+  taskTitle: z.string(),
+  ...listFields,
+  comments: z.array(commentOutput),
+});
 
 export const commentsList = defineTool({
   name: 'comments_list',
@@ -39,6 +46,7 @@ export const commentsList = defineTool({
       services.comments.list(principal.workspaceId, taskId, args.limit, after),
     ]);
     return {
+      ...keyField(principal.workspaceKey, task.number),
       taskId: task.taskId,
       taskTitle: task.title,
       returned: page.comments.length,
@@ -49,8 +57,8 @@ export const commentsList = defineTool({
   },
   render: (r) =>
     r.returned === 0
-      ? `No comments on [${r.taskId}] ${r.taskTitle}.`
-      : `${r.returned} comment(s) on [${r.taskId}] ${r.taskTitle}:\n${r.comments.map(commentLine).join('\n')}${moreLine(r.truncated, r.returned)}`,
+      ? `No comments on ${taskName(r)} ${r.taskTitle}.`
+      : `${r.returned} comment(s) on ${taskName(r)} ${r.taskTitle}:\n${r.comments.map(commentLine).join('\n')}${moreLine(r.truncated, r.returned)}`,
 });
 
 const addInput = z.strictObject({
@@ -83,7 +91,7 @@ const commentRecord = (
     ctx.services.activity.expiresAtFor(ctx.now),
   );
 
-const addOutput = z.extend(commentOutput, activityIdOutput);
+const addOutput = z.extend(commentOutput, { key: taskKeyOut, ...activityIdOutput });
 
 export const commentAdd = defineTool({
   name: 'comment_add',
@@ -110,13 +118,18 @@ export const commentAdd = defineTool({
     // item (DynamoDB answers concurrent transactions on an item with conflicts). A comment landing on a
     // task deleted that very moment is invisible with it (docs/workspace.md, known limits).
     await commitWithRecord(services, [services.comments.addOp(comment)], record);
-    return { ...toCommentOutput(comment, () => principal.name), activityId: record.activityId };
+    return {
+      ...toCommentOutput(comment, () => principal.name),
+      ...keyField(principal.workspaceKey, task.number),
+      activityId: record.activityId,
+    };
   },
-  render: (c) => `Comment added to task [${c.taskId}]:\n${commentLine(c)}${undoLine(c.activityId)}`,
+  render: (c) => `Comment added to ${taskName(c)}:\n${commentLine(c)}${undoLine(c.activityId)}`,
 });
 
 const deleteInput = z.strictObject({ taskId: taskIdArg, commentId: idArg('comment') });
 const deleteOutput = z.object({
+  key: taskKeyOut,
   taskId: z.string(),
   commentId: z.string(),
   deleted: z.boolean().check(z.describe('false when the person declined or cancelled: nothing changed')),
@@ -157,14 +170,15 @@ export const commentDelete = defineTool({
       'Delete the comment',
     );
     if (asked.kind === 'ask') return asked.request;
-    if (asked.kind !== 'proceed') return { taskId, commentId: args.commentId, deleted: false, declined: asked.kind };
+    const key = keyField(principal.workspaceKey, task.number);
+    if (asked.kind !== 'proceed') return { ...key, taskId, commentId: args.commentId, deleted: false, declined: asked.kind };
     const record = commentRecord(ctx, 'deleted', comment, task, now.toISOString());
     await commitWithRecord(services, services.comments.removeOps(comment, record.expiresAt), record);
-    return { taskId, commentId: args.commentId, deleted: true, activityId: record.activityId };
+    return { ...key, taskId, commentId: args.commentId, deleted: true, activityId: record.activityId };
   },
   render: (d) =>
     d.deleted
-      ? `Deleted comment [${d.commentId}] of task [${d.taskId}].${undoLine(d.activityId)}`
+      ? `Deleted comment [${d.commentId}] of ${taskName(d)}.${undoLine(d.activityId)}`
       : notConfirmedText(d.declined ?? 'declined', `deleting comment [${d.commentId}]`),
 });
 

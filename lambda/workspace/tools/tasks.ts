@@ -3,7 +3,7 @@ import { ConflictRefusal, InvalidArgumentRefusal } from '../../errors.js';
 import type { ToolContext } from '../../mcp/tool-registry.js';
 import { MAX_TRANSACTION_ACTIONS } from '../../platform/transact.js';
 import type { Principal } from '../../vocabulary.js';
-import { activityIdOutput, commitWithRecord, sourceOf, taskRecord, undoLine } from '../changes.js';
+import { activityIdOutput, commitWithRecord, markCommentsExpiring, sourceOf, taskRecord, undoLine } from '../changes.js';
 import { confirmation, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { unblockedBy } from '../links.js';
@@ -20,6 +20,7 @@ import {
   listFields,
   pagingArgs,
   priorityArg,
+  taskKeyOut,
   taskOutput,
   taskRefArg,
   taskSummaryOutput,
@@ -28,7 +29,7 @@ import {
 } from '../schemas.js';
 import type { WorkspaceServices } from '../services.js';
 import { type PlannedTask, plannedChange, plannedNewTask, taskWriteOps } from '../task-changes.js';
-import { withNewNumbers } from '../task-numbers.js';
+import { keyField, keyOf, withNewNumbers } from '../task-numbers.js';
 import type { TaskPosition } from '../task-store.js';
 import { dateInZone } from '../time.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse, toSummary, toTaskOutput } from '../views.js';
@@ -48,7 +49,7 @@ const currentTask = async (
   const task = await taskOrRefuse(ctx.services, ctx.principal, taskId);
   if (version !== undefined && version !== task.version) {
     throw new ConflictRefusal(
-      `Conflict: task ${taskId} is at version ${task.version}, not ${version}; someone changed it. Read it again (task_get) and retry with version ${task.version}.`,
+      `Conflict: task ${keyOf(ctx.principal.workspaceKey, task.number) ?? taskId} is at version ${task.version}, not ${version}; someone changed it. Read it again (task_get) and retry with version ${task.version}.`,
     );
   }
   return task;
@@ -337,6 +338,7 @@ export const taskReopen = defineTool({
 // ---- task_delete --------------------------------------------------------------------------------
 
 const deleteOutput = z.object({
+  key: taskKeyOut,
   taskId: z.string(),
   title: z.string(),
   deleted: z.boolean().check(z.describe('false when the person declined or cancelled: nothing changed')),
@@ -386,7 +388,8 @@ export const taskDelete = defineTool({
       'Delete the task',
     );
     if (asked.kind === 'ask') return asked.request;
-    if (asked.kind !== 'proceed') return { taskId: task.taskId, title: task.title, deleted: false, comments: 0, declined: asked.kind };
+    const named = { ...keyField(principal.workspaceKey, task.number), taskId: task.taskId, title: task.title };
+    if (asked.kind !== 'proceed') return { ...named, deleted: false, comments: 0, declined: asked.kind };
     const at = now.toISOString();
     const deleted: Task = { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 };
     const record = taskRecord(services, sourceOf(ctx), 'deleted', task, deleted, { commentCount: comments.length });
@@ -398,24 +401,13 @@ export const taskDelete = defineTool({
       record,
     );
     // The task is invisible now, and its comments with it; the rest only learn when they expire.
-    await markExpiring(services, comments.slice(COMMENTS_IN_DELETE - linked.length + 1), expiresAt).catch(() => undefined);
-    return { taskId: task.taskId, title: task.title, deleted: true, comments: comments.length, activityId: record.activityId };
+    await markCommentsExpiring(services, comments.slice(COMMENTS_IN_DELETE - linked.length + 1), expiresAt).catch(() => undefined);
+    return { ...named, deleted: true, comments: comments.length, activityId: record.activityId };
   },
   render: (d) =>
     d.deleted
-      ? `Deleted task [${d.taskId}] ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
-      : notConfirmedText(d.declined ?? 'declined', `deleting task [${d.taskId}] ${d.title}`),
+      ? `Deleted ${taskName(d)} ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting ${taskName(d)} ${d.title}`),
 });
-
-/** Comments past what one write holds, marked a few at a time. */
-export const markExpiring = async (
-  services: WorkspaceServices,
-  keys: readonly Parameters<WorkspaceServices['comments']['expiryOp']>[0][],
-  expiresAt: number | undefined,
-): Promise<void> => {
-  for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
-    await services.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => services.comments.expiryOp(key, expiresAt)));
-  }
-};
 
 export const TASK_TOOLS = [tasksSearch, taskGet, taskCreate, taskUpdate, taskComplete, taskReopen, taskDelete];

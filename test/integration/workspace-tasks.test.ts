@@ -294,7 +294,7 @@ describe('task_delete', () => {
     assert.equal(r.isError, false);
     const { activityId, ...rest } = r.structuredContent;
     assert.deepEqual(rest, { key: c.structuredContent.key, taskId: id, title: 'Temporary', deleted: true, comments: 2 });
-    assert.match(text(r), new RegExp(`^Deleted ${c.structuredContent.key} Temporary and its 2 comment\\(s\\)`));
+    assert.match(text(r), new RegExp(`^Deleted task ${c.structuredContent.key} Temporary and its 2 comment\\(s\\)`));
     assert.equal(await server.app.services.tasks.get(ws.workspaceId, id), undefined);
     assert.match(text(await call('comments_list', { taskId: id })), /was deleted/);
     assert.match(text(await call('task_get', { taskId: id })), /was deleted/);

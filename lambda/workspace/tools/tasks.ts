@@ -406,8 +406,8 @@ export const taskDelete = defineTool({
   },
   render: (d) =>
     d.deleted
-      ? `Deleted ${taskName(d)} ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
-      : notConfirmedText(d.declined ?? 'declined', `deleting ${taskName(d)} ${d.title}`),
+      ? `Deleted task ${taskName(d)} ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting task ${taskName(d)} ${d.title}`),
 });
 
 export const TASK_TOOLS = [tasksSearch, taskGet, taskCreate, taskUpdate, taskComplete, taskReopen, taskDelete];

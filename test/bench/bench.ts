@@ -23,6 +23,35 @@ import { measureToolCosts } from './tool-costs.js';
  * units of one call of every tool it lists. Writes bench/results.md.
  */
 const ROUNDS = 3;
+/**
+ * Write units of one call of each writing tool at commit 2a937ca, before the activity record made
+ * every change a transaction with its record (measured with this file's tool costs on that commit;
+ * docs/testing.md, "What a deployed call costs in DynamoDB"). Reads are left out: they did not change.
+ */
+const WRITE_UNITS_BEFORE_ACTIVITY: Readonly<Record<string, number>> = {
+  task_create: 4,
+  task_update: 5,
+  task_complete: 7,
+  task_reopen: 7,
+  task_delete: 6,
+  comment_add: 3,
+  comment_delete: 3,
+  project_create: 4,
+  project_update: 4,
+  project_archive: 4,
+  project_delete: 4,
+  member_invite: 5,
+  member_role_set: 4,
+  member_remove: 5,
+};
+/** What a million `task_update` calls cost in write units, then and now. */
+const millionUpdates = (costs: readonly { tool: string; write: number }[]): string[] => {
+  const now = costs.find((c) => c.tool === 'task_update')?.write;
+  const then = WRITE_UNITS_BEFORE_ACTIVITY.task_update!;
+  return now === undefined
+    ? []
+    : [`A million \`task_update\` calls (a small task's title): ${then} million write units at 2a937ca, ${now} million now.`];
+};
 /** Fresh processes per side of the cold-start comparison, alternating (docs/testing.md asks for at least 9). */
 const COLD_RUNS = 11;
 const SEQUENTIAL = 300;
@@ -308,12 +337,14 @@ try {
     'Every tool the function lists, called once with a warm credential (a cold one adds the BatchGetItem of the token record,',
     "member and workspace above); the limits' admission and release are two of the requests and 2 of the write units:",
     '',
-    '| tool | requests | what they are | read units | write units |',
-    '|---|---|---|---|---|',
+    '| tool | requests | what they are | read units | write units | write units at 2a937ca |',
+    '|---|---|---|---|---|---|',
     ...toolCosts.map(
       (t) =>
-        `| ${t.tool} | ${t.ops.length} | ${t.ops.join(', ')} | ${t.reported ? t.read : 'n/a'} | ${t.reported ? t.write : 'n/a'}${t.refused ? ` (refused: ${t.refused.slice(0, 80)})` : ''} |`,
+        `| ${t.tool} | ${t.ops.length} | ${t.ops.join(', ')} | ${t.reported ? t.read : 'n/a'} | ${t.reported ? t.write : 'n/a'}${t.refused ? ` (refused: ${t.refused.slice(0, 80)})` : ''} | ${WRITE_UNITS_BEFORE_ACTIVITY[t.tool] ?? '—'} |`,
     ),
+    '',
+    ...millionUpdates(toolCosts),
     '',
     'Ratios:',
     '',

@@ -156,7 +156,9 @@ export const commitGroups = async (db: DynamoDBDocumentClient, groups: readonly 
 };
 
 const busyRefusal = (): ConflictRefusal =>
-  new ConflictRefusal('Not written: the database was too busy to take it just now; nothing of this item changed, retry it.');
+  new ConflictRefusal(
+    'Not confirmed: the database was too busy or did not answer in time, so this item may not have been written; read it before retrying.',
+  );
 
 const commitOne = async (db: DynamoDBDocumentClient, ops: readonly WriteOp[]): Promise<Error | undefined> => {
   try {

@@ -4,7 +4,7 @@ import type { Principal } from '../vocabulary.js';
 import type { Task } from './model.js';
 import type { WorkspaceServices } from './services.js';
 import { keyOf } from './task-numbers.js';
-import type { BlockerChange } from './task-store.js';
+import { type BlockerChange, MAX_DEPENDENTS } from './task-store.js';
 
 /**
  * Blocked-by links. A task names the tasks it waits on (`blockedBy`: id → number, written by its own
@@ -17,8 +17,6 @@ import type { BlockerChange } from './task-store.js';
 
 /** A task waits on at most this many others. */
 export const MAX_BLOCKERS = 20;
-/** A task is waited on by at most this many (one write must reach every one of them). */
-export const MAX_DEPENDENTS = 60;
 /** How far a cycle is looked for, in tasks read. */
 const CYCLE_SEARCH_LIMIT = 200;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentRefusal } from '../errors.js';
 import type { ToolContext } from '../mcp/tool-registry.js';
-import type { WriteOp } from '../platform/transact.js';
+import { MAX_TRANSACTION_ACTIONS, type WriteOp } from '../platform/transact.js';
 import { type Blockers, blockerSideOps, openOf, resolveBlockers, transitionOps } from './links.js';
 import { requireRole } from './membership.js';
 import type { Priority, Task } from './model.js';
@@ -164,12 +164,23 @@ export const taskWriteOps = (
 ): WriteOp[] => {
   const { next, blockers } = planned;
   const stateMoves = before !== undefined && (before.status !== next.status || !!before.deletedAt !== !!next.deletedAt);
-  return [
+  const ops = [
+    // Held to the `blocks` read: for a change of state, so every dependent is updated; for a change
+    // of links, so two changes that each looked acyclic cannot close a cycle between them (one linking
+    // this task to its blocker raises its `linksVersion` first: the other is then a conflict).
     services.tasks.putOp(next, before?.version, expiresAt, {
       ...(blockers ? { links: true } : {}),
-      ...(stateMoves ? { linksVersion: before.linksVersion ?? 0 } : {}),
+      ...(before && (stateMoves || blockers) ? { linksVersion: before.linksVersion ?? 0 } : {}),
     }),
     ...(blockers ? blockerSideOps(services, next.workspaceId, next.taskId, before?.blockedBy, blockers) : []),
     ...(before && stateMoves ? transitionOps(services, before, next) : []),
   ];
+  // Its record is one action more, and the write must be one transaction.
+  if (ops.length + 1 > MAX_TRANSACTION_ACTIONS) {
+    throw new InvalidArgumentRefusal(
+      `blockedBy: this change would write ${ops.length} tasks at once (its links and the tasks waiting on it), more than one ` +
+        'all-or-nothing write holds; change the links and the status in two calls.',
+    );
+  }
+  return ops;
 };

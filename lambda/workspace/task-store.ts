@@ -62,6 +62,9 @@ export interface PutOptions {
   readonly linksVersion?: number;
 }
 
+/** A task is waited on by at most this many (one write must reach every one of them); links.ts checks it first. */
+export const MAX_DEPENDENTS = 60;
+
 export interface TaskStore {
   /** A task that exists and is not deleted. */
   get(workspaceId: string, taskId: string): Promise<Task | undefined>;
@@ -273,7 +276,7 @@ export class DynamoTaskStore implements TaskStore {
       refused: (current) => {
         if (current && current.version === expectedVersion && !current.deletedAt) {
           throw new ConflictRefusal(
-            `Conflict: another task was linked to ${task.taskId} meanwhile, so nothing was changed; read it again and retry.`,
+            `Conflict: the tasks linked to ${task.number !== undefined ? `#${task.number}` : task.taskId} changed meanwhile, so nothing was changed; read it again and retry.`,
           );
         }
         return taskRefusal(task.taskId, expectedVersion, current);
@@ -302,19 +305,27 @@ export class DynamoTaskStore implements TaskStore {
           Key: { pk: wsPk(workspaceId), sk: taskSk(blockerId) },
           UpdateExpression: `${add ? 'ADD #b :dep, #lv :one' : 'DELETE #b :dep ADD #lv :one'}`,
           // A blocker gone for good (its TTL) has nothing to forget, and must not come back as a stub;
-          // one to add to must be live, and in the status the link was made against.
+          // one to add to must be live, in the status the link was made against, and below its most
+          // dependents (several changes at once may each have read room for one more).
           ConditionExpression: add
-            ? `attribute_exists(pk) AND attribute_not_exists(deletedAt)${status ? ' AND #s = :s' : ''}`
+            ? `attribute_exists(pk) AND attribute_not_exists(deletedAt)${status ? ' AND #s = :s' : ''} AND ` +
+              '(attribute_not_exists(#b) OR size(#b) < :most OR contains(#b, :id))'
             : 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#b': 'blocks', '#lv': 'linksVersion', ...(add && status ? { '#s': 'status' } : {}) },
-          ExpressionAttributeValues: { ':dep': new Set([dependentId]), ':one': 1, ...(add && status ? { ':s': status } : {}) },
+          ExpressionAttributeValues: {
+            ':dep': new Set([dependentId]),
+            ':one': 1,
+            ...(add ? { ':most': MAX_DEPENDENTS, ':id': dependentId } : {}),
+            ...(add && status ? { ':s': status } : {}),
+          },
         },
       },
       ...(add
         ? {
             refused: () => {
               throw new ConflictRefusal(
-                `Conflict: task ${blockerId}, which is waited on, changed or was deleted while the link was being written; nothing was changed, retry.`,
+                `Conflict: task ${blockerId}, which is waited on, changed, was deleted or reached its ${MAX_DEPENDENTS} waiting tasks while ` +
+                  'the link was being written; nothing was changed, read it and retry.',
               );
             },
           }

@@ -258,4 +258,72 @@ describe('blocked-by links', () => {
     assert.equal(freed.structuredContent.unblocked, undefined, 'the first no longer blocked it');
     assert.deepEqual(back.structuredContent.blockedBy, [{ key: first.key, taskId: first.taskId, open: false }]);
   });
+
+  test('two entries of one bulk call that would close a cycle between them: one is written, the other refused, no cycle', async () => {
+    // Arrange
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const a = await create('Ring A', {}, call);
+    const b = await create('Ring B', {}, call);
+
+    // Act: each entry alone is acyclic against what is stored.
+    const r = await call('tasks_update', {
+      tasks: [
+        { taskId: a.key, blockedBy: [b.key] },
+        { taskId: b.key, blockedBy: [a.key] },
+      ],
+    });
+
+    // Assert
+    const statuses = r.structuredContent.items.map((i: { status: string }) => i.status);
+    assert.deepEqual([...statuses].sort(), ['refused', 'updated'], JSON.stringify(r.structuredContent.items));
+    const [readA, readB] = [await call('task_get', { taskId: a.key }), await call('task_get', { taskId: b.key })];
+    const waits = [readA, readB].filter((t) => t.structuredContent.blockedBy?.length);
+    assert.equal(waits.length, 1, 'exactly one of the two waits on the other');
+  });
+
+  test('no task ends up waited on by more than 60, even when several entries each saw room for one more', async () => {
+    // Arrange: a blocker with 59 dependents.
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const blocker = await create('Popular', {}, call);
+    const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ title: `${tag} ${i + 1}`, blockedBy: [blocker.key] }));
+    await call('tasks_create', { tasks: many(50, 'Waits') });
+    await call('tasks_create', { tasks: many(9, 'Waits too') });
+
+    // Act: three more at once, each planned against the 59 it read.
+    const r = await call('tasks_create', { tasks: many(3, 'One too many') });
+
+    // Assert
+    const items = r.structuredContent.items as { status: string; reason?: string }[];
+    assert.deepEqual(
+      items.map((i) => i.status),
+      ['created', 'refused', 'refused'],
+    );
+    assert.match(items[1]!.reason!, /reached its 60 waiting tasks/);
+    const stored = await server.app.services.tasks.get(own.workspaceId, blocker.taskId);
+    assert.equal(stored?.blocks?.length, 60);
+    const extra = await call('task_create', { title: 'And another', blockedBy: [blocker.key] });
+    assert.match(text(extra), /already blocks 60 tasks, the most one task can/);
+  });
+
+  test('a change that would write more tasks than one transaction holds is refused up front, naming why', async () => {
+    // Arrange: T waits on 20 tasks and is waited on by 60.
+    const own = await createTestWorkspace(server);
+    const call = caller(server, own.member.token);
+    const blockers = (await call('tasks_create', { tasks: Array.from({ length: 40 }, (_, i) => ({ title: `Blocker ${i + 1}` })) }))
+      .structuredContent.items as { key: string }[];
+    const t = await create('Hub', { blockedBy: blockers.slice(0, 20).map((b) => b.key) }, call);
+    await call('tasks_create', { tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Dependent ${i + 1}`, blockedBy: [t.key] })) });
+    await call('tasks_create', { tasks: Array.from({ length: 10 }, (_, i) => ({ title: `Dependent ${i + 51}`, blockedBy: [t.key] })) });
+
+    // Act: done, and 20 other blockers: 1 + 20 + 20 + 60 tasks and the record.
+    const r = await call('tasks_update', { tasks: [{ taskId: t.key, status: 'done', blockedBy: blockers.slice(20).map((b) => b.key) }] });
+
+    // Assert
+    const [item] = r.structuredContent.items as { status: string; reason: string }[];
+    assert.equal(item!.status, 'refused');
+    assert.match(item!.reason, /more than one all-or-nothing write holds; change the links and the status in two calls/);
+    assert.equal((await call('task_get', { taskId: t.key })).structuredContent.version, 1, 'nothing written');
+  });
 });

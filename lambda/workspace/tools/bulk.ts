@@ -84,7 +84,9 @@ const bulkOutput = z.object({
 /** A refusal as an item's reason; anything else is the call's failure (a 5xx, no internals). */
 const reasonOf = (err: unknown): string => {
   if (err instanceof ToolRefusal) return err.message;
-  if (isTransientDynamoError(err)) return 'Not written: the database was too busy to take it just now; retry this item.';
+  if (isTransientDynamoError(err)) {
+    return 'Not confirmed: the database was too busy or did not answer in time, so this item may not have been written; read it before retrying.';
+  }
   throw err;
 };
 

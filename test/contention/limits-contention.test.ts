@@ -371,8 +371,18 @@ for (const backend of backends) {
       const heldMs = admittedAt - firedAt;
       assert.ok(heldMs <= LEASE_BOUND_SECONDS * 1000 + 500, `dead leases counted for ${heldMs} ms`);
       assert.ok(heldMs >= BUCKET_SECONDS * 1000 - 100, `dead leases counted for only ${heldMs} ms`);
-      const again = await Promise.all([others[0]!, ...others].map((s) => probe(s, 100)));
-      assert.deepEqual(tally(again.map(kindOf)), { ok: 4 }, 'all four leases are free again');
+      // Every doomed lease stops counting within the bound of its own start (all four began within
+      // the 300 ms above; on a loaded machine not in one instant), so all four are free by then.
+      let again = await Promise.all([others[0]!, ...others].map((s) => probe(s, 100)));
+      while (tally(again.map(kindOf)).ok !== 4 && Date.now() - firedAt < LEASE_BOUND_SECONDS * 1000 + 800) {
+        await sleep(100);
+        again = await Promise.all([others[0]!, ...others].map((s) => probe(s, 100)));
+      }
+      assert.deepEqual(
+        tally(again.map(kindOf)),
+        { ok: 4 },
+        `all four leases are free again ${Date.now() - firedAt} ms after the dead calls began`,
+      );
     });
   });
 }

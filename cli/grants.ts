@@ -1,8 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { GrantRecord } from '../lambda/oauth/grant-store.js';
+import type { GrantRecord } from '../lambda/auth/grants.js';
 import { OAUTH_SK, oauthPk } from '../lambda/platform/item-keys.js';
-import { doorSource, grantRevokedRecord } from '../lambda/workspace/changes.js';
-import { OPERATOR } from '../lambda/workspace/membership.js';
+import { doorSource } from '../lambda/workspace/activity/records.js';
+import { revokeGrant } from '../lambda/workspace/membership/credentials.js';
+import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { type Command, emailOf, grantIdOf, memberByEmail, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import type { Target } from './target.js';
@@ -86,13 +87,16 @@ const grantsRevoke: Command = {
   async run(o, target, out, now) {
     const id = grantIdOf(o.grant);
     const grant = await target.grants.get(id);
-    const app = grant ? await clientLabel(target, grant.clientId, now) : undefined;
-    const record =
-      grant && app ? grantRevokedRecord(target.activity, doorSource('admin CLI', OPERATOR, 'grants revoke', now), grant, app) : undefined;
-    if (!(await target.grants.revoke(id, record ? [target.activity.recordOp(record)] : [])))
-      throw new CliError(`--grant: no grant ${id} in ${target.where}`);
-    const person = grant ? ((await target.directory.getMember(grant.workspaceId, grant.userId))?.email ?? grant.userId) : undefined;
-    const what = grant ? ` (${app} for ${person})` : '';
+    if (!grant) {
+      // A grant no member owns (its account gone) is still deleted: nothing of it may stay usable.
+      if (!(await target.grants.revoke(id))) throw new CliError(`--grant: no grant ${id} in ${target.where}`);
+      out.stdout(`Revoked grant ${id}; its refresh token is refused from now on, its access tokens from their next MCP call.`);
+      return;
+    }
+    const app = await clientLabel(target, grant.clientId, now);
+    const owner = await target.directory.getMember(grant.workspaceId, grant.userId);
+    await revokeGrant(target, OPERATOR, doorSource('admin CLI', OPERATOR, 'grants revoke', now), grant, app, owner);
+    const what = ` (${app} for ${owner?.email ?? grant.userId})`;
     out.stdout(`Revoked grant ${id}${what}; its refresh token is refused from now on, its access tokens from their next MCP call.`);
   },
 };

@@ -4,14 +4,14 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoGrantStore } from '../lambda/auth/grants.js';
 import { DynamoTokenStore, type TokenStore } from '../lambda/auth/personal-tokens.js';
 import { DEMO_WORKSPACE_ID, LOCAL_SERVER_FILE, type LocalServerFile } from '../lambda/local/local-data.js';
-import { DynamoGrantStore } from '../lambda/oauth/grant-store.js';
 import { loadConfig } from '../lambda/platform/config.js';
 import { createDocumentClient } from '../lambda/platform/dynamodb.js';
 import { dataDirKeySource, type KeySource, secretsManagerKeySource } from '../lambda/platform/key-ring.js';
-import { type ActivityStore, DynamoActivityStore } from '../lambda/workspace/activity-store.js';
-import { type DirectoryStore, DynamoDirectoryStore } from '../lambda/workspace/directory-store.js';
+import { type ActivityStore, DynamoActivityStore } from '../lambda/workspace/store/activity-store.js';
+import { type DirectoryStore, DynamoDirectoryStore } from '../lambda/workspace/store/directory-store.js';
 import { CliError, usage } from './errors.js';
 
 export const DEPLOYED_DEFAULT_WORKSPACE = 'ws_main';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { generateTokenSecret, type PersonalTokenRecord } from '../lambda/auth/personal-tokens.js';
-import { doorSource, tokenRecord } from '../lambda/workspace/changes.js';
-import { OPERATOR } from '../lambda/workspace/membership.js';
+import { doorSource, tokenRecord } from '../lambda/workspace/activity/records.js';
+import { revokeToken } from '../lambda/workspace/membership/credentials.js';
+import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { type Command, emailOf, expiryOf, memberByEmail, required, scopesOf, workspaceOf } from './args.js';
 import { CliError, usage } from './errors.js';
 
@@ -71,10 +72,10 @@ const tokenRevoke: Command = {
     if (!/^tok_[A-Za-z0-9]+$/.test(id)) throw usage(`--id: "${id}" is not a token id (tok_…, see token list)`);
     const workspaceId = workspaceOf(o.workspace, target);
     const token = (await target.tokens.list(workspaceId)).find((t) => t.tokenId === id);
-    const record = token && tokenRecord(target.activity, doorSource('admin CLI', OPERATOR, 'token revoke', now), 'revoked', token);
-    if (!record || !(await target.tokens.revoke(workspaceId, id, now.toISOString(), [target.activity.recordOp(record)])))
-      throw new CliError(`--id: no token ${id} in workspace ${workspaceId}`);
-    out.stdout(`Revoked ${id}; it is refused from the next request on.`);
+    if (!token) throw new CliError(`--id: no token ${id} in workspace ${workspaceId}`);
+    const owner = await target.directory.getMember(workspaceId, token.userId);
+    const revoked = await revokeToken(target, OPERATOR, doorSource('admin CLI', OPERATOR, 'token revoke', now), token, owner);
+    out.stdout(revoked.record ? `Revoked ${id}; it is refused from the next request on.` : `${id} was revoked already.`);
   },
 };
 

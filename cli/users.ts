@@ -1,6 +1,8 @@
+import { ToolRefusal } from '../lambda/errors.js';
 import { newUserId, type Status } from '../lambda/vocabulary.js';
-import { doorSource, memberAudit, revokeTokensOf } from '../lambda/workspace/changes.js';
-import { changeRole, changeStatus, checkInvite, OPERATOR, removeMember } from '../lambda/workspace/membership.js';
+import { doorSource } from '../lambda/workspace/activity/records.js';
+import { changeRole, changeStatus, inviteMember, removeMember } from '../lambda/workspace/membership/members.js';
+import { checkInvite, OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { type Command, emailOf, memberByEmail, required, roleOf, timeZoneOf, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import { describeError, inviteToSignInPool, setSignInPoolStatus } from './sign-in-pool.js';
@@ -40,10 +42,13 @@ const userAdd: Command = {
         out.stderr(`Created workspace ${workspaceId}.`);
       }
       userId = newUserId();
-      const { audit } = memberAudit(target.activity, doorSource('admin CLI', OPERATOR, 'user add', now));
       const member = { workspaceId, userId, email, name, role, timeZone, status: 'active', createdAt } as const;
-      const added = await target.directory.createMember(member, audit(undefined, member));
-      if (!added) throw alreadyExists();
+      try {
+        await inviteMember(target, OPERATOR, doorSource('admin CLI', OPERATOR, 'user add', now), member);
+      } catch (err) {
+        if (err instanceof ToolRefusal && err.reason === 'taken') throw alreadyExists();
+        throw err;
+      }
       out.stdout(`Added ${name} <${email}> [${userId}] as ${role} of ${workspaceId}.`);
     }
     if (!pool) return;
@@ -62,13 +67,13 @@ const userStatus = (status: Status): Command => ({
   options: ['email'],
   async run(o, target, out, now) {
     const member = await memberByEmail(target, emailOf(o.email));
-    const { audit } = memberAudit(
-      target.activity,
-      doorSource('admin CLI', OPERATOR, `user ${status === 'disabled' ? 'disable' : 'enable'}`, now),
-    );
-    await changeStatus(target.directory, OPERATOR, member.workspaceId, member.userId, status, audit);
+    const source = doorSource('admin CLI', OPERATOR, `user ${status === 'disabled' ? 'disable' : 'enable'}`, now);
+    const changed = await changeStatus(target, OPERATOR, source, member.workspaceId, member.userId, status);
     out.stdout(
-      `${member.email} [${member.userId}] is ${status}${status === 'disabled' ? '; their tokens are refused from the next request on' : ''}.`,
+      `${member.email} [${member.userId}] is ${status}` +
+        (changed.revoked ? `; ${changed.revoked.tokens} token(s) and ${changed.revoked.apps} connected app(s) revoked` : '') +
+        (status === 'active' && changed.changed ? '; tokens from before stay dead (they make new ones)' : '') +
+        '.',
     );
     const pool = target.signInPool;
     if (!pool) return;
@@ -88,8 +93,14 @@ const userRole: Command = {
   async run(o, target, out, now) {
     const role = roleOf(required(o.role, 'role'));
     const member = await memberByEmail(target, emailOf(o.email));
-    const { audit } = memberAudit(target.activity, doorSource('admin CLI', OPERATOR, 'user role', now));
-    const { member: changed } = await changeRole(target.directory, OPERATOR, member.workspaceId, member.userId, role, audit);
+    const { member: changed } = await changeRole(
+      target,
+      OPERATOR,
+      doorSource('admin CLI', OPERATOR, 'user role', now),
+      member.workspaceId,
+      member.userId,
+      role,
+    );
     out.stdout(`${changed.email} [${changed.userId}] is ${changed.role} of ${changed.workspaceId}.`);
   },
 };
@@ -99,10 +110,10 @@ const userRemove: Command = {
   async run(o, target, out, now) {
     const member = await memberByEmail(target, emailOf(o.email));
     const source = doorSource('admin CLI', OPERATOR, 'user remove', now);
-    await removeMember(target.directory, OPERATOR, member.workspaceId, member.userId, memberAudit(target.activity, source).audit);
-    const revoked = await revokeTokensOf(target, source, member.workspaceId, member.userId);
+    const removed = await removeMember(target, OPERATOR, source, member.workspaceId, member.userId);
     out.stdout(
-      `Removed ${member.email} [${member.userId}] from ${member.workspaceId}; ${revoked} token(s) revoked. Their tasks and comments stay.`,
+      `Removed ${member.email} [${member.userId}] from ${member.workspaceId}; ${removed.revoked?.tokens ?? 0} token(s) and ` +
+        `${removed.revoked?.apps ?? 0} connected app(s) revoked. Their tasks and comments stay.`,
     );
   },
 };

@@ -1,10 +1,10 @@
 import { InvalidArgumentRefusal } from '../lambda/errors.js';
 import type { Status } from '../lambda/vocabulary.js';
 import { workspaceKeyOf } from '../lambda/vocabulary.js';
-import { buildRecord } from '../lambda/workspace/activity.js';
-import { doorSource } from '../lambda/workspace/changes.js';
-import { OPERATOR } from '../lambda/workspace/membership.js';
-import { numberExistingTasks, setWorkspaceKey } from '../lambda/workspace/task-numbers.js';
+import { doorSource } from '../lambda/workspace/activity/records.js';
+import { numberExistingTasks, setWorkspaceKey } from '../lambda/workspace/admin/numbering.js';
+import { OPERATOR } from '../lambda/workspace/membership/rules.js';
+import { buildRecord } from '../lambda/workspace/model/activity.js';
 import { type Command, required, workspaceOf } from './args.js';
 import { CliError, usage } from './errors.js';
 

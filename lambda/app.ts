@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccessReader } from './auth/access-reader.js';
 import { builtinTokenVerifier } from './auth/builtin-tokens.js';
 import { createCredentialGate, personalTokenVerifier, type TokenVerifier } from './auth/credential-gate.js';
+import { DynamoGrantStore } from './auth/grants.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
 import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createErrorMapper } from './http/error-mapper.js';
@@ -16,17 +17,17 @@ import { type ToolDefinition, ToolRegistry } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
-import { commitGroups, commitWrites } from './platform/transact.js';
-import { DynamoActivityStore } from './workspace/activity-store.js';
-import { type ViewSource, viewResources } from './workspace/app-views.js';
-import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/catalog.js';
-import { DynamoCommentStore } from './workspace/comment-store.js';
-import { DynamoDirectoryStore } from './workspace/directory-store.js';
-import { DirectoryNames } from './workspace/names.js';
-import { DynamoProjectStore } from './workspace/project-store.js';
-import type { WorkspaceServices } from './workspace/services.js';
-import { TaskNumbers } from './workspace/task-numbers.js';
-import { DynamoTaskStore } from './workspace/task-store.js';
+import { commitGroups, commitWrites, sendTransaction } from './platform/transact.js';
+import { DynamoActivityStore } from './workspace/store/activity-store.js';
+import { DynamoCommentStore } from './workspace/store/comment-store.js';
+import { DynamoDirectoryStore } from './workspace/store/directory-store.js';
+import { DirectoryNames } from './workspace/store/names.js';
+import { DynamoProjectStore } from './workspace/store/project-store.js';
+import { TaskNumbers } from './workspace/store/task-numbers.js';
+import { DynamoTaskStore } from './workspace/store/task-store.js';
+import { type ViewSource, viewResources } from './workspace/surface/app-views.js';
+import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/surface/catalog.js';
+import type { WorkspaceServices } from './workspace/surface/services.js';
 
 /** Extra declarations for the conformance harness only; the deployed function never passes any. */
 export interface Fixtures {
@@ -74,6 +75,7 @@ export const createApp = (rt: Runtime): App => {
   const services: WorkspaceServices = {
     directory,
     tokens,
+    grants: new DynamoGrantStore(rt.db, table),
     // Every task read teaches the instance its number, so a key named next costs no lookup.
     tasks: new DynamoTaskStore(rt.db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId)),
     projects,
@@ -84,6 +86,7 @@ export const createApp = (rt: Runtime): App => {
     numbers,
     commit: (ops) => commitWrites(rt.db, ops),
     commitEach: (groups) => commitGroups(rt.db, groups),
+    resend: (input) => sendTransaction(rt.db, input),
   };
   const guard = rt.guard ?? unlimitedGuard;
 

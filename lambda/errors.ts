@@ -199,23 +199,87 @@ export class LimitExceededError extends DoersError {
 
 // ---- domain refusals: tool errors (isError results), never protocol errors ---------------------
 
+/**
+ * Why a change or a read was refused, for code to decide by (never by the message's words): a retry
+ * that re-reads after `links-moved`, a bulk item's status, an undo that names the later changes.
+ * The words a caller reads are made in one place (workspace/model/refusals.ts).
+ */
+export type RefusalReason =
+  /** A value that is not accepted as given (the message names the argument). */
+  | 'invalid-argument'
+  | 'not-found'
+  /** It was deleted and is kept for undo. */
+  | 'deleted'
+  /** The caller's role (now) does not allow it. */
+  | 'role'
+  /** The target is at another version than the one given or read. */
+  | 'version-conflict'
+  /** Tasks linked to the target changed while the change was being written. */
+  | 'links-moved'
+  /** The change to undo was undone by someone else meanwhile. */
+  | 'undone-meanwhile'
+  /** Undo: the target changed after the change to undo (data: the later changes). */
+  | 'changed-since'
+  /** A bound: links, items per call, sizes, the cost ceiling of one call. */
+  | 'limit'
+  /** The workspace would lose its last active owner. */
+  | 'last-owner'
+  /** An e-mail address, id or name is someone else's. */
+  | 'taken'
+  /** The change cannot be undone by its nature (a revoked credential, an operator's switch). */
+  | 'not-undoable'
+  /** The data moved while the change was being written (nothing was written). */
+  | 'race'
+  /** Another change of the same kind holds the target now (the owners lock); try again shortly. */
+  | 'busy'
+  /** DynamoDB did not confirm the write: it may or may not have happened. */
+  | 'unconfirmed'
+  /** The workspace's data is being brought to a new layout (npm run admin -- migrate); reads work. */
+  | 'upgrading'
+  | 'conflict';
+
 export abstract class ToolRefusal extends Error {
   abstract readonly code: string;
-  constructor(message: string) {
+  readonly reason: RefusalReason;
+  /** What a caller needs to act on it: the current version, the later changes, the limit. */
+  readonly data: Readonly<Record<string, unknown>>;
+  constructor(message: string, reason: RefusalReason, data: Readonly<Record<string, unknown>> = {}) {
     super(message);
     this.name = new.target.name;
+    this.reason = reason;
+    this.data = data;
   }
 }
 
 export class NotFoundRefusal extends ToolRefusal {
   readonly code = 'ERR_NOT_FOUND';
+  constructor(message: string, reason: 'not-found' | 'deleted' = 'not-found', data?: Readonly<Record<string, unknown>>) {
+    super(message, reason, data);
+  }
 }
 export class RoleTooLowRefusal extends ToolRefusal {
   readonly code = 'ERR_ROLE_TOO_LOW';
+  constructor(message: string, data?: Readonly<Record<string, unknown>>) {
+    super(message, 'role', data);
+  }
 }
 export class ConflictRefusal extends ToolRefusal {
   readonly code = 'ERR_CONFLICT';
+  constructor(
+    message: string,
+    reason: Exclude<RefusalReason, 'invalid-argument' | 'not-found' | 'deleted' | 'role' | 'limit' | 'not-undoable'> = 'conflict',
+    data?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message, reason, data);
+  }
 }
 export class InvalidArgumentRefusal extends ToolRefusal {
   readonly code = 'ERR_INVALID_ARGUMENT';
+  constructor(
+    message: string,
+    reason: 'invalid-argument' | 'limit' | 'not-undoable' = 'invalid-argument',
+    data?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message, reason, data);
+  }
 }

@@ -9,7 +9,7 @@ import { loadConfig } from './platform/config.js';
 import { createDocumentClient } from './platform/dynamodb.js';
 import { secretsManagerKeySource } from './platform/key-ring.js';
 import { mapStacksLazily } from './platform/lazy-source-map.js';
-import { loadTimeZoneData } from './workspace/time.js';
+import { loadTimeZoneData } from './workspace/model/time.js';
 
 // Stacks point at lambda/*.ts lines, the source map read only when one is formatted (the file says why).
 mapStacksLazily(new URL(import.meta.url));

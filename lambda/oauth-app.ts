@@ -4,9 +4,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import { createAccountRoutes } from './account/routes.js';
 import { createSessionStore } from './account/session.js';
+import { DynamoGrantStore } from './auth/grants.js';
 import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createAdapterFactory } from './oauth/dynamodb-adapter.js';
-import { DynamoGrantStore } from './oauth/grant-store.js';
 import { createInteractions } from './oauth/interactions.js';
 import { createProvider, OAUTH_ROUTES } from './oauth/provider.js';
 import { takeRegistrationPermit } from './oauth/registration-limit.js';
@@ -18,8 +18,8 @@ import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
 import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in/sign-in.js';
 import { createUpstreamSignIn } from './sign-in/upstream.js';
-import { DynamoActivityStore } from './workspace/activity-store.js';
-import { type DirectoryStore, DynamoDirectoryStore } from './workspace/directory-store.js';
+import { DynamoActivityStore } from './workspace/store/activity-store.js';
+import { type DirectoryStore, DynamoDirectoryStore } from './workspace/store/directory-store.js';
 
 export interface OAuthRuntime {
   readonly config: Config;

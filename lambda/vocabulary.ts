@@ -93,6 +93,12 @@ export interface Member {
   readonly timeZone: string;
   readonly status: Status;
   readonly createdAt: string;
+  /**
+   * Credentials issued before this instant (tokens, connected apps, external JWTs) are dead: set
+   * when the member is added (again) or enabled again, so a person's old ways in never come back by
+   * an undo or a re-enable (workspace/membership/members.ts). Absent: none is older than the member.
+   */
+  readonly credentialsFrom?: string;
 }
 
 /** A member named across rooms: a user id is unique within its workspace only. */
@@ -154,6 +160,11 @@ export interface Principal {
   readonly pastKeys: readonly string[];
   /** The workspace's task counter as read with this principal: where a new task's number starts looking. */
   readonly taskCounter: number;
+  /**
+   * What the credential is called by its owner: a personal token's label, a connected app's client
+   * name. Activity records name the client by it when the request's `clientInfo` does not.
+   */
+  readonly credentialLabel?: string;
 }
 
 /** What an MCP client says of itself (`clientInfo`): logged and recorded, never trusted. */

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
+import type { DynamoGrantStore } from '../auth/grants.js';
 import { generateTokenSecret, type TokenStore } from '../auth/personal-tokens.js';
 import { ToolRefusal } from '../errors.js';
-import type { DynamoGrantStore } from '../oauth/grant-store.js';
 import { refusalStatus } from '../pages/error-mapper.js';
 import { ERROR_PAGES } from '../pages/error-pages.js';
 import { messagePage } from '../pages/layout.js';
@@ -13,12 +13,13 @@ import { devSignInPage } from '../sign-in/dev-sign-in-page.js';
 import type { ActiveMember, SignIn } from '../sign-in/sign-in.js';
 import type { PendingSignIn } from '../sign-in/upstream.js';
 import { accountIdOf, isScope, type Member, roleAtLeast, scopesForRole } from '../vocabulary.js';
-import type { ActivityRecord } from '../workspace/activity.js';
-import { describeChange, whenPhrase } from '../workspace/activity-render.js';
-import type { ActivityStore } from '../workspace/activity-store.js';
-import { doorSource, grantRevokedRecord, memberAudit, tokenRecord } from '../workspace/changes.js';
-import type { DirectoryStore } from '../workspace/directory-store.js';
-import { changeStatus } from '../workspace/membership.js';
+import { doorSource, tokenRecord } from '../workspace/activity/records.js';
+import { describeChange, whenPhrase } from '../workspace/activity/render.js';
+import { revokeGrant, revokeToken } from '../workspace/membership/credentials.js';
+import { changeStatus } from '../workspace/membership/members.js';
+import type { ActivityRecord } from '../workspace/model/activity.js';
+import type { ActivityStore } from '../workspace/store/activity-store.js';
+import type { DirectoryStore } from '../workspace/store/directory-store.js';
 import type { AccountSession, SessionStore } from './session.js';
 import { type AccountView, accountPage, type ChangeRow, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
 
@@ -39,7 +40,7 @@ export interface AccountDeps {
 const NOTICES = {
   'token-revoked': 'The token was revoked; its next call is refused.',
   'app-revoked': 'The app was disconnected; its next call is refused.',
-  'member-disabled': 'The member was disabled; their tokens and apps are refused from their next call.',
+  'member-disabled': 'The member was disabled; their tokens and connected apps are revoked and refused from their next call.',
   'member-enabled': 'The member was enabled.',
   'signed-out': 'You are signed out.',
 } as const;
@@ -114,13 +115,15 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         summary: describeChange(r, NO_NAMES),
       }));
     const apps = await Promise.all(
-      grants.map(async (g) => ({
-        grantId: g.grantId,
-        ...(await appName(g.clientId)),
-        scopes: g.scopes,
-        createdAt: g.createdAt,
-        ...(g.lastUsedAt ? { lastUsedAt: g.lastUsedAt } : {}),
-      })),
+      grants
+        .filter((g) => !member.credentialsFrom || g.createdAt >= member.credentialsFrom)
+        .map(async (g) => ({
+          grantId: g.grantId,
+          ...(await appName(g.clientId)),
+          scopes: g.scopes,
+          createdAt: g.createdAt,
+          ...(g.lastUsedAt ? { lastUsedAt: g.lastUsedAt } : {}),
+        })),
     );
     return {
       csrf: deps.sessions.csrf(who.session),
@@ -128,7 +131,8 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       workspaceName: workspace.name,
       mcpUrl: `${deps.publicUrl}/mcp`,
       tokens: tokens
-        .filter((t) => t.userId === member.userId && !t.revokedAt)
+        // A token from before the member's credentials started afresh (enabled again, added back) is dead.
+        .filter((t) => t.userId === member.userId && !t.revokedAt && (!member.credentialsFrom || t.createdAt >= member.credentialsFrom))
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
         .map((t) => ({
           tokenId: t.tokenId,
@@ -248,16 +252,11 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     if (tokenRevoke) {
       const tokenId = idFrom(tokenRevoke[1]!);
       if (tokenId === undefined) return notFound();
-      const mine = (await deps.tokens.list(member.workspaceId)).find((t) => t.tokenId === tokenId && t.userId === member.userId);
-      const at = now();
-      const record = mine && tokenRecord(deps.activity, doorSource('account page', member, 'revoke token', at), 'revoked', mine);
-      if (
-        !mine ||
-        !record ||
-        !(await deps.tokens.revoke(member.workspaceId, tokenId, at.toISOString(), [deps.activity.recordOp(record)]))
-      ) {
-        return send(res, ERROR_PAGES.notFound('Token not found', 'You have no such token; it may have been revoked already.'));
-      }
+      const mine = (await deps.tokens.list(member.workspaceId)).find(
+        (t) => t.tokenId === tokenId && t.userId === member.userId && !t.revokedAt,
+      );
+      if (!mine) return send(res, ERROR_PAGES.notFound('Token not found', 'You have no such token; it may have been revoked already.'));
+      await revokeToken(deps, member, doorSource('account page', member, 'revoke token', now()), mine, member);
       deps.logger.info('Personal access token revoked', { accountId: accountIdOf(member), tokenId });
       return redirect(res, '/account?done=token-revoked');
     }
@@ -274,8 +273,7 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         );
       }
       const app = await appName(grant.clientId);
-      const record = grantRevokedRecord(deps.activity, doorSource('account page', member, 'disconnect app', now()), grant, app.name);
-      await deps.grants.revoke(grantId, [deps.activity.recordOp(record)]);
+      await revokeGrant(deps, member, doorSource('account page', member, 'disconnect app', now()), grant, app.name, member);
       deps.logger.info('Connected app revoked', { accountId: accountIdOf(member), grantId, clientId: grant.clientId });
       return redirect(res, '/account?done=app-revoked');
     }
@@ -286,14 +284,13 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       if (userId === undefined) return notFound();
       const action = memberStatus[2] === 'disable' ? 'disable' : 'enable';
       try {
-        const { audit } = memberAudit(deps.activity, doorSource('account page', member, `${action} member`, now()));
         const { member: changed } = await changeStatus(
-          deps.directory,
+          deps,
           member,
+          doorSource('account page', member, `${action} member`, now()),
           member.workspaceId,
           userId,
           action === 'disable' ? 'disabled' : 'active',
-          audit,
         );
         deps.logger.info('Member status changed', { by: accountIdOf(member), member: accountIdOf(changed), status: changed.status });
       } catch (err) {

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent, fromItem, type ItemKey } from '../platform/dynamodb.js';
-import { grantKey, memberSk, TOKEN_SK, tokenPk, WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
+import { grantKey, memberSk, OAUTH_SK, oauthPk, TOKEN_SK, tokenPk, WORKSPACE_SK, wsPk } from '../platform/item-keys.js';
 import type { Member, MemberRef, Workspace } from '../vocabulary.js';
 import type { PersonalTokenRecord } from './personal-tokens.js';
 
@@ -9,6 +9,8 @@ import type { PersonalTokenRecord } from './personal-tokens.js';
 export interface GrantRecord {
   readonly accountId: string;
   readonly clientId: string;
+  /** When the person consented (epoch seconds). */
+  readonly issuedAt?: number;
   /** Epoch seconds. */
   readonly expiresAt?: number;
   readonly lastUsedAt?: string;
@@ -24,12 +26,16 @@ export interface AccessItems {
   readonly workspace?: Workspace;
   /** The grant an access token of the built-in authorization server was issued under. */
   readonly grant?: GrantRecord;
+  /** The name its client registered with (Dynamic Client Registration), when it has one. */
+  readonly clientName?: string;
 }
 
 export interface AccessQuery {
   readonly tokenHashes?: readonly string[];
   readonly member?: MemberRef;
   readonly grantId?: string;
+  /** The client a built-in access token names: its registration is read with the grant, for its name. */
+  readonly clientId?: string;
 }
 
 /**
@@ -62,6 +68,7 @@ export class DynamoAccessReader implements AccessReader {
     const tokenKeys = (query.tokenHashes ?? []).map((h): ItemKey => ({ pk: tokenPk(h), sk: TOKEN_SK }));
     const ref = query.member;
     const grantItemKey: ItemKey | undefined = query.grantId ? grantKey(query.grantId) : undefined;
+    const clientItemKey: ItemKey | undefined = query.clientId ? { pk: oauthPk('Client', query.clientId), sk: OAUTH_SK } : undefined;
     const keys = [
       ...tokenKeys,
       ...(ref
@@ -71,6 +78,7 @@ export class DynamoAccessReader implements AccessReader {
           ]
         : []),
       ...(grantItemKey ? [grantItemKey] : []),
+      ...(clientItemKey ? [clientItemKey] : []),
     ];
     if (keys.length === 0) return {};
     const items = await batchGetConsistent(this.db, this.table, keys);
@@ -81,7 +89,10 @@ export class DynamoAccessReader implements AccessReader {
     const member = ref ? find({ pk: wsPk(ref.workspaceId), sk: memberSk(ref.userId) }) : undefined;
     const workspace = ref ? find({ pk: wsPk(ref.workspaceId), sk: WORKSPACE_SK }) : undefined;
     const grant = grantItemKey ? find(grantItemKey) : undefined;
+    const client = clientItemKey ? find(clientItemKey) : undefined;
+    const clientName = client ? clientNameOf(client) : undefined;
     return {
+      ...(clientName ? { clientName } : {}),
       ...(grant ? { grant: grantRecordOf(grant) } : {}),
       ...(token && tokenKey ? { token: fromItem<PersonalTokenRecord>(token), tokenKey } : {}),
       ...(member ? { member: fromItem<Member>(member) } : {}),
@@ -108,12 +119,22 @@ export class DynamoAccessReader implements AccessReader {
   }
 }
 
+const clientNameOf = (item: Record<string, unknown>): string | undefined => {
+  try {
+    const name = (JSON.parse(String(item.payload)) as { client_name?: unknown }).client_name;
+    return typeof name === 'string' && name.trim() ? name.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 const grantRecordOf = (item: Record<string, unknown>): GrantRecord => {
   // oidc-provider's payload is kept as JSON text (see oauth/dynamodb-adapter.ts).
-  const payload = JSON.parse(String(item.payload)) as { accountId?: unknown; clientId?: unknown };
+  const payload = JSON.parse(String(item.payload)) as { accountId?: unknown; clientId?: unknown; iat?: unknown };
   return {
     accountId: typeof payload.accountId === 'string' ? payload.accountId : '',
     clientId: typeof payload.clientId === 'string' ? payload.clientId : '',
+    ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}),
     ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
     ...(typeof item.lastUsedAt === 'string' ? { lastUsedAt: item.lastUsedAt } : {}),
   };

@@ -15,6 +15,9 @@ import { CLOCK_TOLERANCE_SECONDS, scopesOfClaims } from './jwt.js';
  * and workspace: a revoked grant (from the account page, the admin CLI, or a refresh token replay)
  * stops its access tokens on the next call, within the principal cache's bound.
  */
+/** How a connected app is named without reading its registration: a metadata document's host, else its client id. */
+export const appLabel = (clientId: string): string => (/^https:\/\//.test(clientId) ? (URL.parse(clientId)?.host ?? clientId) : clientId);
+
 export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publicUrl: string): TokenVerifier => ({
   accepts: isJwtShaped,
   async verify(token, now) {
@@ -44,7 +47,11 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
     }
     const ref = typeof payload.sub === 'string' ? memberRefOfAccountId(payload.sub) : undefined;
     if (!ref || typeof payload.gid !== 'string') throw new UnauthenticatedError('The token is not valid', true);
-    const items = await reader.read({ member: ref, grantId: payload.gid });
+    const items = await reader.read({
+      member: ref,
+      grantId: payload.gid,
+      ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
+    });
     const grant = items.grant;
     if (
       !grant ||
@@ -60,6 +67,8 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
       scopes: scopesOfClaims(payload),
       subject: { kind: 'resolved', items },
       validUntilMs: payload.exp! * 1000,
+      ...(grant.issuedAt !== undefined ? { issuedAtMs: grant.issuedAt * 1000 } : {}),
+      label: items.clientName ?? appLabel(grant.clientId),
     };
   },
 });

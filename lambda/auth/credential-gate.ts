@@ -4,7 +4,7 @@ import { BoundedMap } from '../platform/bounded-map.js';
 import { isTransientDynamoError } from '../platform/dynamodb.js';
 import type { KeySource } from '../platform/key-ring.js';
 import type { MemberRef, Principal } from '../vocabulary.js';
-import { normalizeScopes, type Scope, workspaceKeyOf } from '../vocabulary.js';
+import { normalizeScopes, type Scope, scopesForRole, workspaceKeyOf } from '../vocabulary.js';
 import { type AccessItems, type AccessReader, usedBeforeToday } from './access-reader.js';
 import { tokenHashes } from './personal-tokens.js';
 
@@ -21,6 +21,13 @@ export interface VerifiedIdentity {
   readonly subject: TokenSubject;
   /** When the token itself stops being valid (epoch ms): a cached principal never outlives it. */
   readonly validUntilMs?: number;
+  /**
+   * When the authorization behind it was given (epoch ms): a token's creation, a connected app's
+   * consent. One from before its member's `credentialsFrom` is dead (removed and added back, enabled again).
+   */
+  readonly issuedAtMs?: number;
+  /** What its owner calls it: a token's label, a connected app's name (records name the client by it when the request does not). */
+  readonly label?: string;
 }
 
 /**
@@ -75,6 +82,8 @@ export const personalTokenVerifier = (keys: KeySource, reader: AccessReader): To
         scopes: record.scopes,
         subject: { kind: 'resolved', items },
         ...(record.expiresAt !== undefined ? { validUntilMs: record.expiresAt * 1000 } : {}),
+        issuedAtMs: Date.parse(record.createdAt),
+        label: `token ${record.label}`,
       };
     },
   };
@@ -150,7 +159,17 @@ export const createCredentialGate = (
         // The token is good; its user is not one of ours, or is disabled. 403 without a challenge: with
         // a 401 an OAuth client would drop the token, refresh, be refused again and loop back to sign-in.
         if (!member || !workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
-        const scopes: Scope[] = normalizeScopes(identity.scopes);
+        // A credential from before the member's access started afresh (added back, enabled again) stays dead.
+        if (member.credentialsFrom && identity.issuedAtMs !== undefined && identity.issuedAtMs < Date.parse(member.credentialsFrom)) {
+          throw new UnauthenticatedError(
+            "The access token was issued before this member's access was reset; sign in again or make a new token",
+            true,
+          );
+        }
+        // What the token was given, cut to what the member's role allows now: a demoted admin's old
+        // team:admin token acts as the role they have.
+        const allowed = scopesForRole(member.role);
+        const scopes: Scope[] = normalizeScopes(identity.scopes).filter((s) => allowed.includes(s));
         const principal: Principal = {
           userId: member.userId,
           workspaceId: member.workspaceId,
@@ -166,6 +185,7 @@ export const createCredentialGate = (
           workspaceKey: workspaceKeyOf(workspace),
           pastKeys: workspace.pastKeys ?? [],
           taskCounter: workspace.taskCounter ?? 0,
+          ...(identity.label ? { credentialLabel: identity.label } : {}),
         };
         if (cacheMs > 0)
           principals.set(cacheKey, { principal, untilMs: Math.min(now.getTime() + cacheMs, identity.validUntilMs ?? Infinity) });

@@ -47,10 +47,11 @@ export interface TokenStore {
   ): Promise<PersonalTokenRecord>;
   list(workspaceId: string): Promise<PersonalTokenRecord[]>;
   /**
-   * Revokes a token of the workspace with `extra` in the same write: true once it is revoked (a token
-   * revoked already is left as it is, and `extra` is not written), false when there is no such token.
+   * Revokes a token of the workspace with `extra` in the same write: `revoked` once this call
+   * revoked it, `already` when it was revoked before (nothing, not even `extra`, is written),
+   * `missing` when there is no such token.
    */
-  revoke(workspaceId: string, tokenId: string, at: string, extra?: readonly WriteOp[]): Promise<boolean>;
+  revoke(workspaceId: string, tokenId: string, at: string, extra?: readonly WriteOp[]): Promise<'revoked' | 'already' | 'missing'>;
 }
 
 export class DynamoTokenStore implements TokenStore {
@@ -124,7 +125,12 @@ export class DynamoTokenStore implements TokenStore {
     return out;
   }
 
-  async revoke(workspaceId: string, tokenId: string, at: string, extra: readonly WriteOp[] = []): Promise<boolean> {
+  async revoke(
+    workspaceId: string,
+    tokenId: string,
+    at: string,
+    extra: readonly WriteOp[] = [],
+  ): Promise<'revoked' | 'already' | 'missing'> {
     const page = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -134,8 +140,8 @@ export class DynamoTokenStore implements TokenStore {
       }),
     );
     const item = page.Items?.[0];
-    if (!item) return false;
-    if (item.revokedAt) return true;
+    if (!item) return 'missing';
+    if (item.revokedAt) return 'already';
     const revokedMeanwhile = new Error('revoked');
     const gone = new Error('gone');
     try {
@@ -158,10 +164,11 @@ export class DynamoTokenStore implements TokenStore {
         ...extra,
       ]);
     } catch (err) {
-      if (err === gone) return false;
-      if (err !== revokedMeanwhile) throw err;
+      if (err === gone) return 'missing';
+      if (err === revokedMeanwhile) return 'already';
+      throw err;
     }
-    return true;
+    return 'revoked';
   }
 }
 

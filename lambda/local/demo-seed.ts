@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { ToolRefusal } from '../errors.js';
 import type { Member } from '../vocabulary.js';
 import { SCOPES } from '../vocabulary.js';
-import type { Priority, Project, Task } from '../workspace/model.js';
-import type { WorkspaceServices } from '../workspace/services.js';
-import { CounterMoved } from '../workspace/task-numbers.js';
-import { addDays, dateInZone, instantInZone } from '../workspace/time.js';
+import { addDays, dateInZone, instantInZone } from '../workspace/model/time.js';
+import type { Priority, Project, Task } from '../workspace/model/types.js';
+import { CounterMoved } from '../workspace/store/task-numbers.js';
+import type { WorkspaceServices } from '../workspace/surface/services.js';
 
 import { DEMO_WORKSPACE_ID } from './local-data.js';
 export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: 'Ada Lovelace' } as const;
@@ -199,9 +199,11 @@ const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: strin
         ...(blocks.length ? { blocks, linksVersion: 1 } : {}),
       };
       // The task and its number's claim together; both are there already after the first seeding.
-      return services.commit([services.tasks.putOp(task, undefined), services.numbers.claimOp(ws, i + 1, task.taskId)]).catch((err) => {
-        if (!(err instanceof ToolRefusal) && !(err instanceof CounterMoved)) throw err;
-      });
+      return services
+        .commit([...services.tasks.writeOps(undefined, task), services.numbers.claimOp(ws, i + 1, task.taskId)])
+        .catch((err) => {
+          if (!(err instanceof ToolRefusal) && !(err instanceof CounterMoved)) throw err;
+        });
     }),
   );
 };

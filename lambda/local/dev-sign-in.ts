@@ -3,7 +3,7 @@ import { fromItem } from '../platform/dynamodb.js';
 import { WORKSPACE_SK } from '../platform/item-keys.js';
 import type { DevMember } from '../sign-in/sign-in.js';
 import type { Workspace } from '../vocabulary.js';
-import type { DirectoryStore } from '../workspace/directory-store.js';
+import type { DirectoryStore } from '../workspace/store/directory-store.js';
 
 /**
  * Who the local development sign-in offers: every active member of every active workspace in the

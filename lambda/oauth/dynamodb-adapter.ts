@@ -1,19 +1,10 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Adapter, type AdapterFactory, type AdapterPayload, errors } from 'oidc-provider';
+import { keysOfGrant, revokeGrant } from '../auth/grants.js';
 import { batchDelete, type ItemKey, isConditionFailure } from '../platform/dynamodb.js';
 import {
-  grantKey,
   grantOfUserGsiSk,
   grantsOfWorkspaceGsiPk,
-  modelPrefix,
   OAUTH_SK,
   oauthPk,
   tokenOfGrantGsiSk,
@@ -21,7 +12,6 @@ import {
   uidGsiPk,
 } from '../platform/item-keys.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
-import { commitWrites, type WriteOp } from '../platform/transact.js';
 import { memberRefOfAccountId } from '../vocabulary.js';
 
 export interface AdapterOptions {
@@ -216,58 +206,3 @@ class DynamoAdapter implements Adapter {
     await batchDelete(this.db, this.table, await keysOfGrant(this.db, this.table, grantId, this.model));
   }
 }
-
-/** Keys of the items issued under a grant: of one model, or of all when `model` is omitted. */
-export const keysOfGrant = async (db: DynamoDBDocumentClient, table: string, grantId: string, model?: string): Promise<ItemKey[]> => {
-  const keys: ItemKey[] = [];
-  const pages = paginateQuery(
-    { client: db },
-    {
-      TableName: table,
-      IndexName: WORKSPACE_TABLE_KEYS.gsi1.indexName,
-      KeyConditionExpression: model === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND begins_with(gsi1sk, :model)',
-      ExpressionAttributeValues: { ':pk': tokensOfGrantGsiPk(grantId), ...(model === undefined ? {} : { ':model': modelPrefix(model) }) },
-      ProjectionExpression: 'pk, sk',
-    },
-  );
-  for await (const page of pages) for (const item of page.Items ?? []) keys.push({ pk: item.pk as string, sk: item.sk as string });
-  return keys;
-};
-
-/**
- * Deletes a grant and every token issued under it, of every model; returns the grant item as it was
- * (undefined when there was none). The tokens go first: if a delete fails, the grant is still there
- * and the revocation can be made again. With `extra` (an activity record) the grant's own delete and
- * `extra` are one all-or-nothing write; the grant is what the MCP function checks, so it is the revocation.
- */
-export const revokeGrant = async (
-  db: DynamoDBDocumentClient,
-  table: string,
-  grantId: string,
-  extra: readonly WriteOp[] = [],
-): Promise<Record<string, unknown> | undefined> => {
-  await batchDelete(db, table, await keysOfGrant(db, table, grantId));
-  if (!extra.length) {
-    const out = await db.send(new DeleteCommand({ TableName: table, Key: grantKey(grantId), ReturnValues: 'ALL_OLD' }));
-    return out.Attributes;
-  }
-  let old: Record<string, unknown> | undefined;
-  const gone = new Error('gone');
-  try {
-    old = (await db.send(new GetCommand({ TableName: table, Key: grantKey(grantId), ConsistentRead: true }))).Item;
-    if (!old) return undefined;
-    await commitWrites(db, [
-      {
-        item: { Delete: { TableName: table, Key: grantKey(grantId), ConditionExpression: 'attribute_exists(pk)' } },
-        refused: () => {
-          throw gone;
-        },
-      },
-      ...extra,
-    ]);
-  } catch (err) {
-    if (err === gone) return undefined;
-    throw err;
-  }
-  return old;
-};

@@ -2,7 +2,7 @@ import Provider, { type AdapterFactory, type Configuration, errors, type KoaCont
 import type { KeyRing } from '../platform/key-ring.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
 import { memberRefOfAccountId, SCOPES } from '../vocabulary.js';
-import type { DirectoryStore } from '../workspace/directory-store.js';
+import type { DirectoryStore } from '../workspace/store/directory-store.js';
 import { checkRedirectUris } from './redirect-uris.js';
 
 /** Endpoints under `/oauth/`, so one API Gateway route (`/oauth/{proxy+}`) reaches them all. */
@@ -113,11 +113,18 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
     expiresWithSession: async () => false,
     // The grant id travels in the access token, so the MCP function can check it still stands.
     extraTokenClaims: async (_ctx, token) => ('grantId' in token && token.grantId ? { gid: token.grantId } : undefined),
-    findAccount: async (_ctx, sub) => {
+    findAccount: async (ctx, sub, token) => {
       const ref = memberRefOfAccountId(sub);
       if (!ref) return undefined;
       const member = await opts.directory.getMember(ref.workspaceId, ref.userId);
       if (member?.status !== 'active') return undefined;
+      // A refresh under a consent from before the member's access was reset (added back, enabled
+      // again) is refused: that app has to be connected again, as the MCP function refuses its tokens.
+      const grantId = token && 'grantId' in token ? token.grantId : undefined;
+      if (member.credentialsFrom && grantId) {
+        const grant = await ctx.oidc.provider.Grant.find(grantId);
+        if (!grant || (grant.iat ?? 0) * 1000 < Date.parse(member.credentialsFrom)) return undefined;
+      }
       return { accountId: sub, claims: () => ({ sub }) };
     },
     ttl: {

@@ -4,7 +4,7 @@ import { ERROR_PAGES } from '../pages/error-pages.js';
 import { messagePage, type Page } from '../pages/layout.js';
 import type { Member, Workspace } from '../vocabulary.js';
 import { accountIdOf, memberRefOfAccountId } from '../vocabulary.js';
-import type { DirectoryStore } from '../workspace/directory-store.js';
+import type { DirectoryStore } from '../workspace/store/directory-store.js';
 import { type PendingSignIn, type UpstreamSignIn, UpstreamSignInError } from './upstream.js';
 
 /** A member the development sign-in offers. */

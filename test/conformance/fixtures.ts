@@ -5,7 +5,7 @@ import { definePrompt, type PromptMessage } from '../../lambda/mcp/prompt-regist
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
 import { defineToolFor, type InputRequired, inputRequired, type ToolContext, type ToolDefinition } from '../../lambda/mcp/tool-registry.js';
 import type { ContentBlock } from '../../lambda/mcp/types.js';
-import type { WorkspaceServices } from '../../lambda/workspace/services.js';
+import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 
 /**
  * The tools, resources and prompts `@modelcontextprotocol/conformance` 0.2.0-alpha.12 calls by name
@@ -25,6 +25,9 @@ type Ctx = ToolContext<Services>;
 /** The suite's `test_error_handling` wants a tool error: the same channel as a product refusal. */
 class FixtureRefusal extends ToolRefusal {
   readonly code = 'ERR_FIXTURE';
+  constructor(message: string) {
+    super(message, 'conflict');
+  }
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;

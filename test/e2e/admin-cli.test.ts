@@ -10,7 +10,7 @@ import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { DynamoDirectoryStore } from '../../lambda/workspace/directory-store.js';
+import { DynamoDirectoryStore } from '../../lambda/workspace/store/directory-store.js';
 import { type CognitoStandIn, startCognito } from '../helpers/cognito.js';
 import { modernCall, startTestServer } from '../helpers/local.js';
 import { approve, pkcePair, startHttpsServer, trustingFetch } from '../helpers/oauth.js';

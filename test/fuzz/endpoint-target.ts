@@ -8,7 +8,7 @@ import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Observer } from '../../lambda/observability/observer.js';
 import { SCOPES, type Scope } from '../../lambda/vocabulary.js';
-import type { WorkspaceServices } from '../../lambda/workspace/services.js';
+import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { signingKey, signToken, startJwksServer, type TokenOptions, unsecuredToken, withPayload } from '../helpers/jwks.js';
 import { MODERN, modernMeta, startTestServer } from '../helpers/local.js';

@@ -8,9 +8,12 @@ import { startTestServer } from './local.js';
  * pass: forward; throttle: ThrottlingException; internal: 500 InternalServerError; reset: drop the
  * connection; conditional: ConditionalCheckFailedException, or for a transaction TransactionCanceledException
  * with its first action's condition failed (what a lost race looks like); hang:
- * never answer (the connection is closed when the proxy stops).
+ * never answer (the connection is closed when the proxy stops); in-progress: the first faulted write
+ * is forwarded (it commits) but answered TransactionInProgressException, as are the next ones (the
+ * SDK's retries under the same request token), up to `times` in all, then writes pass again; late:
+ * the first faulted write is forwarded and its answer held past the client's timeout, then writes pass.
  */
-export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional' | 'hang';
+export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional' | 'hang' | 'in-progress' | 'late';
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 /** Writes that can carry a condition (BatchWriteItem cannot). A transaction's is its first action's. */
@@ -37,7 +40,7 @@ export interface DynamoProxy {
    * included) until `clearFault`; reads pass. `conditional` fails only that one write, and only
    * where DynamoDB could (PutItem, UpdateItem, DeleteItem).
    */
-  failWritesFrom(nth: number, mode: Exclude<ProxyMode, 'pass'>): void;
+  failWritesFrom(nth: number, mode: Exclude<ProxyMode, 'pass'>, times?: number): void;
   clearFault(): void;
   stop(): Promise<void>;
   resume(): Promise<void>;
@@ -45,11 +48,13 @@ export interface DynamoProxy {
 
 export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => {
   const proxy = { mode: 'pass' as ProxyMode, operations: [] as string[] };
-  let fault: { nth: number; mode: Exclude<ProxyMode, 'pass'>; seen: number } | undefined;
+  let fault: { nth: number; mode: Exclude<ProxyMode, 'pass'>; seen: number; times: number } | undefined;
   const modeFor = (operation: string): ProxyMode => {
     if (!fault || !WRITES.has(operation)) return proxy.mode;
     fault.seen += 1;
     if (fault.seen < fault.nth) return proxy.mode;
+    if (fault.mode === 'in-progress') return fault.seen < fault.nth + fault.times ? 'in-progress' : proxy.mode;
+    if (fault.mode === 'late') return fault.seen === fault.nth ? 'late' : proxy.mode;
     if (fault.mode !== 'conditional') return fault.mode;
     return fault.seen === fault.nth && CONDITIONAL.has(operation) ? 'conditional' : proxy.mode;
   };
@@ -77,16 +82,37 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
           }),
         );
       }
+      const forward = async () => {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+        ) as Record<string, string>;
+        return fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) });
+      };
+      if (mode === 'in-progress') {
+        // The first of them reaches the store and commits; the client is told it is still running.
+        if (fault && fault.seen === fault.nth) await (await forward()).arrayBuffer();
+        return void res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' }).end(
+          JSON.stringify({
+            __type: 'com.amazonaws.dynamodb.v20120810#TransactionInProgressException',
+            message: 'The transaction with the given request token is already in progress.',
+          }),
+        );
+      }
+      if (mode === 'late') {
+        const upstream = await forward();
+        const body = Buffer.from(await upstream.arrayBuffer());
+        // Past the SDK's request timeout (3 s): it gives up on this answer and sends the request again.
+        await new Promise((resolve) => setTimeout(resolve, 3_500));
+        if (res.writableEnded || res.destroyed) return;
+        return void res.writeHead(upstream.status, { 'content-type': 'application/x-amz-json-1.0' }).end(body);
+      }
       if (mode !== 'pass') {
-        const e = ERRORS[mode];
+        const e = ERRORS[mode as keyof typeof ERRORS];
         return void res
           .writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' })
           .end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${e.type}`, message: e.message }));
       }
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
-      ) as Record<string, string>;
-      const upstream = await fetch(target, { method: 'POST', headers, body: Buffer.concat(chunks) });
+      const upstream = await forward();
       res
         .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' })
         .end(Buffer.from(await upstream.arrayBuffer()));
@@ -97,8 +123,8 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
   await listen();
   return Object.assign(proxy, {
     endpoint: `http://127.0.0.1:${port}`,
-    failWritesFrom: (nth: number, mode: Exclude<ProxyMode, 'pass'>) => {
-      fault = { nth, mode, seen: 0 };
+    failWritesFrom: (nth: number, mode: Exclude<ProxyMode, 'pass'>, times = 3) => {
+      fault = { nth, mode, seen: 0, times };
     },
     clearFault: () => {
       fault = undefined;

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Fixtures } from '../../lambda/app.js';
 import type { StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
-import { defineTool } from '../../lambda/workspace/define-tool.js';
-import type { WorkspaceServices } from '../../lambda/workspace/services.js';
+import { defineTool } from '../../lambda/workspace/surface/define-tool.js';
+import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 
 /** Wall-clock milliseconds with sub-ms precision, comparable across processes on one machine. */
 const wallNow = (): number => performance.timeOrigin + performance.now();

@@ -3,7 +3,7 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Role } from '../../lambda/vocabulary.js';
 import { SCOPES, type Scope } from '../../lambda/vocabulary.js';
-import { callTool, startTestServer } from './local.js';
+import { callTool, modernCall, startTestServer } from './local.js';
 
 /** A server for workspace tests: limits off (these tests make many calls), demo data as usual. */
 export const startWorkspaceServer = (env: Record<string, string> = {}) =>
@@ -92,3 +92,18 @@ export const caller =
 
 /** The compact text of a tool result. */
 export const toolText = (r: { content: { text: string }[] }): string => r.content[0]!.text;
+
+/**
+ * Whether calling `name` with `token` is refused before the tool runs, for want of a scope: 403 with
+ * an insufficient_scope challenge. A token's scopes are cut to what its member's role allows, so a
+ * viewer's token made with every scope is refused this way on every write.
+ */
+export const refusedForScope = async (
+  server: LocalServer,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<boolean> => {
+  const res = await modernCall(server, 'tools/call', { name, arguments: args }, { token });
+  return res.status === 403 && /insufficient_scope/.test(res.headers.get('www-authenticate') ?? '');
+};

@@ -29,12 +29,12 @@ let jwks: JwksServer;
 let server: LocalServer;
 const observer = new RecordingObserver();
 
-const member = (userId: string, email: string, workspaceId = DEMO_WORKSPACE_ID): Member => ({
+const member = (userId: string, email: string, workspaceId = DEMO_WORKSPACE_ID, role: Member['role'] = 'member'): Member => ({
   workspaceId,
   userId,
   email,
   name: userId,
-  role: 'member',
+  role,
   timeZone: 'UTC',
   status: 'active',
   createdAt: new Date().toISOString(),
@@ -66,6 +66,7 @@ before(async () => {
     member('usr_t_dora', 'dora@jwt.test'),
     member('usr_t_pat', 'pat@jwt.test'),
     member('usr_t_otto', 'otto@jwt.test', 'ws_other'),
+    member('usr_t_ada', 'ada@jwt.test', DEMO_WORKSPACE_ID, 'admin'),
   ]) {
     assert.equal(await directory.createMember(m), true);
   }
@@ -108,18 +109,26 @@ describe('valid JWTs', () => {
   }
 
   test('scopes also come from an `scp` array, unknown scopes are ignored', async () => {
-    const token = await signToken(rsa, { email: 'grace@jwt.test', scp: ['team:admin', 'openid', 'tasks:write'] }, defaults);
+    const token = await signToken(rsa, { email: 'ada@jwt.test', scp: ['team:admin', 'openid', 'tasks:write'] }, defaults);
 
     const res = await meGet(token);
 
     assert.deepEqual(res.json.result.structuredContent.scopes, ['tasks:write', 'team:admin']);
   });
 
+  test("a token's scopes are cut to what its member's role allows: a member's team:admin opens nothing", async () => {
+    const token = await signToken(rsa, { email: 'grace@jwt.test', scp: ['team:admin', 'tasks:write'] }, defaults);
+
+    const res = await meGet(token);
+
+    assert.deepEqual(res.json.result.structuredContent.scopes, ['tasks:write']);
+  });
+
   test('a Cognito access token (client_id instead of aud, prefixed scopes) is accepted', async () => {
     const token = await signToken(
       rsa,
       {
-        email: 'grace@jwt.test',
+        email: 'ada@jwt.test',
         token_use: 'access',
         client_id: AUDIENCE,
         scope: 'https://doers.example.test/mcp/tasks:read https://doers.example.test/mcp/team:admin openid',

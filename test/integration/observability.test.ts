@@ -7,8 +7,8 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import type { ResourceTemplateDefinition } from '../../lambda/mcp/resource-registry.js';
 import { createLogger } from '../../lambda/observability/logger.js';
 import { createPowertoolsObserver } from '../../lambda/observability/powertools-observer.js';
-import { defineTool } from '../../lambda/workspace/define-tool.js';
-import type { WorkspaceServices } from '../../lambda/workspace/services.js';
+import { defineTool } from '../../lambda/workspace/surface/define-tool.js';
+import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 import { modernCall, post, startTestServer } from '../helpers/local.js';
 
 // The audit line and the four meters as operators will see them: real Powertools output on stdout.

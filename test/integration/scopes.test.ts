@@ -13,7 +13,7 @@ import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { dataDirKeySource } from '../../lambda/platform/key-ring.js';
 import type { Scope } from '../../lambda/vocabulary.js';
-import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/catalog.js';
+import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import type { ActivityRecord } from '../../lambda/workspace/activity.js';
+import type { ActivityRecord } from '../../lambda/workspace/model/activity.js';
 import { legacyCall, modernCall } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
@@ -110,7 +110,7 @@ describe('one activity record per change, with its before and after', () => {
     assert.ok(item.deletedAt, 'kept, marked deleted');
   });
 
-  test('the client is the one the request names: _meta on any revision, else the handshake cannot be known ("unknown client")', async () => {
+  test("the client is the one the request names: _meta on any revision, else what the credential is called (the token's label)", async () => {
     // Arrange
     const t = await newTask('Client names');
 
@@ -137,7 +137,8 @@ describe('one activity record per change, with its before and after', () => {
 
     // Assert
     assert.equal(a?.client, 'Cursor 2.1');
-    assert.equal(b?.client, 'unknown client');
+    // The fixtures' tokens are labelled "test": a handshake without clientInfo in _meta is named by it.
+    assert.equal(b?.client, 'token test');
   });
 
   test('a change refused (a stale version) writes no record', async () => {
@@ -410,12 +411,19 @@ describe('change_undo', () => {
     await caller(server, own.admin.token)('member_role_set', { userId: own.owner.userId, role: 'admin' });
 
     // Act
-    const byViewer = await caller(server, own.viewer.token)('change_undo', { activityId: t.activityId });
+    // A viewer's token, whatever scopes it was made with, acts as a viewer's: no tasks:write.
+    const byViewer = await modernCall(
+      server,
+      'tools/call',
+      { name: 'change_undo', arguments: { activityId: t.activityId } },
+      { token: own.viewer.token },
+    );
     const byMember = await caller(server, own.member.token)('change_undo', { activityId: role.activityId });
     const lastOwner = await caller(server, own.admin.token)('change_undo', { activityId: role.activityId });
 
     // Assert
-    assert.match(text(byViewer), /role too low/);
+    assert.equal(byViewer.status, 403);
+    assert.match(byViewer.headers.get('www-authenticate') ?? '', /insufficient_scope/);
     assert.match(text(byMember), /role too low/);
     assert.match(text(lastOwner), /last owner of this workspace who is active/);
     assert.equal((await server.app.services.directory.getMember(own.workspaceId, own.admin.userId))?.role, 'owner');

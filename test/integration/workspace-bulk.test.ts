@@ -52,8 +52,11 @@ describe('tasks_create', () => {
       ],
     );
     assert.match(items[2].reason, /dueDate/);
-    assert.match(items[3].reason, /item 4 dueTime: needs a dueDate/);
+    // The position is the item's own field: the reason does not repeat it ("item 4 item 4" in the text).
+    assert.match(items[3].reason, /^dueTime: needs a dueDate/);
     assert.match(text(r), /^Created 3 of 5; 2 refused: item 3 dueDate/);
+    assert.match(text(r), /\n- 4: refused: dueTime: needs a dueDate/);
+    assert.doesNotMatch(text(r), /item 4 item 4|item \d+ item \d+/);
     assert.equal((await call('tasks_search', {})).structuredContent.returned, 3);
   });
 
@@ -112,7 +115,7 @@ describe('tasks_update', () => {
       items.map((i: { status: string }) => i.status),
       ['updated', 'refused', 'refused', 'updated', 'refused', 'refused'],
     );
-    assert.match(items[1].reason, new RegExp(`version: conflict, ${b} is at version 2, not 1`));
+    assert.match(items[1].reason, new RegExp(`^version: Conflict: ${b} is at version 2, not 1`));
     assert.match(items[2].reason, /no task is TEST-9999/);
     assert.match(items[4].reason, /items 5 and 6 both name/);
     assert.match(text(r), /^Changed 2 of 6; 4 refused: item 2 version/);
@@ -136,7 +139,17 @@ describe('tasks_update', () => {
     // Assert
     assert.equal(changed.structuredContent.items[0].activityId, `${changed.structuredContent.activityId}.01`);
     assert.equal(undone.isError, false, text(undone));
-    assert.match(undone.structuredContent.summary, /^undid 2 of 3 change\(s\); not: .*\.03: Conflict/);
+    assert.match(undone.structuredContent.summary, /^Undid 2 of 3 change\(s\) of act_/);
+    assert.deepEqual(
+      undone.structuredContent.items.map((i: { activityId: string; undid: boolean }) => [i.activityId.slice(-3), i.undid]),
+      [
+        ['.01', true],
+        ['.02', true],
+        ['.03', false],
+      ],
+    );
+    assert.match(undone.structuredContent.items[2].reason, /Conflict/);
+    assert.match(text(undone), /not undone act_\w+\.03: Conflict/);
     assert.deepEqual(priorities, ['P4', 'P4', 'P1']);
   });
 });

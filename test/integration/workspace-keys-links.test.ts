@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { numberExistingTasks, setWorkspaceKey } from '../../lambda/workspace/task-numbers.js';
+import { numberExistingTasks, setWorkspaceKey } from '../../lambda/workspace/admin/numbering.js';
 import { modernCall } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
@@ -85,7 +85,7 @@ describe('task keys', () => {
 
     assert.match(text(answers[0]!), /taskId: OTHER-1 is not a key of this workspace; its tasks are TEST-<number>/);
     assert.match(text(answers[1]!), /taskId: no task is TEST-99999 in this workspace/);
-    assert.match(text(answers[2]!), /Task TEST- was not found/);
+    assert.match(text(answers[2]!), /taskId: no task is TEST- in this workspace \(not found\)/);
     assert.ok(answers.every((a) => a.isError));
   });
 
@@ -224,7 +224,7 @@ describe('blocked-by links', () => {
     assert.equal((await call('task_get', { taskId: a.key })).structuredContent.version, 1, 'nothing written');
   });
 
-  test('deleting a blocker takes it out of the links that name it; undoing the delete puts the link back', async () => {
+  test("deleting a blocker leaves the waiting task's link, shown as deleted and waiting on nothing; undoing the delete makes it wait again", async () => {
     const own = await createTestWorkspace(server);
     const call = caller(server, own.member.token);
     const blocker = await create('Goes away', {}, call);
@@ -232,11 +232,17 @@ describe('blocked-by links', () => {
 
     const deleted = await call('task_delete', { taskId: blocker.key });
     const without = await call('task_get', { taskId: waiting.key });
+    const blockedMeanwhile = await call('tasks_search', { blocked: true });
     await call('change_undo', { activityId: deleted.structuredContent.activityId });
     const restored = await call('task_get', { taskId: waiting.key });
 
-    assert.equal(without.structuredContent.blockedBy, undefined);
+    // The link is the waiting task's own: its version did not move, and it says what became of the blocker.
+    assert.deepEqual(without.structuredContent.blockedBy, [{ key: blocker.key, taskId: blocker.taskId, open: false, deleted: true }]);
+    assert.equal(without.structuredContent.version, waiting.version);
+    assert.match(text(without), new RegExp(`Blocked by: ${blocker.key} \\(deleted\\)`));
+    assert.equal(blockedMeanwhile.structuredContent.returned, 0);
     assert.deepEqual(restored.structuredContent.blockedBy, [{ key: blocker.key, taskId: blocker.taskId, open: true }]);
+    assert.equal(restored.structuredContent.version, waiting.version);
   });
 
   test('changing the links drops the old blocker and records the new one; undo puts the old ones back', async () => {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import {
+  caller,
+  createTestWorkspace,
+  refusedForScope,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -29,20 +36,22 @@ describe('projects', () => {
     assert.match(text(list), new RegExp(`- \\[${created.structuredContent.projectId}\\] Roadmap · v1`));
   });
 
-  test('members and viewers may not create, change, archive or delete projects (role too low)', async () => {
+  test("members may not create, change, archive or delete projects (role too low); a viewer's token acts as a viewer's", async () => {
     const p = (await as(ws.admin.token)('project_create', { name: 'Guarded' })).structuredContent;
 
     const results = await Promise.all([
       as(ws.member.token)('project_create', { name: 'Mine' }),
       as(ws.member.token)('project_update', { projectId: p.projectId, version: 1, name: 'x' }),
       as(ws.member.token)('project_archive', { projectId: p.projectId }),
-      as(ws.viewer.token)('project_delete', { projectId: p.projectId }),
+      as(ws.member.token)('project_delete', { projectId: p.projectId }),
     ]);
+    const byViewer = await refusedForScope(server, ws.viewer.token, 'project_delete', { projectId: p.projectId });
 
     for (const r of results) {
       assert.equal(r.isError, true);
       assert.match(text(r), /role too low/);
     }
+    assert.equal(byViewer, true);
   });
 
   test("project_get counts its tasks in the user's day", async () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
-import type { Task } from '../../lambda/workspace/model.js';
-import { addDays, dateInZone } from '../../lambda/workspace/time.js';
+import { addDays, dateInZone } from '../../lambda/workspace/model/time.js';
+import type { Task } from '../../lambda/workspace/model/types.js';
 
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ReadContext } from '../../lambda/mcp/resource-registry.js';
 import type { ToolDefinition } from '../../lambda/mcp/tool-registry.js';
-import { linkViews, viewResources } from '../../lambda/workspace/app-views.js';
-import type { WorkspaceServices } from '../../lambda/workspace/services.js';
+import { linkViews, viewResources } from '../../lambda/workspace/surface/app-views.js';
+import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 
 /** The one place the MCP Apps views meet the server (lambda/workspace/app-views.ts). */
 const ctx = {} as ReadContext<WorkspaceServices>;

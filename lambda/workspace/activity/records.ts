@@ -1,0 +1,234 @@
+import type { PersonalTokenRecord } from '../../auth/personal-tokens.js';
+import type { Member } from '../../vocabulary.js';
+import { type ActivityAction, type ActivityRecord, buildRecord, type ChangeSource, fieldChanges } from '../model/activity.js';
+import type { Comment, Project, Task } from '../model/types.js';
+import type { ActivityStore } from '../store/activity-store.js';
+
+/**
+ * The record of each kind of change: what every door writes in the same all-or-nothing write as
+ * the change (workspace/model/activity.ts has the record itself). A writer builds its record here,
+ * so a task's record is the same whether the change came from a tool, a bulk call or an undo.
+ */
+
+/** The fields of a task and a project whose changes a record keeps (bookkeeping like `updatedAt` is not one). */
+export const TASK_FIELDS = [
+  'title',
+  'notes',
+  'status',
+  'priority',
+  'dueDate',
+  'dueTime',
+  'assigneeId',
+  'projectId',
+  'labels',
+  'completedAt',
+  'completedBy',
+  'blockedBy',
+  'deletedAt',
+] as const;
+export const PROJECT_FIELDS = ['name', 'description', 'status', 'archivedAt', 'deletedAt'] as const;
+export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'status', 'deletedAt'] as const;
+export const TOKEN_FIELDS = ['label', 'userId', 'scopes', 'expiresAt', 'revokedAt'] as const;
+
+const snapshot = (o: object): Record<string, unknown> => ({ ...o }) as Record<string, unknown>;
+
+/** What a record's action is, from the states before and after (a creation has no before). */
+export const actionOf = (
+  before: { status?: unknown; deletedAt?: unknown } | undefined,
+  after: { status?: unknown; deletedAt?: unknown },
+): ActivityAction => {
+  if (!before) return 'created';
+  if (after.deletedAt && !before.deletedAt) return 'deleted';
+  if (!after.deletedAt && before.deletedAt) return 'restored';
+  if (after.status === 'done' && before.status !== 'done') return 'completed';
+  if (after.status === 'open' && before.status === 'done') return 'reopened';
+  if (after.status === 'archived' && before.status !== 'archived') return 'archived';
+  if (after.status === 'active' && before.status === 'archived') return 'unarchived';
+  return 'changed';
+};
+
+/** The record of a task change: the whole task before it (for undo) and the fields that moved. */
+export const taskRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  before: Task | undefined,
+  after: Task,
+  extra: Partial<Pick<ActivityRecord, 'undoOf' | 'commentCount'>> = {},
+  activityId?: string,
+): ActivityRecord =>
+  buildRecord(
+    source,
+    after.workspaceId,
+    {
+      kind: 'task',
+      action: actionOf(before, after),
+      targetId: after.taskId,
+      targetLabel: after.title,
+      taskId: after.taskId,
+      ...(after.number !== undefined ? { taskNumber: after.number } : {}),
+      ...((after.projectId ?? before?.projectId) ? { projectId: after.projectId ?? before?.projectId } : {}),
+      changes: fieldChanges(before, after, TASK_FIELDS),
+      version: after.version,
+      ...(before ? { before: snapshot(before) } : { after: snapshot(after) }),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+    activityId,
+  );
+
+export const projectRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  before: Project | undefined,
+  after: Project,
+  extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
+): ActivityRecord =>
+  buildRecord(
+    source,
+    after.workspaceId,
+    {
+      kind: 'project',
+      action: actionOf(before, after),
+      targetId: after.projectId,
+      targetLabel: after.name,
+      projectId: after.projectId,
+      changes: fieldChanges(before, after, PROJECT_FIELDS),
+      version: after.version,
+      ...(before ? { before: snapshot(before) } : { after: snapshot(after) }),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+  );
+
+/** The record of a comment added, deleted or restored: the comment itself is what undo needs. */
+export const commentRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  action: 'created' | 'deleted' | 'restored',
+  comment: Comment,
+  task: Pick<Task, 'taskId' | 'title' | 'number' | 'projectId'>,
+  extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
+): ActivityRecord =>
+  buildRecord(
+    source,
+    comment.workspaceId,
+    {
+      kind: 'comment',
+      action,
+      targetId: comment.commentId,
+      targetLabel: task.title,
+      taskId: task.taskId,
+      ...(task.number !== undefined ? { taskNumber: task.number } : {}),
+      ...(task.projectId ? { projectId: task.projectId } : {}),
+      changes:
+        action === 'created'
+          ? [{ field: 'body', after: comment.body }]
+          : action === 'deleted'
+            ? [{ field: 'deletedAt', after: source.now.toISOString() }]
+            : [{ field: 'deletedAt', before: source.now.toISOString() }],
+      ...(action === 'created' ? { after: { ...comment } } : { before: { ...comment } }),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+  );
+
+/** The record of a member change, from the member as the change found it and as it leaves it. */
+export const memberRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  before: Member | undefined,
+  after: Member | undefined,
+  extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
+): ActivityRecord => {
+  const target = (after ?? before)!;
+  const action: ActivityAction = !before
+    ? extra.undoOf
+      ? 'restored'
+      : 'invited'
+    : !after
+      ? 'removed'
+      : before.role !== after.role
+        ? 'role_changed'
+        : after.status === 'disabled'
+          ? 'disabled'
+          : 'enabled';
+  const afterState = after ?? { ...before!, deletedAt: source.now.toISOString() };
+  return buildRecord(
+    source,
+    target.workspaceId,
+    {
+      kind: 'member',
+      action,
+      targetId: target.userId,
+      targetLabel: target.name,
+      changes: fieldChanges(before, afterState, MEMBER_FIELDS),
+      ...(before ? { before: snapshot(before) } : { after: snapshot(target) }),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+  );
+};
+
+/** The record of a personal access token made or revoked (never its secret: the store keeps only a hash). */
+export const tokenRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  action: 'created' | 'revoked',
+  token: PersonalTokenRecord,
+  extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
+): ActivityRecord => {
+  const after = action === 'revoked' ? { ...token, revokedAt: source.now.toISOString() } : token;
+  return buildRecord(
+    source,
+    token.workspaceId,
+    {
+      kind: 'token',
+      action,
+      targetId: token.tokenId,
+      targetLabel: token.label,
+      changes: fieldChanges(action === 'created' ? undefined : token, after, TOKEN_FIELDS),
+      ...(action === 'created' ? { after: snapshot(token) } : { before: snapshot(token) }),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+  );
+};
+
+/** The record of a connected app (an OAuth grant) disconnected: kind token, as it is a way in. */
+export const grantRevokedRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  grant: {
+    readonly grantId: string;
+    readonly workspaceId: string;
+    readonly userId: string;
+    readonly clientId: string;
+    readonly scopes: readonly string[];
+  },
+  appName: string,
+): ActivityRecord =>
+  buildRecord(
+    source,
+    grant.workspaceId,
+    {
+      kind: 'token',
+      action: 'revoked',
+      targetId: grant.grantId,
+      targetLabel: `connected app ${appName}`,
+      changes: [
+        { field: 'userId', before: grant.userId },
+        { field: 'scopes', before: [...grant.scopes] },
+        { field: 'revokedAt', after: source.now.toISOString() },
+      ],
+      before: { ...grant, app: appName },
+    },
+    activity.expiresAtFor(source.now),
+  );
+
+/** A change made through a door other than a tool: the account page or the admin CLI. */
+export const doorSource = (
+  door: 'account page' | 'admin CLI',
+  actor: { readonly userId: string; readonly name: string },
+  action: string,
+  now: Date,
+): ChangeSource => ({ actorId: actor.userId, actorName: actor.name, client: door, tool: `${door}: ${action}`, now });

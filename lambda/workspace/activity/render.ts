@@ -1,0 +1,162 @@
+import type { ActivityRecord, FieldChange } from '../model/activity.js';
+import { dateInZone } from '../model/time.js';
+import type { Names } from '../store/names.js';
+
+/**
+ * Activity records as a person reads them: "Tue 09:14 · Ada Lovelace via Claude 1.2 · moved due of
+ * 'Send the quote' from Fri 5 Dec to Mon 8 Dec · act_…". Times are the reader's, in their zone.
+ */
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "Fri 5 Dec" for a YYYY-MM-DD date (a calendar date: no zone involved). */
+export const dayPhrase = (date: string): string => {
+  const d = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(d.getTime())) return date;
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+};
+
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+const hhmm = (instant: Date, timeZone: string): string => {
+  let f = timeFormats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    timeFormats.set(timeZone, f);
+  }
+  return f.format(instant);
+};
+
+/** "Tue 09:14" within the last six days, "Tue 25 Nov 09:14" before, with the year when it is another one. */
+export const whenPhrase = (at: string, now: Date, timeZone: string): string => {
+  const instant = new Date(at);
+  const day = dateInZone(instant, timeZone);
+  const today = dateInZone(now, timeZone);
+  const ageDays = (Date.parse(`${today}T00:00:00Z`) - Date.parse(`${day}T00:00:00Z`)) / 86_400_000;
+  const weekday = WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()];
+  const date = ageDays < 6 ? weekday : `${dayPhrase(day)}${day.slice(0, 4) === today.slice(0, 4) ? '' : ` ${day.slice(0, 4)}`}`;
+  return `${date} ${hhmm(instant, timeZone)}`;
+};
+
+const quote = (s: unknown): string => `'${String(s)}'`;
+const excerpt = (s: unknown, max = 60): string => {
+  const t = String(s ?? '').replace(/\s+/g, ' ');
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+};
+
+const due = (v: unknown): string => (typeof v === 'string' ? dayPhrase(v) : 'no date');
+
+const quoted = (v: unknown, max = 40): string => (typeof v === 'string' && v ? quote(excerpt(v, max)) : 'none');
+const list = (v: unknown): string => (Array.isArray(v) && v.length ? v.join(', ') : 'none');
+
+/** Each field change with its before and after, as a person reads them. */
+const fieldPhrase = (c: FieldChange, names: Names): string => {
+  const member = (id: unknown) => (typeof id === 'string' ? (names.members.get(id)?.name ?? id) : 'nobody');
+  const project = (id: unknown) => (typeof id === 'string' ? (names.projects.get(id)?.name ?? id) : 'no project');
+  // A link is named by its key where the task had a number (the record keeps id → number).
+  const links = (v: unknown) => {
+    const entries = Object.entries((v as Record<string, number> | undefined) ?? {});
+    return entries.length ? entries.map(([id, n]) => (n && names.workspaceKey ? `${names.workspaceKey}-${n}` : `[${id}]`)).join(', ') : 'nothing';
+  };
+  switch (c.field) {
+    case 'dueDate':
+      return `due ${due(c.before)} → ${due(c.after)}`;
+    case 'dueTime':
+      return `due time ${c.before ?? 'none'} → ${c.after ?? 'none'}`;
+    case 'title':
+    case 'name':
+      return `${c.field} ${quoted(c.before, 60)} → ${quoted(c.after, 60)}`;
+    case 'priority':
+      return `priority ${c.before} → ${c.after}`;
+    case 'assigneeId':
+      return `assignee ${member(c.before)} → ${member(c.after)}`;
+    case 'projectId':
+      return `project ${project(c.before)} → ${project(c.after)}`;
+    case 'labels':
+      return `labels ${list(c.before)} → ${list(c.after)}`;
+    case 'notes':
+    case 'description':
+      return `${c.field} ${quoted(c.before)} → ${quoted(c.after)}`;
+    case 'blockedBy':
+      return `waits on ${links(c.before)} → ${links(c.after)}`;
+    case 'role':
+      return `role ${c.before} → ${c.after}`;
+    case 'status':
+      return `status ${c.before} → ${c.after}`;
+    default:
+      return `${c.field} ${typeof c.before === 'object' ? JSON.stringify(c.before) : String(c.before ?? 'none')} → ${typeof c.after === 'object' ? JSON.stringify(c.after) : String(c.after ?? 'none')}`;
+  }
+};
+
+/** What the change did, in words; `names` turns member and project ids into names where it can. */
+export const describeChange = (r: ActivityRecord, names: Names): string => {
+  const key =
+    (r.kind === 'task' || r.kind === 'comment') && r.taskNumber !== undefined && names.workspaceKey
+      ? `${names.workspaceKey}-${r.taskNumber} `
+      : '';
+  const label = `${key}${quote(r.targetLabel)}`;
+  const changes = r.changes.filter((c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt'].includes(c.field));
+  const undo = r.undoOf ? `undid ${r.undoOf}: ` : '';
+  const what = ((): string => {
+    switch (`${r.kind}:${r.action}`) {
+      case 'task:created':
+        return `created task ${label}`;
+      case 'task:completed':
+        return `completed ${label}`;
+      case 'task:reopened':
+        return `reopened ${label}`;
+      case 'task:deleted':
+        return `deleted task ${label}${r.commentCount ? ` and its ${r.commentCount} comment(s)` : ''}`;
+      case 'task:restored':
+        return `restored task ${label}`;
+      case 'comment:created':
+        return `commented on ${label}: "${excerpt(r.changes.find((c) => c.field === 'body')?.after)}"`;
+      case 'comment:deleted':
+        return `deleted a comment on ${label}`;
+      case 'comment:restored':
+        return `restored a comment on ${label}`;
+      case 'project:created':
+        return `created project ${label}`;
+      case 'project:archived':
+        return `archived project ${label}`;
+      case 'project:unarchived':
+        return `restored archived project ${label}`;
+      case 'project:deleted':
+        return `deleted project ${label}`;
+      case 'project:restored':
+        return `restored project ${label}`;
+      case 'member:invited':
+        return `added ${r.targetLabel} as ${String(r.changes.find((c) => c.field === 'role')?.after ?? 'member')}`;
+      case 'member:role_changed':
+        return `changed the role of ${r.targetLabel}: ${changes.map((c) => fieldPhrase(c, names)).join('; ')}`;
+      case 'member:disabled':
+        return `disabled ${r.targetLabel}`;
+      case 'member:enabled':
+        return `enabled ${r.targetLabel}`;
+      case 'member:removed':
+        return `removed ${r.targetLabel} from the workspace`;
+      case 'member:restored':
+        return `added ${r.targetLabel} back`;
+      case 'token:created':
+        return `made token ${label}`;
+      case 'token:revoked':
+        return r.targetLabel.startsWith('connected app ') ? `disconnected ${r.targetLabel.slice(14)}` : `revoked token ${label}`;
+      case 'workspace:disabled':
+        return `disabled the workspace ${label}`;
+      case 'workspace:enabled':
+        return `enabled the workspace ${label}`;
+      default: {
+        const due1 = changes.length === 1 && changes[0]!.field === 'dueDate';
+        if (due1) return `moved due of ${label} from ${due(changes[0]!.before)} to ${due(changes[0]!.after)}`;
+        return `changed ${label}: ${changes.map((c) => fieldPhrase(c, names)).join('; ') || 'nothing visible'}`;
+      }
+    }
+  })();
+  return `${undo}${what}`;
+};
+
+/** One line of activity_list's text. */
+export const activityLine = (r: ActivityRecord, names: Names, now: Date, timeZone: string): string =>
+  `${whenPhrase(r.at, now, timeZone)} · ${r.actorName} via ${r.client} · ${describeChange(r, names)} · ${r.activityId}${
+    r.undoneBy ? ` (undone by ${r.undoneBy})` : ''
+  }`;

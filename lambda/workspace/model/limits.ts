@@ -1,0 +1,25 @@
+/**
+ * The bounds the workspace holds to, in one place: what a task may link, what one call may touch,
+ * and what one call may cost. Each is checked before anything is written, and named in the refusal.
+ */
+
+/** A task waits on at most this many others. */
+export const MAX_BLOCKERS = 20;
+/** A task is waited on by at most this many (one write must reach every one of them). */
+export const MAX_DEPENDENTS = 60;
+/** A bulk call takes 1 to this many items. */
+export const MAX_ITEMS = 50;
+
+/**
+ * The write units one call may spend, as DynamoDB bills them (estimated from the request's sizes
+ * before it is sent): a bulk call or a bulk undo that would spend more is cut there, and says so.
+ * 10,000 units cost about $0.006 on demand and hold the largest legitimate call (fifty tasks with
+ * the longest notes); an ordinary change spends under 20.
+ */
+export const MAX_WRITE_UNITS_PER_CALL = 10_000;
+
+/**
+ * The read units one call may spend on a filtered read (a page whose matches are sparse): past it
+ * the page ends short, with a cursor that goes on where the reading stopped.
+ */
+export const MAX_READ_UNITS_PER_CALL = 100;

@@ -1,0 +1,231 @@
+import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../../errors.js';
+
+/**
+ * Every refusal of the workspace, worded once. Each carries a typed reason (errors.ts) and the data
+ * a caller acts on, so code decides by `reason`, never by these words; the words say what happened
+ * and what to do next, naming the argument or the cause. A parameter name, when given, leads
+ * (`blockedBy: …`), and a bulk item's position before it (`item 3 blockedBy: …`).
+ */
+
+const lead = (param: string | undefined): string => (param ? `${param}: ` : '');
+
+// ---- what a reference names -------------------------------------------------------------------
+
+export const taskNotFound = (ref: string, param = 'taskId') =>
+  new NotFoundRefusal(
+    `${lead(param)}no task is ${ref} in this workspace (not found); tasks_search finds tasks and their keys.`,
+    'not-found',
+    {
+      ref,
+    },
+  );
+
+export const taskDeleted = (ref: string, deletedAt: string, param = 'taskId') =>
+  new NotFoundRefusal(
+    `${lead(param)}task ${ref} was deleted (${deletedAt}); activity_list with task shows who deleted it, and change_undo of that change restores it.`,
+    'deleted',
+    { ref, deletedAt },
+  );
+
+export const notAKeyHere = (ref: string, param: string, workspaceKey: string) =>
+  new InvalidArgumentRefusal(`${param}: ${ref} is not a key of this workspace; its tasks are ${workspaceKey}-<number> (or #<number>).`);
+
+export const projectNotFound = (projectId: string, param?: string) =>
+  new NotFoundRefusal(
+    `${lead(param)}no project ${projectId} in this workspace (not found); projects_list lists projects and their ids.`,
+    'not-found',
+    {
+      projectId,
+    },
+  );
+
+export const projectDeleted = (projectId: string, deletedAt: string, param?: string) =>
+  new NotFoundRefusal(
+    `${lead(param)}project ${projectId} was deleted (${deletedAt}); activity_list kind project shows the change, and change_undo of it restores it.`,
+    'deleted',
+    { projectId, deletedAt },
+  );
+
+export const projectArchived = (param: string, name: string, projectId: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: project ${name} [${projectId}] is archived; restore it with project_update (archived: false) first.`,
+  );
+
+export const projectHoldsTasks = (name: string, projectId: string) =>
+  new ConflictRefusal(
+    `Conflict: project ${name} [${projectId}] still holds tasks; move or delete them (tasks_search with project), or archive it instead. Nothing was changed.`,
+    'conflict',
+    { projectId },
+  );
+
+export const memberNotFound = (userId: string, param?: string) =>
+  new NotFoundRefusal(
+    `${lead(param)}no member ${userId} in this workspace (not found); members_list lists members and their ids.`,
+    'not-found',
+    {
+      userId,
+    },
+  );
+
+export const assigneeNotMember = (param: string, value: string) =>
+  new InvalidArgumentRefusal(`${param}: no member ${value} in this workspace; use "me", "none" or a userId from members_list.`);
+
+export const commentNotFound = (commentId: string, taskName: string) =>
+  new NotFoundRefusal(`commentId: no comment ${commentId} on ${taskName} (not found); comments_list lists them.`, 'not-found', {
+    commentId,
+  });
+
+export const notFoundCredential = (what: string) =>
+  new NotFoundRefusal(`No ${what} in this workspace (not found); it may have been removed already.`, 'not-found');
+
+export const changeNotFound = (activityId: string) =>
+  new NotFoundRefusal(
+    `activityId: change ${activityId} was not found in this workspace; activity_list shows the changes there are.`,
+    'not-found',
+    {
+      activityId,
+    },
+  );
+
+export const workspaceNotFound = (workspaceId: string) =>
+  new NotFoundRefusal(`Workspace ${workspaceId} was not found`, 'not-found', { workspaceId });
+
+// ---- versions and races ----------------------------------------------------------------------
+
+/** `name` is how the caller knows it (DEMO-7, a project's name and id); `readTool` re-reads it. */
+export const versionConflict = (name: string, current: number, expected: number, readTool: string, param?: string) =>
+  new ConflictRefusal(
+    `${lead(param)}Conflict: ${name} is at version ${current}, not ${expected}; someone changed it. Read it again (${readTool}) and retry with version ${current}.`,
+    'version-conflict',
+    { current, expected },
+  );
+
+export const linksMoved = (name: string) =>
+  new ConflictRefusal(
+    `Conflict: the tasks linked to ${name} changed meanwhile, so nothing was changed; read it again and retry.`,
+    'links-moved',
+  );
+
+export const race = () =>
+  new ConflictRefusal(
+    'Conflict: the data changed while this change was being written, so nothing was changed; read it again and retry.',
+    'race',
+  );
+
+export const blockerMoved = (name: string) =>
+  new ConflictRefusal(
+    `Conflict: task ${name}, which is waited on, changed, was deleted or reached its 60 waiting tasks while the link was being written; ` +
+      'nothing was changed, read it and retry.',
+    'links-moved',
+  );
+
+export const exists = (what: string) => new ConflictRefusal(`Conflict: ${what} exists already; nothing was written.`, 'race');
+
+/**
+ * DynamoDB did not say whether the write happened (it kept answering that the transaction was in
+ * progress, or timed out): `check` says how to find out.
+ */
+export const unconfirmed = (check: string) =>
+  new ConflictRefusal(
+    `Not confirmed: the database did not confirm this change in time, so it may or may not have been written. ${check} ` +
+      'A retry of this same call from this connection replays the same write, so it is never written twice.',
+    'unconfirmed',
+  );
+
+export const busyTarget = (what: string) =>
+  new ConflictRefusal(`Conflict: ${what} is being changed by someone else right now; try again in a few seconds.`, 'busy');
+
+export const upgrading = () =>
+  new ConflictRefusal(
+    'This workspace is being moved to a new data layout by its operator (npm run admin -- migrate); reads work, changes are ' +
+      'refused until it finishes, usually within minutes. Try again shortly.',
+    'upgrading',
+  );
+
+// ---- roles -------------------------------------------------------------------------------------
+
+export const roleTooLow = (action: string, needed: string, role: string) =>
+  new RoleTooLowRefusal(`Refused, role too low: ${action} needs the role ${needed} or higher, and you are ${role} in this workspace.`, {
+    needed,
+    role,
+  });
+
+export const onlyOwnItems = (action: string) =>
+  new RoleTooLowRefusal(`Refused, role too low: as a member you may only ${action} what you created yourself; ask an admin.`, {
+    needed: 'admin',
+  });
+
+export const ownerOnly = (what: string) => new RoleTooLowRefusal(`Refused, role too low: only an owner can ${what}.`, { needed: 'owner' });
+
+export const notTheirs = (what: string) =>
+  new RoleTooLowRefusal(
+    `Refused, role too low: ${what} belongs to someone else; only its owner, or an admin who may change that member (an owner for an owner's), may do this.`,
+  );
+
+export const lastOwner = (name: string, userId: string) =>
+  new ConflictRefusal(
+    `Conflict: ${name} [${userId}] is the last owner of this workspace who is active; make someone else owner first.`,
+    'last-owner',
+    { userId },
+  );
+
+export const notYourself = () =>
+  new ConflictRefusal('Conflict: you cannot disable or enable yourself; ask another admin or owner.', 'conflict');
+
+export const memberMoved = (userId: string, nowRole: string, expected: string) =>
+  new ConflictRefusal(
+    `Conflict: member ${userId} is now ${nowRole}, no longer ${expected}; someone changed it. Read members_list and retry.`,
+    'version-conflict',
+    { current: nowRole, expected },
+  );
+
+export const emailTaken = (email: string) =>
+  new ConflictRefusal(`Conflict: ${email} cannot be invited; the address is already in use.`, 'taken', { email });
+
+// ---- arguments ----------------------------------------------------------------------------------
+
+export const invalid = (param: string, problem: string) => new InvalidArgumentRefusal(`${param}: ${problem}`);
+
+export const nothingToChange = () => new InvalidArgumentRefusal('arguments: name at least one field to change.');
+
+export const limitReached = (param: string, problem: string, data: Readonly<Record<string, unknown>> = {}) =>
+  new InvalidArgumentRefusal(`${param}: ${problem}`, 'limit', data);
+
+export const twiceInOneCall = (positions: readonly number[], ref: string) =>
+  new InvalidArgumentRefusal(`items ${positions.join(' and ')} both name ${ref}; give each task once.`);
+
+// ---- undo ----------------------------------------------------------------------------------------
+
+export const changeExpired = (activityId: string, days: number) =>
+  new InvalidArgumentRefusal(
+    `activityId: change ${activityId} is older than the ${days} days changes are kept for; it cannot be undone.`,
+    'not-undoable',
+  );
+
+export const alreadyUndone = (activityId: string, by: string) =>
+  new InvalidArgumentRefusal(`activityId: change ${activityId} was undone already by ${by}; to redo it, undo ${by}.`, 'not-undoable', {
+    undoneBy: by,
+  });
+
+export const undoneMeanwhile = (activityId: string, by: string | undefined) =>
+  new ConflictRefusal(`Conflict: ${activityId} was undone meanwhile${by ? ` (by ${by})` : ''}; nothing was changed.`, 'undone-meanwhile', {
+    ...(by ? { undoneBy: by } : {}),
+  });
+
+/** `later` are the changes made since, worded for a person (who, through what, when, what). */
+export const changedSince = (label: string, activityId: string, later: readonly string[], laterIds: readonly string[]) =>
+  new ConflictRefusal(
+    `Conflict: '${label}' has changed since ${activityId} (${later.length ? later.join('; ') : 'changed by a later change'}), so undoing it ` +
+      'would overwrite that; nothing was changed. Undo the later change first, or change it back by hand.',
+    'changed-since',
+    { later: laterIds },
+  );
+
+export const notUndoable = (activityId: string, why: string) =>
+  new InvalidArgumentRefusal(`activityId: ${activityId} ${why}`, 'not-undoable');
+
+export const answeredAnotherState = () =>
+  new ConflictRefusal(
+    'Conflict: it changed between the question and the answer, so nothing was changed; read it again and ask once more.',
+    'version-conflict',
+  );

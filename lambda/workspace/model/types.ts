@@ -1,0 +1,73 @@
+export const PRIORITIES = ['P1', 'P2', 'P3', 'P4'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export type TaskStatus = 'open' | 'done';
+
+/** A task as stored (without the item keys). `version` starts at 1 and grows by one per write. */
+export interface Task {
+  readonly workspaceId: string;
+  readonly taskId: string;
+  /** Unique in the workspace, never reused: shown as `<KEY>-<number>`. Absent on a task from before numbers (until the migration). */
+  readonly number?: number;
+  readonly title: string;
+  readonly notes?: string;
+  readonly status: TaskStatus;
+  readonly priority: Priority;
+  /** The user's calendar date, YYYY-MM-DD: a due date is a day, not an instant. */
+  readonly dueDate?: string;
+  /** HH:MM on the due date, in the assignee's reading of it (only with dueDate). */
+  readonly dueTime?: string;
+  readonly assigneeId?: string;
+  readonly projectId?: string;
+  readonly labels: readonly string[];
+  /**
+   * The tasks this one waits on: task id → its number (0 for one from before numbers). Written by
+   * this task's own changes only; a blocker's delete or restore changes only which of them wait
+   * (`openBlockers`, `goneBlockers`), never the links (workspace/tasks/links.ts).
+   */
+  readonly blockedBy?: Readonly<Record<string, number>>;
+  /** Of `blockedBy`, the ones still open: kept by the blockers' own completions and reopenings. */
+  readonly openBlockers?: readonly string[];
+  /**
+   * Of `blockedBy`, the ones deleted (kept for undo): the link stays the waiting task's own, shown as
+   * "(deleted)" and waiting on nothing, until the blocker is restored or the link is removed.
+   */
+  readonly goneBlockers?: readonly string[];
+  /** The tasks waiting on this one that are not deleted: kept by their changes, never by this task's. */
+  readonly blocks?: readonly string[];
+  /** Raised with every change to `blocks`: a status change of this task is written only against the `blocks` it read. */
+  readonly linksVersion?: number;
+  readonly createdBy: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly completedAt?: string;
+  readonly completedBy?: string;
+  /** A deleted task is kept, invisible to every read, until its undo window ends (workspace/activity.ts). */
+  readonly deletedAt?: string;
+  readonly version: number;
+}
+
+export type ProjectStatus = 'active' | 'archived';
+
+export interface Project {
+  readonly workspaceId: string;
+  readonly projectId: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly status: ProjectStatus;
+  readonly createdBy: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly archivedAt?: string;
+  /** As a task's: kept for undo, invisible. */
+  readonly deletedAt?: string;
+  readonly version: number;
+}
+
+export interface Comment {
+  readonly workspaceId: string;
+  readonly taskId: string;
+  readonly commentId: string;
+  readonly authorId: string;
+  readonly body: string;
+  readonly createdAt: string;
+}

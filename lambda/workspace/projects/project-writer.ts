@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { projectRecord } from '../activity/records.js';
+import { requireRole } from '../membership/rules.js';
+import type { ActivityRecord } from '../model/activity.js';
+import { projectHoldsTasks, versionConflict } from '../model/refusals.js';
+import type { Project } from '../model/types.js';
+import { confirmedOr } from '../store/confirmed.js';
+import type { WriteContext } from '../tasks/planner.js';
+
+/**
+ * The one writer of projects, for every door (the tools and change_undo): admins only, each change
+ * held to the version read, written with its record and the directory's version bump (every
+ * instance's names snapshot reads it again) in one write. A project is deleted only while it holds
+ * no tasks, whoever asks (an undo of its creation too).
+ */
+
+export interface ProjectPatch {
+  readonly name?: string | undefined;
+  readonly description?: string | null | undefined;
+  /** true archives it, false restores an archived one. */
+  readonly archived?: boolean | undefined;
+  /** true deletes it (kept for undo), false restores it. */
+  readonly deleted?: boolean | undefined;
+}
+
+export interface ProjectChangeOptions {
+  readonly expectVersion?: number;
+  readonly undoes?: ActivityRecord;
+  /**
+   * A delete whose caller ran `refuseUnlessEmpty` on this project a moment ago (before asking the
+   * person): the writer does not read its tasks a second time.
+   */
+  readonly checkedEmpty?: boolean;
+}
+
+/** Refuses to delete a project that holds tasks: they would be in no list. */
+export const refuseUnlessEmpty = async (ctx: WriteContext, project: Project): Promise<void> => {
+  const held = await ctx.stores.tasks.search(ctx.caller.workspaceId, { status: 'any', projectId: project.projectId }, 1);
+  if (held.tasks.length) throw projectHoldsTasks(project.name, project.projectId);
+};
+
+export interface WrittenProject {
+  readonly before: Project | undefined;
+  readonly project: Project;
+  readonly record: ActivityRecord;
+}
+
+const write = async (
+  ctx: WriteContext,
+  before: Project | undefined,
+  next: Project,
+  opts: ProjectChangeOptions,
+): Promise<WrittenProject> => {
+  const { stores, caller, source } = ctx;
+  const record = projectRecord(stores.activity, source, before, next, opts.undoes ? { undoOf: opts.undoes.activityId } : {});
+  await confirmedOr(`project_get ${next.projectId} shows whether it was written.`, () =>
+    stores.commit([
+      stores.projects.putOp(next, before?.version, next.deletedAt ? record.expiresAt : undefined),
+      stores.names.changeOp(caller.workspaceId),
+      stores.activity.recordOp(record),
+      ...(opts.undoes ? [stores.activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
+    ]),
+  );
+  stores.names.forget(caller.workspaceId);
+  return { before, project: next, record };
+};
+
+export const createProject = async (ctx: WriteContext, fields: { readonly name: string; readonly description?: string | undefined }) => {
+  requireRole(ctx.caller, 'admin', 'creating a project');
+  const at = ctx.source.now.toISOString();
+  const project: Project = {
+    workspaceId: ctx.caller.workspaceId,
+    projectId: randomUUID(),
+    name: fields.name,
+    ...(fields.description ? { description: fields.description } : {}),
+    status: 'active',
+    createdBy: ctx.caller.userId,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  return write(ctx, undefined, project, {});
+};
+
+/** Changes, archives, deletes or restores a project; undefined when nothing changes. */
+export const changeProject = async (
+  ctx: WriteContext,
+  before: Project,
+  patch: ProjectPatch,
+  opts: ProjectChangeOptions = {},
+): Promise<WrittenProject | undefined> => {
+  const { caller, source } = ctx;
+  requireRole(caller, 'admin', patch.deleted ? 'deleting a project' : patch.archived ? 'archiving a project' : 'changing a project');
+  if (opts.expectVersion !== undefined && opts.expectVersion !== before.version) {
+    throw versionConflict(`project ${before.projectId}`, before.version, opts.expectVersion, 'project_get');
+  }
+  const at = source.now.toISOString();
+  if (patch.deleted === true && !before.deletedAt && !opts.checkedEmpty) await refuseUnlessEmpty(ctx, before);
+  const { description: _d, archivedAt: _a, deletedAt: _x, ...kept } = before;
+  const description = patch.description === undefined ? before.description : (patch.description ?? undefined);
+  const status = patch.archived === undefined ? before.status : patch.archived ? 'archived' : 'active';
+  const archivedAt = status === 'archived' ? (before.status === 'archived' ? before.archivedAt : at) : undefined;
+  const deleted = patch.deleted === undefined ? !!before.deletedAt : patch.deleted;
+  const next: Project = {
+    ...kept,
+    ...(patch.name !== undefined ? { name: patch.name } : {}),
+    ...(description ? { description } : {}),
+    status,
+    ...(archivedAt ? { archivedAt } : {}),
+    ...(deleted ? { deletedAt: before.deletedAt ?? at } : {}),
+    updatedAt: at,
+    version: before.version + 1,
+  };
+  const same = (a: Project, b: Project) => {
+    const strip = ({ updatedAt: _u, version: _v, ...rest }: Project) => JSON.stringify(rest, Object.keys(rest).sort());
+    return strip(a) === strip(b);
+  };
+  if (same(before, next)) return undefined;
+  return write(ctx, before, next, opts);
+};

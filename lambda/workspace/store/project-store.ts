@@ -1,0 +1,151 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictRefusal, NotFoundRefusal } from '../../errors.js';
+import { fromItem } from '../../platform/dynamodb.js';
+import { PROJECT_PREFIX, projectSk, wsPk } from '../../platform/item-keys.js';
+import type { WriteOp } from '../../platform/transact.js';
+import type { Project } from '../model/types.js';
+import { conditionally } from './item-support.js';
+
+export interface ProjectPage {
+  readonly projects: readonly Project[];
+  /** The last returned project's id, present when more follow. */
+  readonly next?: string;
+}
+
+export interface ProjectStore {
+  /** A project that exists and is not deleted. */
+  get(workspaceId: string, projectId: string): Promise<Project | undefined>;
+  /** Also a deleted one (kept for undo). */
+  getAny(workspaceId: string, projectId: string): Promise<Project | undefined>;
+  /** Creates the project outside any other write (the demo seed); false when its id is taken. */
+  create(project: Project): Promise<boolean>;
+  /** As TaskStore.putOp: new (`expectedVersion` undefined) or still at `expectedVersion`; `deletedAt` stores it deleted. */
+  putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp;
+  /** A page in id order, strictly after `afterId` (deleted projects never appear). */
+  list(workspaceId: string, opts: { includeArchived: boolean }, limit: number, afterId?: string): Promise<ProjectPage>;
+  /** Every project of the workspace (names for task summaries), deleted ones left out. */
+  all(workspaceId: string): Promise<Project[]>;
+}
+
+const toItem = (p: Project, expiresAt?: number): Record<string, unknown> => ({
+  pk: wsPk(p.workspaceId),
+  sk: projectSk(p.projectId),
+  ...p,
+  ...(p.deletedAt && expiresAt ? { expiresAt } : {}),
+});
+
+const toProject = (item: Record<string, unknown>): Project => {
+  const { expiresAt: _e, ...rest } = fromItem<Project & { expiresAt?: number }>(item);
+  return rest;
+};
+
+export const projectRefusal = (
+  projectId: string,
+  expectedVersion: number | undefined,
+  current: Record<string, unknown> | undefined,
+): never => {
+  if (!current) throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace`);
+  if (current.deletedAt) {
+    throw new NotFoundRefusal(`Project ${projectId} was deleted; activity_list shows the change, change_undo restores it.`);
+  }
+  if (expectedVersion === undefined) throw new ConflictRefusal(`Conflict: project ${projectId} exists already`);
+  throw new ConflictRefusal(
+    `Conflict: project ${projectId} is at version ${String(current.version)}, not ${expectedVersion}; someone changed it. ` +
+      `Read it again (project_get) and retry with version ${String(current.version)}.`,
+  );
+};
+
+/** Projects are `PROJECT#<id>` items in the workspace partition; writes are conditional on `version`. */
+export class DynamoProjectStore implements ProjectStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+    /** Announces a member or project write, so cached directory snapshots are read again. */
+    private readonly changed: (workspaceId: string) => Promise<void> = async () => {},
+  ) {}
+
+  async get(workspaceId: string, projectId: string): Promise<Project | undefined> {
+    const project = await this.getAny(workspaceId, projectId);
+    return project?.deletedAt ? undefined : project;
+  }
+
+  async getAny(workspaceId: string, projectId: string): Promise<Project | undefined> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: projectSk(projectId) }, ConsistentRead: true }),
+    );
+    return out.Item ? toProject(out.Item) : undefined;
+  }
+
+  async create(project: Project): Promise<boolean> {
+    return conditionally(
+      async () => {
+        await this.db.send(
+          new PutCommand({ TableName: this.table, Item: toItem(project), ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
+        await this.changed(project.workspaceId);
+        return true;
+      },
+      async () => false,
+    );
+  }
+
+  putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp {
+    return {
+      item: {
+        Put: {
+          TableName: this.table,
+          Item: toItem(project, expiresAt),
+          ...(expectedVersion === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+                ExpressionAttributeNames: { '#v': 'version' },
+                ExpressionAttributeValues: { ':v': expectedVersion },
+              }),
+        },
+      },
+      refused: (current) => projectRefusal(project.projectId, expectedVersion, current),
+    };
+  }
+
+  async list(workspaceId: string, opts: { includeArchived: boolean }, limit: number, afterId?: string): Promise<ProjectPage> {
+    const found: Project[] = [];
+    let startKey: Record<string, unknown> | undefined = afterId ? { pk: wsPk(workspaceId), sk: projectSk(afterId) } : undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          FilterExpression: opts.includeArchived ? 'attribute_not_exists(deletedAt)' : '#s = :active AND attribute_not_exists(deletedAt)',
+          ...(opts.includeArchived ? {} : { ExpressionAttributeNames: { '#s': 'status' } }),
+          ExpressionAttributeValues: {
+            ':pk': wsPk(workspaceId),
+            ':p': PROJECT_PREFIX,
+            ...(opts.includeArchived ? {} : { ':active': 'active' }),
+          },
+          ExclusiveStartKey: startKey,
+          // Filtered (deleted ones are kept a while), so more per round trip than the page needs.
+          Limit: Math.max(limit + 1 - found.length, 100),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        found.push(toProject(item));
+        if (found.length > limit) break;
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey && found.length <= limit);
+    const page = found.slice(0, limit);
+    return { projects: page, ...(found.length > limit ? { next: page.at(-1)!.projectId } : {}) };
+  }
+
+  async all(workspaceId: string): Promise<Project[]> {
+    const out: Project[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.list(workspaceId, { includeArchived: true }, 1000, after);
+      out.push(...page.projects);
+      after = page.next;
+    } while (after);
+    return out;
+  }
+}

@@ -1,0 +1,36 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoGrantStore } from '../../auth/grants.js';
+import type { TokenStore } from '../../auth/personal-tokens.js';
+import type { WriteOp } from '../../platform/transact.js';
+import type { ActivityStore } from './activity-store.js';
+import type { CommentStore } from './comment-store.js';
+import type { DirectoryStore } from './directory-store.js';
+import type { NamesSource } from './names.js';
+import type { ProjectStore } from './project-store.js';
+import type { TaskNumbers } from './task-numbers.js';
+import type { TaskStore } from './task-store.js';
+
+/** The stores of one deployment, built once per cold start: what every writer and read of the domain is given. */
+export interface WorkspaceStores {
+  readonly directory: DirectoryStore;
+  readonly tokens: TokenStore;
+  /** Connected apps (the built-in authorization server's grants): revoked with their member's access. */
+  readonly grants: DynamoGrantStore;
+  readonly tasks: TaskStore;
+  readonly projects: ProjectStore;
+  readonly comments: CommentStore;
+  /** Members and projects by id, from a per-instance snapshot kept current by `directoryVersion`. */
+  readonly names: NamesSource;
+  readonly activity: ActivityStore;
+  /** Task numbers: `DEMO-42` to a task id, and new numbers for new tasks. */
+  readonly numbers: TaskNumbers;
+  /** Writes the ops all together or not at all (one TransactWriteItems; platform/transact.ts). */
+  readonly commit: (ops: readonly WriteOp[]) => Promise<void>;
+  /** Writes independent groups, each all or nothing, in as few transactions as fit; each group's error or undefined. */
+  readonly commitEach: (groups: readonly (readonly WriteOp[])[]) => Promise<(Error | undefined)[]>;
+  /**
+   * Sends a transaction DynamoDB did not confirm once more, as it was (its request token too): it is
+   * then written once, whether the first attempt committed or not (platform/transact.ts).
+   */
+  readonly resend: (input: TransactWriteCommandInput) => Promise<void>;
+}

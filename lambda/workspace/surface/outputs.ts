@@ -1,0 +1,66 @@
+import type { Member } from '../../vocabulary.js';
+import type { Comment, Project, Task } from '../model/types.js';
+import type { Names } from '../store/names.js';
+import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
+
+/** What the tools answer of each kind of target (`structuredContent`), from the domain's objects and the names they show. */
+
+export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
+  ...(t.number !== undefined && names.workspaceKey ? { key: `${names.workspaceKey}-${t.number}` } : {}),
+  taskId: t.taskId,
+  title: t.title,
+  status: t.status,
+  priority: t.priority,
+  ...(t.dueDate ? { dueDate: t.dueDate } : {}),
+  ...(t.dueTime ? { dueTime: t.dueTime } : {}),
+  ...(t.assigneeId ? { assigneeId: t.assigneeId, ...optionalName(names.members.get(t.assigneeId)?.name, 'assigneeName') } : {}),
+  ...(t.projectId ? { projectId: t.projectId, ...optionalName(names.projects.get(t.projectId)?.name, 'projectName') } : {}),
+  labels: [...t.labels],
+  ...(t.completedAt ? { completedAt: t.completedAt } : {}),
+  ...(t.blockedBy && Object.keys(t.blockedBy).length
+    ? {
+        blockedBy: Object.entries(t.blockedBy).map(([taskId, n]) => ({
+          ...(n && names.workspaceKey ? { key: `${names.workspaceKey}-${n}` } : {}),
+          taskId,
+          open: (t.openBlockers ?? []).includes(taskId),
+          ...((t.goneBlockers ?? []).includes(taskId) ? { deleted: true } : {}),
+        })),
+      }
+    : {}),
+  version: t.version,
+});
+
+export const toTaskOutput = (t: Task, names: Names): TaskOutput => ({
+  ...toSummary(t, names),
+  ...(t.notes ? { notes: t.notes } : {}),
+  createdBy: t.createdBy,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
+  ...(t.completedBy ? { completedBy: t.completedBy } : {}),
+});
+
+export const toProjectOutput = (p: Project): ProjectOutput => {
+  const { workspaceId: _ws, deletedAt: _d, ...rest } = p;
+  return rest;
+};
+
+export const toCommentOutput = (c: Comment, nameOf: (userId: string) => string | undefined): CommentOutput => ({
+  commentId: c.commentId,
+  taskId: c.taskId,
+  authorId: c.authorId,
+  ...optionalName(nameOf(c.authorId), 'authorName'),
+  body: c.body,
+  createdAt: c.createdAt,
+});
+
+export const toMemberOutput = (m: Member): MemberOutput => ({
+  userId: m.userId,
+  name: m.name,
+  email: m.email,
+  role: m.role,
+  timeZone: m.timeZone,
+  status: m.status,
+});
+
+const optionalName = <K extends string>(name: string | undefined, key: K): Partial<Record<K, string>> =>
+  (name === undefined ? {} : { [key]: name }) as Partial<Record<K, string>>;

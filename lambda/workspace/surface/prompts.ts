@@ -1,0 +1,95 @@
+import * as z from 'zod/mini';
+import { definePrompt, userText } from '../../mcp/prompt-registry.js';
+
+/**
+ * One user message each, chaining this server's own tools. `tools` decides visibility: a prompt is
+ * listed only where the token may call every tool it drives.
+ */
+const REPORT_ONLY =
+  'Report only what the tools returned: do not invent tasks, dates, people or numbers, and say so plainly when a tool ' +
+  'returned nothing or refused. Quote task ids in brackets so I can refer to them.';
+
+export const dailyBriefing = definePrompt({
+  name: 'daily_briefing',
+  title: 'Daily briefing',
+  description:
+    "A briefing on the user's day: overdue and due-today tasks by priority, what is coming next, and what others changed on them.",
+  args: z.object({}),
+  tools: ['me_get', 'agenda_get', 'tasks_search', 'activity_list'],
+  messages: () =>
+    userText(
+      'Brief me on my day in the doers workspace.\n' +
+        "1. Call me_get to learn my name, time zone and today's date.\n" +
+        '2. Call agenda_get (assignee "me") for today\'s counts and the overdue and due-today tasks.\n' +
+        '3. Call tasks_search with assignee "me", dueAfter tomorrow and dueBefore one week from today (dates from step 1) for what comes next.\n' +
+        "4. Call activity_list with since yesterday's date for what changed in the last day.\n" +
+        'Then give me a short briefing: first the counts, then what is overdue, then what is due today in priority order, then the ' +
+        'next few days. Then, in one or two lines, what other people changed on my tasks since yesterday (who, through which ' +
+        'assistant, what) from step 4; leave out my own changes. Suggest at most three things to do first.\n' +
+        REPORT_ONLY,
+    ),
+});
+
+export const weeklyReview = definePrompt({
+  name: 'weekly_review',
+  title: 'Weekly review',
+  description: 'Reviews the past week and the coming one: what got done, what slipped, what is due, per project.',
+  args: z.object({}),
+  tools: ['me_get', 'tasks_search', 'projects_list'],
+  messages: () =>
+    userText(
+      'Run my weekly review of the doers workspace.\n' +
+        "1. Call me_get for today's date in my time zone.\n" +
+        '2. Call projects_list for the active projects.\n' +
+        '3. Call tasks_search with status "done" and assignee "me" to see what I finished (the newest come first; stop paging once ' +
+        'they are older than seven days).\n' +
+        '4. Call tasks_search with overdue true and assignee "me" for what slipped.\n' +
+        '5. Call tasks_search with assignee "me", dueAfter today and dueBefore seven days from today for the week ahead.\n' +
+        'Summarise: done last week, overdue now, due next week, grouped by project (or "no project"). End with up to three ' +
+        'suggestions (reschedule, delegate, drop).\n' +
+        REPORT_ONLY,
+    ),
+});
+
+export const triageInbox = definePrompt({
+  name: 'triage_inbox',
+  title: 'Triage the inbox',
+  description:
+    'Goes through open tasks that are in no project and proposes a project, priority and due date for each; changes only what the user confirms.',
+  args: z.object({}),
+  tools: ['me_get', 'tasks_search', 'projects_list', 'task_update'],
+  messages: () =>
+    userText(
+      'Help me triage the inbox of the doers workspace: the open tasks that belong to no project.\n' +
+        "1. Call me_get for today's date and my time zone.\n" +
+        '2. Call tasks_search with project "none" (status open) for the inbox, and projects_list for the projects there are.\n' +
+        '3. For each inbox task, propose a project, a priority (P1 to P4) and, where it needs one, a due date, with one line of reason.\n' +
+        'Show me the proposals as a list and wait. Only after I confirm, call task_update for the confirmed tasks, each with the ' +
+        'version tasks_search returned; if one is refused as a conflict, tell me and leave it.\n' +
+        REPORT_ONLY,
+    ),
+});
+
+export const catchUpOn = definePrompt({
+  name: 'catch_up_on',
+  title: 'Catch up on a project',
+  description:
+    'Catches the user up on one project: its state, open and overdue tasks, recent completions, what changed this week and the latest discussion.',
+  args: z.object({ project: z.string().check(z.minLength(1), z.describe('The project name or projectId')) }),
+  tools: ['projects_list', 'project_get', 'tasks_search', 'comments_list', 'activity_list'],
+  messages: ({ project }) =>
+    userText(
+      `Catch me up on the project "${project}" in the doers workspace.\n` +
+        '1. Find its projectId: call projects_list (includeArchived true) and match the name, or use it directly if it is an id. ' +
+        'If nothing matches, say so and stop.\n' +
+        '2. Call project_get for its description and counts.\n' +
+        '3. Call tasks_search with that project for the open tasks, and again with status "done" for the recently completed ones.\n' +
+        '4. For the two or three most urgent open tasks, call comments_list to see the latest discussion.\n' +
+        '5. Call activity_list with that project and since seven days ago for what changed recently, and who changed it.\n' +
+        'Summarise where the project stands, what is overdue or blocked, who is on what, what changed this week (and who changed ' +
+        'it), and what was decided recently.\n' +
+        REPORT_ONLY,
+    ),
+});
+
+export const WORKSPACE_PROMPTS = [dailyBriefing, weeklyReview, triageInbox, catchUpOn];

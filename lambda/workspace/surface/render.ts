@@ -1,0 +1,92 @@
+import { daysBetween } from '../model/time.js';
+import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
+
+/**
+ * The compact text of `content[0]`: one line per entry with its identifier, so a model that reads
+ * only the text can still act; never the JSON again (that would double the tokens).
+ */
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "2 days overdue", "due today 14:00", "due tomorrow", "due in 5 days (2026-09-27)", "no due date". */
+export const duePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime' | 'status' | 'completedAt'>, today?: string): string => {
+  // A completion is an instant: its UTC date need not be the user's day, so the instant is shown whole.
+  if (t.status === 'done') return `done ${t.completedAt ?? ''}`.trim();
+  if (!t.dueDate) return 'no due date';
+  const at = t.dueTime ? ` ${t.dueTime}` : '';
+  if (!today) return `due ${t.dueDate}${at}`;
+  const d = daysBetween(today, t.dueDate);
+  if (d < 0) return `${plural(-d, 'day')} overdue`;
+  if (d === 0) return `due today${at}`;
+  if (d === 1) return `due tomorrow${at}`;
+  return `due in ${d} days (${t.dueDate}${at})`;
+};
+
+/** How text names a task: its key (DEMO-42), or its id while it has no number yet. */
+export const taskName = (t: Pick<TaskSummaryOutput, 'key' | 'taskId'>): string => t.key ?? `[${t.taskId}]`;
+
+/** The line a write answers with: the task as written, with every link it has (not only the open ones). */
+export const writtenLine = (t: TaskSummaryOutput): string => taskLine(t, undefined, { allLinks: true }).slice(2);
+
+/**
+ * One line a task: `- DEMO-7 Review the redlines · P1, 1 day overdue · @Ada Lovelace · Acme renewal
+ * · #legal · v1`. `omitAssignee` drops the assignee where the heading already names them.
+ */
+export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssignee?: boolean; allLinks?: boolean } = {}): string => {
+  const waiting = (t.blockedBy ?? []).filter((b) => b.open);
+  const links =
+    opts.allLinks && t.blockedBy?.length
+      ? `waits on ${t.blockedBy.map((b) => `${taskName(b)} (${b.deleted ? 'deleted' : b.open ? 'open' : 'done'})`).join(', ')}`
+      : undefined;
+  const extras = [
+    t.assigneeId && !opts.omitAssignee ? `@${t.assigneeName ?? t.assigneeId}` : undefined,
+    t.projectId ? (t.projectName ?? t.projectId) : undefined,
+    t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
+    links ?? (waiting.length ? `blocked by ${waiting.map((b) => `${taskName(b)} (open)`).join(', ')}` : undefined),
+  ].filter(Boolean);
+  return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
+};
+
+/** A truncated list's last line: how many were shown, and the cursor that goes on (the text holds what the JSON holds). */
+export const moreLine = (list: {
+  readonly truncated: boolean;
+  readonly returned: number;
+  readonly nextCursor?: string | undefined;
+}): string =>
+  list.truncated && list.nextCursor
+    ? `\n(${list.returned} shown; more follow: call again with cursor "${list.nextCursor}", or narrow it.)`
+    : '';
+
+/** The line a change's text ends with: how to take it back. */
+export const undoLine = (activityId: string | undefined): string => (activityId ? `\nUndo: change_undo ${activityId}` : '');
+
+export const taskBlock = (t: TaskOutput): string => {
+  const lines = [
+    `${taskName(t)} ${t.title} (v${t.version})`,
+    [
+      t.status === 'done' ? `done ${t.completedAt ?? ''}`.trim() : 'open',
+      `Priority ${t.priority}`,
+      t.dueDate ? `due ${t.dueDate}${t.dueTime ? ` ${t.dueTime}` : ''}` : 'no due date',
+      t.assigneeId ? `assigned to ${t.assigneeName ?? t.assigneeId} [${t.assigneeId}]` : 'unassigned',
+      t.projectId ? `project ${t.projectName ?? t.projectId} [${t.projectId}]` : 'no project',
+    ].join(' · '),
+  ];
+  if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
+  if (t.blockedBy?.length)
+    lines.push(`Blocked by: ${t.blockedBy.map((b) => `${taskName(b)} (${b.deleted ? 'deleted' : b.open ? 'open' : 'done'})`).join(', ')}`);
+  lines.push(`Created ${t.createdAt} by ${t.createdBy}, updated ${t.updatedAt}`);
+  if (t.notes) lines.push(`Notes:\n${t.notes}`);
+  return lines.join('\n');
+};
+
+export const projectLine = (p: ProjectOutput): string =>
+  `- [${p.projectId}] ${p.name}${p.status === 'archived' ? ' (archived)' : ''} · v${p.version}`;
+
+export const projectBlock = (p: ProjectOutput): string =>
+  [`[${p.projectId}] ${p.name} (v${p.version}, ${p.status})`, ...(p.description ? [p.description] : [])].join('\n');
+
+export const commentLine = (c: CommentOutput): string =>
+  `- [${c.commentId}] ${c.authorName ?? c.authorId}, ${c.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${c.body}`;
+
+export const memberLine = (m: MemberOutput): string =>
+  `- [${m.userId}] ${m.name} <${m.email}> · ${m.role}${m.status === 'disabled' ? ' (disabled)' : ''} · ${m.timeZone}`;

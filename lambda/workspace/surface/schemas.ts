@@ -1,0 +1,155 @@
+import * as z from 'zod/mini';
+import { ROLES } from '../../vocabulary.js';
+import { MAX_BLOCKERS } from '../model/limits.js';
+import { PRIORITIES } from '../model/types.js';
+
+/** The zod pieces the workspace tools share: identifiers, dates, list paging and the output shapes. */
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+/** No id of ours is longer; DynamoDB refuses a key over 1 KiB, so a longer one must not reach it. */
+export const MAX_ID_LENGTH = 100;
+
+export const idArg = (what: string) => z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe(`The ${what} id`));
+/** Tasks a task waits on, by key or id: the whole set (an empty one clears it). */
+export const blockedByArg = z
+  .array(z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH)))
+  .check(z.maxLength(MAX_BLOCKERS), z.describe('Keys of all tasks it waits on; [] clears'));
+/** A task by its key (DEMO-42, demo-42, #42, 42) or its id. */
+export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe('Task key (DEMO-42) or id'));
+/** A calendar date; 2026-02-30 is refused by name, not as "Invalid ISO date". */
+export const dateArg = z.iso.date({
+  error: (issue) => (typeof issue.input === 'string' ? `${issue.input} is not a date (YYYY-MM-DD)` : undefined),
+});
+/** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
+export const dateOut = z.iso.date();
+export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));
+export const priorityArg = z.enum(PRIORITIES);
+export const roleArg = z.enum(ROLES as ['owner', 'admin', 'member', 'viewer']);
+export const labelArg = z.pipe(
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(40), z.regex(/^[^\s,]+$/, 'a label is one word without spaces or commas')),
+  z.transform((s) => s.toLowerCase()),
+);
+export const versionArg = z.number().check(z.int(), z.minimum(1));
+
+export const pagingArgs = {
+  limit: z
+    ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
+    .check(z.describe(`Page size (default ${DEFAULT_LIMIT})`)),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))).check(z.describe('nextCursor of the previous page of this call')),
+};
+
+export const listFields = {
+  returned: z.number().check(z.int(), z.minimum(0), z.describe('Entries in this page')),
+  truncated: z.boolean().check(z.describe('True when more entries follow; pass nextCursor as cursor to get them')),
+  nextCursor: z.optional(z.string()),
+};
+
+/** The task's key (DEMO-42), on every output that names a task; absent only before the numbering migration. */
+export const taskKeyOut = z.optional(z.string().check(z.describe('DEMO-42: how people and text name the task')));
+
+const taskCore = {
+  key: taskKeyOut,
+  taskId: z.string(),
+  title: z.string(),
+  status: z.enum(['open', 'done']),
+  priority: z.enum(PRIORITIES),
+  dueDate: z.optional(dateOut),
+  dueTime: z.optional(z.string()),
+  assigneeId: z.optional(z.string()),
+  assigneeName: z.optional(z.string()),
+  projectId: z.optional(z.string()),
+  projectName: z.optional(z.string()),
+  labels: z.array(z.string()),
+  completedAt: z.optional(z.string()),
+  blockedBy: z.optional(
+    z
+      .array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean(), deleted: z.optional(z.literal(true)) }))
+      .check(z.describe('Tasks this one waits on')),
+  ),
+  version: z.number().check(z.int()),
+};
+
+/** A search hit: everything but the notes (read those with task_get). */
+export const taskSummaryOutput = z.object(taskCore);
+export type TaskSummaryOutput = z.output<typeof taskSummaryOutput>;
+
+export const taskOutput = z.object({
+  ...taskCore,
+  notes: z.optional(z.string()),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  completedBy: z.optional(z.string()),
+});
+export type TaskOutput = z.output<typeof taskOutput>;
+
+export const projectOutput = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  description: z.optional(z.string()),
+  status: z.enum(['active', 'archived']),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  archivedAt: z.optional(z.string()),
+  version: z.number().check(z.int()),
+});
+export type ProjectOutput = z.output<typeof projectOutput>;
+
+export const commentOutput = z.object({
+  commentId: z.string(),
+  taskId: z.string(),
+  authorId: z.string(),
+  authorName: z.optional(z.string()),
+  body: z.string(),
+  createdAt: z.string(),
+});
+export type CommentOutput = z.output<typeof commentOutput>;
+
+export const memberOutput = z.object({
+  userId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role: roleArg,
+  timeZone: z.string(),
+  status: z.enum(['active', 'disabled']),
+});
+export type MemberOutput = z.output<typeof memberOutput>;
+
+/** Every writing tool's answer names its record, which is what change_undo takes. */
+export const activityIdOutput = { activityId: z.optional(z.string().check(z.describe('The change, for activity_list and change_undo'))) };
+
+// ---- a task's fields, as task_create, task_update and both bulk tools take them --------------------
+
+export const titleArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(300));
+export const notesArg = z.string().check(z.maxLength(10_000));
+export const labelsArg = z.array(labelArg).check(z.maxLength(10));
+export const whoArg = z.string().check(z.minLength(1), z.maxLength(100));
+
+/** What a new task may be given (task_create, and each item of tasks_create). */
+export const newTaskFields = {
+  title: titleArg,
+  notes: z.optional(notesArg),
+  priority: z._default(priorityArg, 'P4').check(z.describe('P1 most urgent; default P4')),
+  dueDate: z.optional(dateArg).check(z.describe("In the user's calendar")),
+  dueTime: z.optional(timeArg).check(z.describe('Needs dueDate')),
+  assignee: z.optional(whoArg).check(z.describe('"me" or a userId')),
+  projectId: z.optional(idArg('project')),
+  labels: z.optional(labelsArg),
+  blockedBy: z.optional(blockedByArg),
+};
+
+/** What a change of a task may set (task_update, and each entry of tasks_update). */
+export const taskChangeFields = {
+  title: z.optional(titleArg),
+  notes: z.optional(z.nullable(notesArg)).check(z.describe('null clears')),
+  priority: z.optional(priorityArg),
+  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('null clears (and the time)')),
+  dueTime: z.optional(z.nullable(timeArg)).check(z.describe('null clears')),
+  assignee: z.optional(z.nullable(whoArg)).check(z.describe('"me", a userId or null')),
+  projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('null: no project')),
+  labels: z.optional(labelsArg).check(z.describe('All labels')),
+  blockedBy: z.optional(blockedByArg),
+};

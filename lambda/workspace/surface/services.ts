@@ -1,0 +1,8 @@
+import type { KeySource } from '../../platform/key-ring.js';
+import type { WorkspaceStores } from '../store/stores.js';
+
+/** What the workspace tools, prompts and resources are given; built once per cold start. */
+export interface WorkspaceServices extends WorkspaceStores {
+  /** The key ring: list cursors are signed with its 'cursor' key. */
+  readonly keys: KeySource;
+}

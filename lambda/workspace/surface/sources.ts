@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { ToolContext } from '../../mcp/tool-registry.js';
+import { type ChangeSource, clientLabel } from '../model/activity.js';
+import type { WriteContext } from '../tasks/planner.js';
+import type { UndoContext } from '../undo/undo.js';
+import type { WorkspaceServices } from './services.js';
+
+type Ctx = Pick<ToolContext<WorkspaceServices>, 'principal' | 'meta' | 'toolName' | 'now'>;
+
+/**
+ * The change's source as a tool call: the caller, the client, the tool. The client is what the
+ * request's `clientInfo` says (on 2026-07-28 in every request's `_meta`; on the handshake revisions
+ * only if the client repeats it there); without it, what the credential is called (a connected
+ * app's name, a token's label), so a record never says "unknown client" when something better is known.
+ */
+export const sourceOf = (ctx: Ctx): ChangeSource => {
+  const told = clientLabel(ctx.meta.clientInfo);
+  const client =
+    told !== 'unknown client' ? told : ctx.principal.credentialLabel ? clientLabel({ name: ctx.principal.credentialLabel }) : told;
+  return { actorId: ctx.principal.userId, actorName: ctx.principal.name, client, tool: ctx.toolName, now: ctx.now };
+};
+
+/** What a tool hands a writer: the stores, the caller with their role now, and the change's source. */
+export const writeContext = (ctx: Ctx & Pick<ToolContext<WorkspaceServices>, 'services'>): WriteContext => ({
+  stores: ctx.services,
+  caller: ctx.principal,
+  source: sourceOf(ctx),
+});
+
+export const undoContext = (ctx: Ctx & Pick<ToolContext<WorkspaceServices>, 'services'>): UndoContext => ({
+  ...writeContext(ctx),
+  scopes: ctx.principal.scopes,
+});
+
+/** What names a call for the writer's replay of an unconfirmed create: the caller, the tool and its arguments. */
+export const replayKeyOf = (ctx: Ctx, args: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify([ctx.principal.workspaceId, ctx.principal.userId, ctx.toolName, args]))
+    .digest('base64url');

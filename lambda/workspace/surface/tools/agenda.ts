@@ -1,0 +1,93 @@
+import * as z from 'zod/mini';
+import { addDays, dateInZone } from '../../model/time.js';
+import { loadNames, resolveAssignee } from '../../store/lookups.js';
+import { defineTool } from '../define-tool.js';
+import { toSummary } from '../outputs.js';
+import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
+import { moreLine, taskLine } from '../render.js';
+import { dateArg, dateOut, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
+import { READ } from './annotations.js';
+
+const input = z.strictObject({
+  date: z.optional(dateArg).check(z.describe("Default: the user's today")),
+  assignee: z
+    ._default(z.string().check(z.minLength(1), z.maxLength(100)), 'me')
+    .check(z.describe('"me" (default), "anyone", "none" or a userId')),
+  ...pagingArgs,
+});
+
+const output = z.object({
+  day: dateOut,
+  timeZone: z.string(),
+  counts: z.object({
+    open: z.number().check(z.int(), z.describe('Open tasks in view, whenever due')),
+    overdue: z.number().check(z.int(), z.describe('Open and due before the day')),
+    dueToday: z.number().check(z.int(), z.describe('Open and due on the day')),
+    doneToday: z.number().check(z.int(), z.describe("Completed on the day, in the user's time zone")),
+  }),
+  ...listFields,
+  tasks: z.array(taskSummaryOutput).check(z.describe('Overdue and due-today open tasks, most urgent priority first')),
+});
+
+const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) =>
+  `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;
+
+export const agendaGet = defineTool({
+  name: 'agenda_get',
+  title: 'Agenda for a day',
+  description:
+    'The day view: counts of open, overdue, due-today and done-today tasks, and the overdue and due-today ones by priority, in ' +
+    'the user\'s time zone. For "what is on my plate today"; tasks_search for anything else.',
+  input,
+  output,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, ctx) => {
+    const { principal, services, now } = ctx;
+    const ws = principal.workspaceId;
+    const day = args.date ?? dateInZone(now, principal.timeZone);
+    const after = await positionFrom(ctx, args, isString);
+    const assigneeId = args.assignee === 'anyone' ? undefined : await resolveAssignee(services, principal, args.assignee, 'assignee');
+    const who = assigneeId === undefined ? {} : { assigneeId };
+    // A day in any time zone lies within the UTC days before and after it.
+    const from = `${addDays(day, -1)}T00:00:00.000Z`;
+    const to = `${addDays(day, 2)}T00:00:00.000Z`;
+    const [{ open, done: doneWindow }, names] = await Promise.all([
+      assigneeId
+        ? // One person's day: their own partition of gsi2, one request.
+          services.tasks.agendaOf(ws, assigneeId, from, to)
+        : Promise.all([services.tasks.all(ws, { status: 'open', ...who }), services.tasks.completedBetween(ws, from, to, who)]).then(
+            ([o, d]) => ({
+              open: o,
+              done: d,
+            }),
+          ),
+      loadNames(services, principal),
+    ]);
+    const doneToday = doneWindow.filter((t) => dateInZone(new Date(t.completedAt!), principal.timeZone) === day).length;
+    const overdue = open.filter((t) => t.dueDate !== undefined && t.dueDate < day);
+    const dueToday = open.filter((t) => t.dueDate === day);
+    const urgent = [...overdue, ...dueToday].sort((a, b) => (PRIORITY_ORDER(a) < PRIORITY_ORDER(b) ? -1 : 1));
+    const { page, last } = pageAfter(urgent, PRIORITY_ORDER, args.limit, after);
+    return {
+      day,
+      timeZone: principal.timeZone,
+      counts: { open: open.length, overdue: overdue.length, dueToday: dueToday.length, doneToday },
+      returned: page.length,
+      truncated: last !== undefined,
+      ...(last !== undefined ? { nextCursor: await cursorFor(ctx, args, last) } : {}),
+      tasks: page.map((t) => toSummary(t, names)),
+    };
+  },
+  render: (a) => {
+    // One person's day names them once, in the heading, not on every line.
+    const one = a.tasks.length > 0 && a.tasks.every((t) => t.assigneeId === a.tasks[0]!.assigneeId) ? a.tasks[0]!.assigneeName : undefined;
+    const head =
+      `${a.counts.open} open, ${a.counts.overdue} overdue, ${a.counts.dueToday} due today` +
+      (a.counts.doneToday ? `, ${a.counts.doneToday} done today` : '') +
+      (one ? ` (@${one})` : '') +
+      '.';
+    if (!a.tasks.length) return `${head}\nNothing overdue or due on ${a.day}.`;
+    return `${head}\n${a.tasks.map((t) => taskLine(t, a.day, { omitAssignee: one !== undefined })).join('\n')}${moreLine(a)}`;
+  },
+});

@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod/mini';
+import { ToolRefusal } from '../../../errors.js';
+import { describeIssues } from '../../../mcp/json-schema.js';
+import { requireRole } from '../../membership/rules.js';
+import { bulkItemId, newActivityId } from '../../model/activity.js';
+import { MAX_ITEMS } from '../../model/limits.js';
+import { nothingToChange, taskDeleted, taskNotFound, twiceInOneCall } from '../../model/refusals.js';
+import { keyField } from '../../model/task-refs.js';
+import type { Task } from '../../model/types.js';
+import { changeTasks, createTasks, type ItemOutcome } from '../../tasks/task-writer.js';
+import { defineTool } from '../define-tool.js';
+import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../schemas.js';
+import { replayKeyOf, writeContext } from '../sources.js';
+import { namesAField, newTaskOf, patchOf, type ResolvedRefs, resolveRefs } from '../task-input.js';
+import { CREATE, UPDATE } from './annotations.js';
+
+/**
+ * Many tasks in one call: each item succeeds or fails on its own, and the answer lists every item in
+ * the order given. The task writer packs the writes into as few transactions as fit, each item all
+ * or nothing with its activity record; the call's id (`act_…`) undoes every item that still can,
+ * each item's own id (`act_….07`) just that one. In tasks_create, `@3` in blockedBy names the task
+ * item 3 of the same call creates (no key has that form, so it is never mistaken for DEMO-3).
+ */
+
+const createItem = z.strictObject({
+  ...newTaskFields,
+  blockedBy: z.optional(newTaskFields.blockedBy.check(z.describe('Keys of all tasks it waits on; @2 is item 2 of this call'))),
+});
+
+const updateItem = z.strictObject({
+  taskId: taskRefArg,
+  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+  ...taskChangeFields,
+  status: z.optional(z.enum(['open', 'done'])).check(z.describe('done or open')),
+});
+
+/**
+ * Items are checked one by one (so one bad item refuses only itself), but listed with their whole
+ * schema: the input's `tasks` holds objects here and the items' schema in the listing.
+ */
+const listedArray = <T extends z.core.$ZodType>(item: T, what: string) =>
+  z.array(item).check(z.minLength(1), z.maxLength(MAX_ITEMS), z.describe(`1-${MAX_ITEMS} ${what}`));
+
+const resultItem = z.object({
+  item: z.number().check(z.int(), z.describe('Its position in the call, from 1')),
+  status: z.enum(['created', 'updated', 'unchanged', 'refused']),
+  key: z.optional(z.string()),
+  taskId: z.optional(z.string()),
+  title: z.optional(z.string()),
+  version: z.optional(z.number().check(z.int())),
+  blockedBy: z.optional(z.array(z.string()).check(z.describe('The keys it waits on after the change'))),
+  reason: z.optional(z.string().check(z.describe('Why it was refused, naming the field'))),
+  activityId: z.optional(z.string()),
+});
+type ResultItem = z.output<typeof resultItem>;
+
+const bulkOutput = z.object({
+  summary: z.string(),
+  activityId: z.optional(z.string().check(z.describe("The call's id: change_undo of it undoes every item that still can"))),
+  items: z.array(resultItem),
+});
+
+const refused = (item: number, reason: string, extra: Partial<ResultItem> = {}): ResultItem => ({
+  item,
+  status: 'refused',
+  reason,
+  ...extra,
+});
+
+const summaryOf = (verb: string, items: readonly ResultItem[]): string => {
+  const done = items.filter((i) => i.status !== 'refused').length;
+  const no = items.filter((i) => i.status === 'refused');
+  const first = no[0];
+  return `${verb} ${done} of ${items.length}${no.length ? `; ${no.length} refused: item ${first!.item} ${first!.reason}${no.length > 1 ? ' …' : ''}` : ''}`;
+};
+
+const render = (r: z.output<typeof bulkOutput>): string =>
+  [
+    r.summary,
+    ...r.items.map((i) =>
+      i.status === 'refused'
+        ? `- ${i.item}: refused${i.key ? ` (${i.key})` : ''}: ${i.reason}`
+        : `- ${i.item}: ${i.status} ${i.key ?? `[${i.taskId}]`}${i.title ? ` ${i.title}` : ''}${i.blockedBy?.length ? ` · waits on ${i.blockedBy.join(', ')}` : ''} · v${i.version}`,
+    ),
+    ...(r.activityId ? [`Undo all: change_undo ${r.activityId}`] : []),
+  ].join('\n');
+
+/** Item fields as the schema parses them, or the refusal naming the field. */
+const parseItem = <T extends z.core.$ZodType>(
+  schema: T,
+  raw: unknown,
+): { ok: true; value: z.output<T> } | { ok: false; reason: string } => {
+  const parsed = z.safeParse(schema, raw);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: describeIssues(parsed.error) };
+};
+
+/** A refusal as an item's reason; the writer has turned everything else into one already. */
+const reasonOf = (err: Error): string => {
+  if (err instanceof ToolRefusal) return err.message;
+  throw err;
+};
+
+/** The keys a task waits on, as its line shows them. */
+const linksOf = (workspaceKey: string, t: Task): string[] =>
+  Object.entries(t.blockedBy ?? {}).map(([taskId, n]) => (n ? `${workspaceKey}-${n}` : `[${taskId}]`));
+
+const written = (workspaceKey: string, n: number, outcome: ItemOutcome & { ok: true }, status: 'created' | 'updated'): ResultItem => {
+  if ('unchanged' in outcome) {
+    const t = outcome.unchanged;
+    return { item: n, status: 'unchanged', ...keyField(workspaceKey, t.number), taskId: t.taskId, title: t.title, version: t.version };
+  }
+  const t = outcome.written.task;
+  const links = linksOf(workspaceKey, t);
+  return {
+    item: n,
+    status,
+    ...keyField(workspaceKey, t.number),
+    taskId: t.taskId,
+    title: t.title,
+    version: t.version,
+    ...(links.length ? { blockedBy: links } : {}),
+    activityId: outcome.written.record.activityId,
+  };
+};
+
+// ---- tasks_create -------------------------------------------------------------------------------
+
+export const tasksCreate = defineTool({
+  name: 'tasks_create',
+  title: 'Create several tasks',
+  description:
+    'Creates 1 to 50 tasks in one call (the fields of task_create each), e.g. from notes or a list; in blockedBy, @2 is the task ' +
+    'item 2 of this call makes. Each is created or refused on its own; the answer lists every item in order with its key.',
+  input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'tasks to create') }),
+  listedInput: z.strictObject({ tasks: listedArray(createItem, 'tasks to create') }),
+  output: bulkOutput,
+  annotations: CREATE,
+  scope: 'tasks:write',
+  itemsOf: (args) => args.tasks.length,
+  run: async (args, ctx) => {
+    const { principal, services } = ctx;
+    requireRole(principal, 'member', 'creating tasks');
+    const callId = newActivityId(ctx.now);
+    const results: ResultItem[] = new Array(args.tasks.length);
+    const parsed = args.tasks.map((raw) => parseItem(createItem, raw));
+    // Each item's task id, known before any is written, so a later item can name an earlier one (@n).
+    const ids = parsed.map((p) => (p.ok ? randomUUID() : undefined));
+    const items = await Promise.all(
+      parsed.map(async (p, i) => {
+        if (!p.ok) {
+          results[i] = refused(i + 1, p.reason);
+          return undefined;
+        }
+        let refs: ResolvedRefs | undefined;
+        try {
+          refs = p.value.blockedBy
+            ? await resolveRefs(services, principal, p.value.blockedBy, 'blockedBy', { position: i, idOf: (n) => ids[n] })
+            : undefined;
+        } catch (err) {
+          results[i] = refused(i + 1, reasonOf(err as Error));
+          return undefined;
+        }
+        // An earlier item this one waits on, as the cycle search sees it: new, open, waiting on what it names.
+        const fresh = new Map(
+          (refs?.items ?? []).map((j) => [ids[j]!, { taskId: ids[j]!, status: 'open', labels: [], version: 1 } as unknown as Task]),
+        );
+        return {
+          i,
+          item: {
+            fields: { ...newTaskOf(principal, p.value, refs), taskId: ids[i]! },
+            recordId: bulkItemId(callId, i),
+            ...(refs ? { after: refs.items, plan: { refOf: refs.refOf, fresh } } : {}),
+          },
+        };
+      }),
+    );
+    // An item naming an earlier item refused before any write is refused too, before anything is written.
+    const live: NonNullable<(typeof items)[number]>[] = [];
+    for (const x of items) {
+      if (!x) continue;
+      const missing = (x.item.after ?? []).find((j) => !live.some((l) => l.i === j));
+      if (missing !== undefined)
+        results[x.i] = refused(x.i + 1, `blockedBy: @${missing + 1} (item ${missing + 1}) is not created, so this task cannot wait on it.`);
+      else live.push(x);
+    }
+    const outcomes = await createTasks(
+      writeContext(ctx),
+      live.map((x) => ({ ...x.item, after: (x.item.after ?? []).map((j) => live.findIndex((l) => l.i === j)) })),
+      { replayKey: replayKeyOf(ctx, args) },
+    );
+    for (const [j, x] of live.entries()) {
+      const o = outcomes[j]!;
+      results[x.i] = o.ok ? written(principal.workspaceKey, x.i + 1, o, 'created') : refused(x.i + 1, reasonOf(o.error));
+    }
+    const anyDone = results.some((r) => r.status === 'created');
+    return { summary: summaryOf('Created', results), ...(anyDone ? { activityId: callId } : {}), items: results };
+  },
+  render,
+});
+
+// ---- tasks_update -------------------------------------------------------------------------------
+
+export const tasksUpdate = defineTool({
+  name: 'tasks_update',
+  title: 'Change several tasks',
+  description:
+    'Changes 1 to 50 tasks in one call: each entry a task key or id, optionally the version read, and the fields of task_update, ' +
+    'plus status done/open to complete or reopen. Each is changed or refused on its own (conflict, not found, role, field).',
+  input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'changes') }),
+  listedInput: z.strictObject({ tasks: listedArray(updateItem, 'changes') }),
+  output: bulkOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  itemsOf: (args) => args.tasks.length,
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'member', 'changing tasks');
+    const callId = newActivityId(ctx.now);
+    const results: ResultItem[] = new Array(args.tasks.length);
+    // Each entry's fields, and the task it names (keys resolved; all tasks read in one request).
+    const entries = await Promise.all(
+      args.tasks.map(async (raw, i) => {
+        const p = parseItem(updateItem, raw);
+        if (!p.ok) {
+          results[i] = refused(i + 1, p.reason);
+          return undefined;
+        }
+        const { taskId: ref, version, status, ...fields } = p.value;
+        if (!namesAField({ ...fields, status })) {
+          results[i] = refused(i + 1, nothingToChange().message);
+          return undefined;
+        }
+        try {
+          const [taskId, refs] = await Promise.all([
+            services.numbers.idOrRefuse(principal, ref, 'taskId'),
+            fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
+          ]);
+          return { i, ref, version, patch: { ...patchOf(principal, fields, refs), ...(status ? { status } : {}) }, refs, taskId };
+        } catch (err) {
+          results[i] = refused(i + 1, reasonOf(err as Error));
+          return undefined;
+        }
+      }),
+    );
+    const live = entries.filter((e): e is NonNullable<typeof e> => e !== undefined);
+    // One task twice in one call: which change should win is not for the server to guess.
+    const seen = new Map<string, number[]>();
+    for (const e of live) seen.set(e.taskId, [...(seen.get(e.taskId) ?? []), e.i + 1]);
+    const tasks = live.length ? await services.tasks.getMany(principal.workspaceId, [...seen.keys()]) : new Map<string, Task>();
+    const go = live.filter((e) => {
+      const n = e.i + 1;
+      const twins = seen.get(e.taskId)!;
+      const task = tasks.get(e.taskId);
+      if (twins.length > 1) results[e.i] = refused(n, twiceInOneCall(twins, e.ref).message);
+      else if (!task) results[e.i] = refused(n, taskNotFound(e.ref).message);
+      else if (task.deletedAt) results[e.i] = refused(n, taskDeleted(e.ref, task.deletedAt).message, { taskId: task.taskId });
+      else return true;
+      return false;
+    });
+    const outcomes = await changeTasks(
+      writeContext(ctx),
+      go.map((e) => ({
+        before: tasks.get(e.taskId)!,
+        patch: e.patch,
+        opts: {
+          recordId: bulkItemId(callId, e.i),
+          ...(e.version !== undefined ? { expectVersion: e.version } : {}),
+          ...(e.refs ? { plan: { refOf: e.refs.refOf } } : {}),
+        },
+      })),
+    );
+    for (const [j, e] of go.entries()) {
+      const o = outcomes[j]!;
+      const task = tasks.get(e.taskId)!;
+      results[e.i] = o.ok
+        ? written(principal.workspaceKey, e.i + 1, o, 'updated')
+        : refused(e.i + 1, reasonOf(o.error), {
+            ...keyField(principal.workspaceKey, task.number),
+            taskId: task.taskId,
+            ...(o.error instanceof ToolRefusal && o.error.reason === 'version-conflict' ? { version: task.version } : {}),
+          });
+    }
+    const anyDone = results.some((r) => r.status === 'updated');
+    return { summary: summaryOf('Changed', results), ...(anyDone ? { activityId: callId } : {}), items: results };
+  },
+  render,
+});
+
+export const BULK_TOOLS = [tasksCreate, tasksUpdate];

@@ -1,0 +1,212 @@
+import * as z from 'zod/mini';
+import { requireRole } from '../../membership/rules.js';
+import { nothingToChange, versionConflict } from '../../model/refusals.js';
+import { dateInZone } from '../../model/time.js';
+import { changeProject, createProject, refuseUnlessEmpty } from '../../projects/project-writer.js';
+import { projectOrRefuse } from '../../store/lookups.js';
+import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
+import { defineTool } from '../define-tool.js';
+import { toProjectOutput } from '../outputs.js';
+import { cursorFor, isString, positionFrom } from '../paging.js';
+import { moreLine, projectBlock, projectLine, undoLine } from '../render.js';
+import { activityIdOutput, dateOut, idArg, listFields, pagingArgs, projectOutput, versionArg } from '../schemas.js';
+import { writeContext } from '../sources.js';
+import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
+
+const projectIdArg = idArg('project');
+const nameArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
+const descriptionArg = z.string().check(z.maxLength(2000));
+
+const changedProjectOutput = z.extend(projectOutput, activityIdOutput);
+
+// ---- projects_list ------------------------------------------------------------------------------
+
+const listInput = z.strictObject({
+  includeArchived: z._default(z.boolean(), false).check(z.describe('Also list archived projects')),
+  ...pagingArgs,
+});
+const listOutput = z.object({ ...listFields, projects: z.array(projectOutput) });
+
+export const projectsList = defineTool({
+  name: 'projects_list',
+  title: 'List projects',
+  description: 'Lists the projects with their projectIds (archived too with includeArchived).',
+  input: listInput,
+  output: listOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, ctx) => {
+    const after = await positionFrom(ctx, args, isString);
+    const page = await ctx.services.projects.list(ctx.principal.workspaceId, { includeArchived: args.includeArchived }, args.limit, after);
+    return {
+      returned: page.projects.length,
+      truncated: page.next !== undefined,
+      ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
+      projects: page.projects.map(toProjectOutput),
+    };
+  },
+  render: (r) => (r.returned === 0 ? 'No projects.' : `${r.returned} project(s):\n${r.projects.map(projectLine).join('\n')}${moreLine(r)}`),
+});
+
+// ---- project_get --------------------------------------------------------------------------------
+
+const getOutput = z.object({
+  project: projectOutput,
+  today: dateOut,
+  counts: z.object({
+    open: z.number().check(z.int()),
+    overdue: z.number().check(z.int()),
+    dueToday: z.number().check(z.int()),
+    done: z.number().check(z.int()),
+  }),
+});
+
+export const projectGet = defineTool({
+  name: 'project_get',
+  title: 'Read a project',
+  description: 'One project with counts of its open, overdue, due-today and done tasks; tasks_search with project lists them.',
+  input: z.strictObject({ projectId: projectIdArg }),
+  output: getOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, { services, principal, now }) => {
+    const today = dateInZone(now, principal.timeZone);
+    const [project, tasks] = await Promise.all([
+      projectOrRefuse(services, principal, args.projectId),
+      services.tasks.all(principal.workspaceId, { status: 'any', projectId: args.projectId }),
+    ]);
+    const open = tasks.filter((t) => t.status === 'open');
+    return {
+      project: toProjectOutput(project),
+      today,
+      counts: {
+        open: open.length,
+        overdue: open.filter((t) => t.dueDate !== undefined && t.dueDate < today).length,
+        dueToday: open.filter((t) => t.dueDate === today).length,
+        done: tasks.length - open.length,
+      },
+    };
+  },
+  render: (r) =>
+    `${projectBlock(r.project)}\n${r.counts.open} open task(s), ${r.counts.overdue} overdue, ${r.counts.dueToday} due today, ${r.counts.done} done.`,
+});
+
+// ---- project_create -----------------------------------------------------------------------------
+
+export const projectCreate = defineTool({
+  name: 'project_create',
+  title: 'Create a project',
+  description: 'Creates a project (admins); calling it twice makes two, so check projects_list first.',
+  input: z.strictObject({ name: nameArg, description: z.optional(descriptionArg) }),
+  output: changedProjectOutput,
+  annotations: CREATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const w = await createProject(writeContext(ctx), args);
+    return { ...toProjectOutput(w.project), activityId: w.record.activityId };
+  },
+  render: (p) => `Created project:\n${projectBlock(p)}${undoLine(p.activityId)}`,
+});
+
+// ---- project_update -----------------------------------------------------------------------------
+
+export const projectUpdate = defineTool({
+  name: 'project_update',
+  title: 'Change a project',
+  description: 'Renames a project, changes its description or restores an archived one (admins). A stale version is a conflict.',
+  input: z.strictObject({
+    projectId: projectIdArg,
+    version: versionArg.check(z.describe('The version read')),
+    name: z.optional(nameArg),
+    description: z.optional(z.nullable(descriptionArg)).check(z.describe('null clears it')),
+    archived: z.optional(z.literal(false)).check(z.describe('false restores it')),
+  }),
+  output: changedProjectOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'admin', 'changing a project');
+    const { projectId, version, ...changes } = args;
+    if (Object.values(changes).every((v) => v === undefined)) throw nothingToChange();
+    const project = await projectOrRefuse(services, principal, projectId);
+    const w = await changeProject(writeContext(ctx), project, changes, { expectVersion: version });
+    return w ? { ...toProjectOutput(w.project), activityId: w.record.activityId } : toProjectOutput(project);
+  },
+  render: (p) =>
+    p.activityId ? `Updated project:\n${projectBlock(p)}${undoLine(p.activityId)}` : `Unchanged (it was so already):\n${projectBlock(p)}`,
+});
+
+// ---- project_archive / project_delete -----------------------------------------------------------
+
+const removeInput = z.strictObject({
+  projectId: projectIdArg,
+  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+});
+
+export const projectArchive = defineTool({
+  name: 'project_archive',
+  title: 'Archive a project',
+  description: 'Archives a project (admins): it leaves projects_list and takes no new tasks; its tasks stay. Prefer it to project_delete.',
+  input: removeInput,
+  output: changedProjectOutput,
+  annotations: REMOVE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'admin', 'archiving a project');
+    const project = await projectOrRefuse(services, principal, args.projectId);
+    const w = await changeProject(
+      writeContext(ctx),
+      project,
+      { archived: true },
+      args.version !== undefined ? { expectVersion: args.version } : {},
+    );
+    return w ? { ...toProjectOutput(w.project), activityId: w.record.activityId } : toProjectOutput(project);
+  },
+  render: (p) => `${p.activityId ? 'Archived project' : 'Archived already'}:\n${projectBlock(p)}${undoLine(p.activityId)}`,
+});
+
+const deleteOutput = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  deleted: z.boolean().check(z.describe('false when the person did not confirm: nothing changed')),
+  declined: z.optional(z.enum(NOT_CONFIRMED)),
+  ...activityIdOutput,
+});
+
+export const projectDelete = defineTool({
+  name: 'project_delete',
+  title: 'Delete a project',
+  description: `Deletes an empty project (admins); change_undo restores it. ${ASKS_FIRST}`,
+  input: removeInput,
+  output: deleteOutput,
+  annotations: REMOVE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'admin', 'deleting a project');
+    const project = await projectOrRefuse(services, principal, args.projectId);
+    if (args.version !== undefined && args.version !== project.version) {
+      throw versionConflict(`project ${project.projectId}`, project.version, args.version, 'project_get');
+    }
+    // Refused before the person is asked: a project with tasks is never deleted.
+    await refuseUnlessEmpty(writeContext(ctx), project);
+    const asked = confirmation(
+      ctx,
+      { id: project.projectId, state: `v${project.version}` },
+      `Delete the project '${project.name}'? It holds no tasks. You can undo this for ${services.activity.retentionDays} days.`,
+      'Delete the project',
+    );
+    if (asked.kind === 'ask') return asked.request;
+    if (asked.kind !== 'proceed') return { projectId: project.projectId, name: project.name, deleted: false, declined: asked.kind };
+    const w = await changeProject(writeContext(ctx), project, { deleted: true }, { expectVersion: project.version, checkedEmpty: true });
+    return { projectId: project.projectId, name: project.name, deleted: true, activityId: w!.record.activityId };
+  },
+  render: (d) =>
+    d.deleted
+      ? `Deleted project [${d.projectId}] ${d.name}.${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting project [${d.projectId}] ${d.name}`),
+});
+
+export const PROJECT_TOOLS = [projectsList, projectGet, projectCreate, projectUpdate, projectArchive, projectDelete];

@@ -1,0 +1,333 @@
+import * as z from 'zod/mini';
+import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
+import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
+import { keyField } from '../../model/task-refs.js';
+import { dateInZone } from '../../model/time.js';
+import type { Task } from '../../model/types.js';
+import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
+import type { TaskPosition } from '../../store/task-store.js';
+import { unblockedBy } from '../../tasks/links.js';
+import { changeTask, createTasks } from '../../tasks/task-writer.js';
+import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
+import { defineTool } from '../define-tool.js';
+import { toSummary, toTaskOutput } from '../outputs.js';
+import { cursorFor, positionFrom } from '../paging.js';
+import { moreLine, taskBlock, taskLine, taskName, undoLine, writtenLine } from '../render.js';
+import {
+  activityIdOutput,
+  dateArg,
+  dateOut,
+  labelArg,
+  listFields,
+  newTaskFields,
+  pagingArgs,
+  priorityArg,
+  taskChangeFields,
+  taskKeyOut,
+  taskOutput,
+  taskRefArg,
+  taskSummaryOutput,
+  versionArg,
+} from '../schemas.js';
+import { replayKeyOf, writeContext } from '../sources.js';
+import { namesAField, newTaskOf, patchOf, resolveRefs } from '../task-input.js';
+import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
+
+/** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
+const changedTaskOutput = z.extend(taskSummaryOutput, activityIdOutput);
+
+// ---- tasks_search -------------------------------------------------------------------------------
+
+const searchInput = z.strictObject({
+  text: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe('All words, in title, notes or labels')),
+  status: z._default(z.enum(['open', 'done', 'any']), 'open').check(z.describe('Default open')),
+  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" or a userId')),
+  project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),
+  label: z.optional(labelArg),
+  priority: z.optional(priorityArg),
+  dueBefore: z.optional(dateArg).check(z.describe('Due on or before')),
+  dueAfter: z.optional(dateArg).check(z.describe('Due on or after')),
+  overdue: z.optional(z.boolean()).check(z.describe('Open, due before today')),
+  blocked: z.optional(z.boolean()).check(z.describe('Waiting on an open task')),
+  ...pagingArgs,
+});
+
+const searchOutput = z.object({
+  today: dateOut.check(z.describe("Today in the user's time zone")),
+  ...listFields,
+  tasks: z.array(taskSummaryOutput),
+});
+
+const isTaskPosition = (v: unknown): v is TaskPosition => {
+  const p = v as TaskPosition | null;
+  return (
+    !!p &&
+    typeof p === 'object' &&
+    Number.isInteger(p.segment) &&
+    p.segment >= 0 &&
+    p.segment < 2 &&
+    typeof p.taskId === 'string' &&
+    typeof p.orderKey === 'string'
+  );
+};
+
+export const tasksSearch = defineTool({
+  name: 'tasks_search',
+  title: 'Search tasks',
+  description:
+    'Finds tasks by text, status, assignee, project, label, priority, due dates, overdue or blocked; summaries by due date ' +
+    'then priority, without notes (task_get has them). Narrow rather than page.',
+  input: searchInput,
+  output: searchOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, ctx) => {
+    const { principal, services, now } = ctx;
+    const today = dateInZone(now, principal.timeZone);
+    if (args.overdue && args.status === 'done')
+      throw invalid('overdue', 'only open tasks are overdue; leave status out or set it to "open".');
+    if (args.dueAfter && args.dueBefore && args.dueAfter > args.dueBefore)
+      throw invalid('dueAfter', 'is later than dueBefore, so nothing can match.');
+    const after = await positionFrom(ctx, args, isTaskPosition);
+    // An unknown project is refused like an unknown assignee, not answered "no tasks match".
+    const [assigneeId, names] = await Promise.all([
+      args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
+      loadNames(services, principal),
+      args.project === undefined || args.project === 'none' ? undefined : projectArgOrRefuse(services, principal, args.project, 'project'),
+    ]);
+    const words = args.text?.toLowerCase().split(/\s+/).filter(Boolean);
+    const page = await services.tasks.search(
+      principal.workspaceId,
+      {
+        status: args.overdue ? 'open' : args.status,
+        ...(words?.length ? { words } : {}),
+        ...(assigneeId !== undefined ? { assigneeId } : {}),
+        ...(args.project !== undefined ? { projectId: args.project === 'none' ? null : args.project } : {}),
+        ...(args.label !== undefined ? { label: args.label } : {}),
+        ...(args.priority !== undefined ? { priority: args.priority } : {}),
+        ...(args.dueAfter !== undefined ? { dueOnOrAfter: args.dueAfter } : {}),
+        ...(args.dueBefore !== undefined ? { dueOnOrBefore: args.dueBefore } : {}),
+        ...(args.overdue ? { dueBefore: today } : {}),
+        ...(args.blocked !== undefined ? { blocked: args.blocked } : {}),
+      },
+      args.limit,
+      after,
+    );
+    return {
+      today,
+      returned: page.tasks.length,
+      truncated: page.next !== undefined,
+      ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
+      tasks: page.tasks.map((t) => toSummary(t, names)),
+    };
+  },
+  render: (r) =>
+    r.returned === 0
+      ? r.truncated
+        ? `No tasks match in what one call reads.${moreLine(r)}`
+        : 'No tasks match.'
+      : `${r.returned} task(s):\n${r.tasks.map((t) => taskLine(t, r.today)).join('\n')}${moreLine(r)}`,
+});
+
+// ---- task_get -----------------------------------------------------------------------------------
+
+export const taskGet = defineTool({
+  name: 'task_get',
+  title: 'Read a task',
+  description: 'One whole task, notes and links included, with its version.',
+  input: z.strictObject({ taskId: taskRefArg }),
+  output: taskOutput,
+  annotations: READ,
+  scope: 'tasks:read',
+  run: async (args, { services, principal }) => {
+    // The task and the names it shows are fetched together: one round trip, not two.
+    const [t, names] = await Promise.all([taskOrRefuse(services, principal, args.taskId), loadNames(services, principal)]);
+    return toTaskOutput(t, names);
+  },
+  render: taskBlock,
+});
+
+// ---- task_create --------------------------------------------------------------------------------
+
+export const taskCreate = defineTool({
+  name: 'task_create',
+  title: 'Create a task',
+  description: 'Creates a task and returns its key; calling it twice makes two (tasks_create makes many).',
+  input: z.strictObject(newTaskFields),
+  output: changedTaskOutput,
+  annotations: CREATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'member', 'creating a task');
+    const blockedBy = args.blockedBy ? await resolveRefs(services, principal, args.blockedBy, 'blockedBy') : undefined;
+    const [names, [outcome]] = await Promise.all([
+      loadNames(services, principal),
+      createTasks(
+        writeContext(ctx),
+        [{ fields: newTaskOf(principal, args, blockedBy), ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}) }],
+        { replayKey: replayKeyOf(ctx, args) },
+      ),
+    ]);
+    if (!outcome!.ok) throw outcome!.error;
+    const written = 'written' in outcome! ? outcome!.written : undefined;
+    return { ...toSummary(written!.task, names), activityId: written!.record.activityId };
+  },
+  render: (t) => `Created: ${writtenLine(t)}${undoLine(t.activityId)}`,
+});
+
+// ---- task_update --------------------------------------------------------------------------------
+
+export const taskUpdate = defineTool({
+  name: 'task_update',
+  title: 'Change a task',
+  description:
+    'Changes fields of a task; give only what changes and the version read (a stale one is a conflict). tasks_update changes many.',
+  input: z.strictObject({ taskId: taskRefArg, version: versionArg.check(z.describe('The version read')), ...taskChangeFields }),
+  output: changedTaskOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'member', 'changing a task');
+    const { taskId, version, ...fields } = args;
+    if (!namesAField(fields)) throw nothingToChange();
+    const [task, blockedBy] = await Promise.all([
+      taskOrRefuse(services, principal, taskId),
+      fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
+    ]);
+    const [names, written] = await Promise.all([
+      loadNames(services, principal),
+      changeTask(writeContext(ctx), task, patchOf(principal, fields, blockedBy), {
+        expectVersion: version,
+        ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}),
+      }),
+    ]);
+    if (!written) return toSummary(task, names);
+    return { ...toSummary(written.task, names), activityId: written.record.activityId };
+  },
+  render: (t) =>
+    t.activityId ? `Updated: ${writtenLine(t)}${undoLine(t.activityId)}` : `Unchanged (it was so already): ${writtenLine(t)}`,
+});
+
+// ---- task_complete / task_reopen ----------------------------------------------------------------
+
+const stateInput = z.strictObject({
+  taskId: taskRefArg,
+  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+});
+
+const completedOutput = z.extend(changedTaskOutput, {
+  unblocked: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string() }))),
+});
+
+/** Completes or reopens: the writer moves what waits on it in the same write. */
+const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output<typeof stateInput>, status: Task['status']) => {
+  const { services, principal } = ctx;
+  requireRole(principal, 'member', status === 'done' ? 'completing a task' : 'reopening a task');
+  const task = await taskOrRefuse(services, principal, args.taskId);
+  // Who waits on it and is free once it is done: read with the change (only when anyone waits on it).
+  const [names, written, freed] = await Promise.all([
+    loadNames(services, principal),
+    changeTask(writeContext(ctx), task, { status }, args.version !== undefined ? { expectVersion: args.version } : {}),
+    status === 'done' && task.status !== 'done' ? unblockedBy(services, principal, task) : Promise.resolve([]),
+  ]);
+  if (!written) return toSummary(task, names);
+  return {
+    ...toSummary(written.task, names),
+    ...(freed.length
+      ? { unblocked: freed.map((t) => ({ ...keyField(principal.workspaceKey, t.number), taskId: t.taskId, title: t.title })) }
+      : {}),
+    activityId: written.record.activityId,
+  };
+};
+
+export const taskComplete = defineTool({
+  name: 'task_complete',
+  title: 'Complete a task',
+  description: 'Marks a task done, listing the tasks that waited only on it. Prefer it to task_delete when the work was done.',
+  input: stateInput,
+  output: completedOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: (args, ctx) => setStatus(ctx, args, 'done'),
+  render: (t) =>
+    `${t.activityId ? 'Done' : 'Done already'}: ${writtenLine(t)}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
+});
+
+export const taskReopen = defineTool({
+  name: 'task_reopen',
+  title: 'Reopen a task',
+  description: 'Marks a done task open again (work left after all); tasks that wait on it are blocked again.',
+  input: stateInput,
+  output: changedTaskOutput,
+  annotations: UPDATE,
+  scope: 'tasks:write',
+  run: (args, ctx) => setStatus(ctx, args, 'open'),
+  render: (t) => `${t.activityId ? 'Reopened' : 'Open already'}: ${writtenLine(t)}${undoLine(t.activityId)}`,
+});
+
+// ---- task_delete --------------------------------------------------------------------------------
+
+const deleteOutput = z.object({
+  key: taskKeyOut,
+  taskId: z.string(),
+  title: z.string(),
+  deleted: z.boolean().check(z.describe('false when the person did not confirm: nothing changed')),
+  comments: z.number().check(z.int(), z.describe('Comments deleted with it')),
+  declined: z.optional(z.enum(NOT_CONFIRMED)),
+  ...activityIdOutput,
+});
+
+/** "Send the Acme quote (P1, due 2026-12-05, assigned to Grace Hopper)". */
+const taskPhrase = (t: Task, names: Awaited<ReturnType<typeof loadNames>>): string => {
+  const facts = [
+    t.priority,
+    t.dueDate ? `due ${t.dueDate}` : undefined,
+    t.assigneeId ? `assigned to ${names.members.get(t.assigneeId)?.name ?? t.assigneeId}` : undefined,
+  ].filter(Boolean);
+  return `'${t.title}' (${facts.join(', ')})`;
+};
+
+export const taskDelete = defineTool({
+  name: 'task_delete',
+  title: 'Delete a task',
+  description: `Deletes a task and its comments (members their own; admins any); change_undo restores it. ${ASKS_FIRST}`,
+  input: stateInput,
+  output: deleteOutput,
+  annotations: REMOVE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'member', 'deleting a task');
+    const taskId = await taskIdOf(services, principal, args.taskId);
+    const [task, comments, names] = await Promise.all([
+      taskOrRefuse(services, principal, taskId),
+      services.comments.keysOfTask(principal.workspaceId, taskId),
+      loadNames(services, principal),
+    ]);
+    // Refused before the person is asked about a state the caller did not read.
+    if (args.version !== undefined && args.version !== task.version) {
+      throw versionConflict(`task ${taskName(toSummary(task, names))}`, task.version, args.version, 'task_get');
+    }
+    requireOwnOrAdmin(principal, task.createdBy, 'delete tasks');
+    const what = `Delete task ${taskPhrase(task, names)}${comments.length ? ` and its ${comments.length} comment(s)` : ''}?`;
+    const asked = confirmation(
+      ctx,
+      { id: task.taskId, state: `v${task.version}` },
+      `${what} You can undo this for ${services.activity.retentionDays} days.`,
+      'Delete the task',
+    );
+    if (asked.kind === 'ask') return asked.request;
+    const named = { ...keyField(principal.workspaceKey, task.number), taskId: task.taskId, title: task.title };
+    if (asked.kind !== 'proceed') return { ...named, deleted: false, comments: 0, declined: asked.kind };
+    const written = await changeTask(writeContext(ctx), task, { deleted: true }, { expectVersion: task.version, comments });
+    return { ...named, deleted: true, comments: comments.length, activityId: written!.record.activityId };
+  },
+  render: (d) =>
+    d.deleted
+      ? `Deleted task ${taskName(d)} ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting task ${taskName(d)} ${d.title}`),
+});
+
+export const TASK_TOOLS = [tasksSearch, taskGet, taskCreate, taskUpdate, taskComplete, taskReopen, taskDelete];

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
+import type { ChangeSource } from '../model/activity.js';
+import type { Caller } from '../model/caller.js';
+import { invalid, taskDeleted } from '../model/refusals.js';
+import { taskNameOf } from '../model/task-refs.js';
+import type { Priority, Task, TaskStatus } from '../model/types.js';
+import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
+import type { WorkspaceStores } from '../store/stores.js';
+import { type Blockers, linkFields, resolveBlockers } from './links.js';
+
+/**
+ * What a task change is, whoever asks for it: the task a creation makes and the task a change
+ * leaves, each checked against every rule (the caller's role now, the assignee a member, the project
+ * active, the links acyclic and within their limits) before anything is written. A tool, a bulk
+ * item and an undo all describe their change as a patch of the task's fields and go through here.
+ */
+
+export interface WriteContext {
+  readonly stores: WorkspaceStores;
+  /** Who changes it, with their role as it is now. */
+  readonly caller: Caller;
+  readonly source: ChangeSource;
+}
+
+/** A new task's fields; ids resolved (a key or `me` is the caller's to turn into an id first). */
+export interface NewTask {
+  /** Given when the call names it before it exists (a later item of the same call links to it); else a new UUID. */
+  readonly taskId?: string | undefined;
+  readonly title: string;
+  readonly notes?: string | undefined;
+  readonly priority: Priority;
+  readonly dueDate?: string | undefined;
+  readonly dueTime?: string | undefined;
+  readonly assigneeId?: string | undefined;
+  readonly projectId?: string | undefined;
+  readonly labels?: readonly string[] | undefined;
+  readonly blockedBy?: readonly string[] | undefined;
+}
+
+/** A change of a task's fields: an absent field stays, `null` clears it. */
+export interface TaskPatch {
+  readonly title?: string | undefined;
+  readonly notes?: string | null | undefined;
+  readonly priority?: Priority | undefined;
+  readonly dueDate?: string | null | undefined;
+  readonly dueTime?: string | null | undefined;
+  readonly assigneeId?: string | null | undefined;
+  readonly projectId?: string | null | undefined;
+  readonly labels?: readonly string[] | undefined;
+  /** All the tasks it waits on, by id: the whole set (an empty one clears it). */
+  readonly blockedBy?: readonly string[] | undefined;
+  /** done completes the task, open reopens it. */
+  readonly status?: TaskStatus | undefined;
+  /** When a completion is put back (an undo), when and by whom it was: else now, and the caller. */
+  readonly completed?: { readonly at: string; readonly by: string } | undefined;
+  /** true deletes the task (kept for undo), false restores it. */
+  readonly deleted?: boolean | undefined;
+}
+
+/** How the planner names a field in a refusal: the parameter, after a bulk item's position. */
+export interface PlanOptions {
+  readonly prefix?: string;
+  /** How a blocker id was given (its key as the caller wrote it), for refusals. */
+  readonly refOf?: (id: string) => string;
+  /** Tasks the same call creates before this one: a link may name them before they are stored. */
+  readonly fresh?: ReadonlyMap<string, Task>;
+}
+
+/** A checked task about to be written, with the blockers its links name (when they change). */
+export interface PlannedTask {
+  readonly before: Task | undefined;
+  readonly next: Task;
+  readonly blockers?: Blockers;
+}
+
+/** The task a creation makes (its number comes with the write); a refusal names the field. */
+export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanOptions = {}): Promise<PlannedTask> => {
+  const { stores, caller, source } = ctx;
+  const prefix = opts.prefix ?? '';
+  requireRole(caller, 'member', 'creating a task');
+  if (fields.dueTime && !fields.dueDate) throw invalid(`${prefix}dueTime`, 'needs a dueDate as well.');
+  const taskId = fields.taskId ?? randomUUID();
+  const [assigneeId, , blockers] = await Promise.all([
+    fields.assigneeId === undefined ? undefined : memberIdOrRefuse(stores, caller, fields.assigneeId, `${prefix}assignee`),
+    fields.projectId === undefined ? undefined : activeProjectOrRefuse(stores, caller, fields.projectId, `${prefix}projectId`),
+    fields.blockedBy?.length
+      ? resolveBlockers(stores, caller, { taskId }, fields.blockedBy, `${prefix}blockedBy`, opts.refOf, opts.fresh)
+      : undefined,
+  ]);
+  const at = source.now.toISOString();
+  const next: Task = {
+    workspaceId: caller.workspaceId,
+    taskId,
+    title: fields.title,
+    ...(fields.notes ? { notes: fields.notes } : {}),
+    status: 'open',
+    priority: fields.priority,
+    ...(fields.dueDate ? { dueDate: fields.dueDate } : {}),
+    ...(fields.dueTime ? { dueTime: fields.dueTime } : {}),
+    ...(assigneeId ? { assigneeId } : {}),
+    ...(fields.projectId ? { projectId: fields.projectId } : {}),
+    labels: [...new Set(fields.labels ?? [])],
+    ...(blockers ? linkFields(blockers) : {}),
+    createdBy: caller.userId,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  return { before: undefined, next, ...(blockers ? { blockers } : {}) };
+};
+
+/** Whether two states of a task are the same change-wise (bookkeeping aside). */
+const sameTask = (a: Task, b: Task): boolean => {
+  const strip = ({ updatedAt: _u, version: _v, ...rest }: Task) => JSON.stringify(rest, Object.keys(rest).sort());
+  return strip(a) === strip(b);
+};
+
+/**
+ * The task a change leaves; undefined when the change changes nothing (completing a done task).
+ * Deleting needs the task's creator or an admin, as does restoring it (the door the delete came
+ * through); every other change needs a member. A deleted task takes no change but its restore.
+ */
+export const planChange = async (
+  ctx: WriteContext,
+  task: Task,
+  patch: TaskPatch,
+  opts: PlanOptions = {},
+): Promise<PlannedTask | undefined> => {
+  const { stores, caller, source } = ctx;
+  const prefix = opts.prefix ?? '';
+  const at = source.now.toISOString();
+  if (patch.deleted !== undefined && patch.deleted !== !!task.deletedAt) {
+    requireOwnOrAdmin(caller, task.createdBy, 'delete tasks');
+    // A delete or a restore changes nothing else (links stay: tasks/links.ts).
+    const { deletedAt: _d, ...live } = task;
+    const next: Task = patch.deleted
+      ? { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 }
+      : { ...live, updatedAt: at, version: task.version + 1 };
+    return { before: task, next };
+  }
+  if (task.deletedAt) throw taskDeleted(taskNameOf(caller.workspaceKey, task), task.deletedAt);
+  requireRole(caller, 'member', 'changing a task');
+  const [assigneeId, , blockers] = await Promise.all([
+    patch.assigneeId === undefined || patch.assigneeId === null || patch.assigneeId === task.assigneeId
+      ? patch.assigneeId
+      : memberIdOrRefuse(stores, caller, patch.assigneeId, `${prefix}assignee`),
+    patch.projectId && patch.projectId !== task.projectId
+      ? activeProjectOrRefuse(stores, caller, patch.projectId, `${prefix}projectId`)
+      : undefined,
+    patch.blockedBy === undefined
+      ? undefined
+      : resolveBlockers(stores, caller, task, patch.blockedBy, `${prefix}blockedBy`, opts.refOf, opts.fresh),
+  ]);
+  const dueDate = patch.dueDate === undefined ? task.dueDate : (patch.dueDate ?? undefined);
+  const dueTime = patch.dueDate === null || patch.dueTime === null ? undefined : (patch.dueTime ?? task.dueTime);
+  if (dueTime && !dueDate) throw invalid(`${prefix}dueTime`, 'the task has no due date; set dueDate as well.');
+  const {
+    notes: _n,
+    dueDate: _d,
+    dueTime: _t,
+    assigneeId: _a,
+    projectId: _p,
+    completedAt: _ca,
+    completedBy: _cb,
+    blockedBy: _bb,
+    openBlockers: _ob,
+    goneBlockers: _gb,
+    ...kept
+  } = task;
+  const notes = patch.notes === undefined ? task.notes : (patch.notes ?? undefined);
+  const nextAssignee = assigneeId === undefined ? task.assigneeId : (assigneeId ?? undefined);
+  const nextProject = patch.projectId === undefined ? task.projectId : (patch.projectId ?? undefined);
+  const status = patch.status ?? task.status;
+  const done =
+    status === 'done'
+      ? task.status === 'done'
+        ? { completedAt: task.completedAt!, completedBy: task.completedBy! }
+        : { completedAt: patch.completed?.at ?? at, completedBy: patch.completed?.by ?? caller.userId }
+      : undefined;
+  const links = blockers
+    ? linkFields(blockers)
+    : {
+        ...(task.blockedBy ? { blockedBy: task.blockedBy } : {}),
+        ...(task.openBlockers ? { openBlockers: task.openBlockers } : {}),
+        ...(task.goneBlockers ? { goneBlockers: task.goneBlockers } : {}),
+      };
+  const next: Task = {
+    ...kept,
+    ...(patch.title !== undefined ? { title: patch.title } : {}),
+    ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+    ...(patch.labels !== undefined ? { labels: [...new Set(patch.labels)] } : {}),
+    ...(notes ? { notes } : {}),
+    ...(dueDate ? { dueDate } : {}),
+    ...(dueTime ? { dueTime } : {}),
+    ...(nextAssignee ? { assigneeId: nextAssignee } : {}),
+    ...(nextProject ? { projectId: nextProject } : {}),
+    ...(done ?? {}),
+    status,
+    ...links,
+    updatedAt: at,
+    version: task.version + 1,
+  };
+  if (sameTask(task, next)) return undefined;
+  return { before: task, next, ...(blockers ? { blockers } : {}) };
+};

@@ -1,0 +1,542 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ToolRefusal } from '../../errors.js';
+import { BoundedMap } from '../../platform/bounded-map.js';
+import { type ItemKey, isTransientDynamoError } from '../../platform/dynamodb.js';
+import {
+  MAX_TRANSACTION_ACTIONS,
+  MAX_TRANSACTION_BYTES,
+  opBytes,
+  opKey,
+  opWriteUnits,
+  WriteNotConfirmed,
+  type WriteOp,
+} from '../../platform/transact.js';
+import { taskRecord } from '../activity/records.js';
+import type { ActivityRecord } from '../model/activity.js';
+import { MAX_WRITE_UNITS_PER_CALL } from '../model/limits.js';
+import { invalid, limitReached, race, unconfirmed, versionConflict } from '../model/refusals.js';
+import { taskNameOf } from '../model/task-refs.js';
+import type { Task } from '../model/types.js';
+import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
+import { DanglingLink } from '../store/task-store.js';
+import { blockerSideOps, changesState, transitionOps } from './links.js';
+import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch, type WriteContext } from './planner.js';
+
+/**
+ * The one writer of tasks. Every change of a task, through every door (task_create, tasks_create,
+ * task_update, tasks_update, task_complete, task_reopen, task_delete, change_undo, the import), is
+ * planned by planner.ts and written here: the task held to the version it was read at (and, for a
+ * change of state or of links, to the links it was read with), the other sides of its links, its
+ * number and its claim, its activity record, and for a delete or a restore its comments' expiry,
+ * all in one write. A link that names a task gone for good is dropped on the way (DanglingLink).
+ */
+
+export interface ChangeOptions {
+  /** Refused as a conflict unless the task is still at this version (what the caller read or gave). */
+  readonly expectVersion?: number;
+  /** The change this one undoes: its record gets `undoOf`, and the original is marked undone in the same write. */
+  readonly undoes?: ActivityRecord;
+  /**
+   * The task is as a record left it, not as read now (an undo): if its links moved since, it is
+   * read again and the change planned once more, instead of being refused.
+   */
+  readonly fromRecord?: boolean;
+  /** The record's id (a bulk call's item: `act_….07`). */
+  readonly recordId?: string;
+  /** The task's comments' keys, when the caller read them already (a delete asks about them first). */
+  readonly comments?: readonly ItemKey[];
+  readonly plan?: PlanOptions;
+}
+
+export interface WrittenTask {
+  readonly before: Task | undefined;
+  readonly task: Task;
+  readonly record: ActivityRecord;
+  /** Write units the change was estimated at (what the call's ceiling counts). */
+  readonly writeUnits: number;
+}
+
+/** The task item, its record, and as many of its comments as fit: one all-or-nothing write. */
+const ROOM_FOR_COMMENTS = MAX_TRANSACTION_ACTIONS;
+
+const nameOf = (ctx: WriteContext, t: Pick<Task, 'number' | 'taskId'>): string => taskNameOf(ctx.caller.workspaceKey, t);
+
+/** What heals a write that met a link to a task gone for good: names to leave out, and `blocks` entries to drop. */
+interface Healing {
+  readonly gone: Set<string>;
+}
+
+/** Everything one task's write puts down besides its record. */
+const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt?: number): WriteOp[] => {
+  const { stores, caller } = ctx;
+  const { before, next, blockers } = planned;
+  const stateMoves = before !== undefined && changesState(before, next);
+  const dependents = (before?.blocks ?? []).filter((id) => !heal.gone.has(id));
+  const forget = (before?.blocks ?? []).filter((id) => heal.gone.has(id));
+  const side = blockers
+    ? {
+        ...blockers,
+        tasks: new Map([...blockers.tasks].filter(([id]) => !heal.gone.has(id))),
+        dropped: blockers.dropped.filter((id) => !heal.gone.has(id)),
+      }
+    : undefined;
+  return [
+    // Held to the `blocks` read: for a change of state, so every dependent is updated; for a change
+    // of links, so two changes that each looked acyclic cannot close a cycle between them (one
+    // linking this task to its blocker raises its `linksVersion` first: the other is then a conflict).
+    ...stores.tasks.writeOps(before, next, {
+      ...(blockers ? { links: true } : {}),
+      ...(before && (stateMoves || blockers || forget.length) ? { linksVersion: before.linksVersion ?? 0 } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+      ...(forget.length ? { forgetDependents: forget } : {}),
+      name: nameOf(ctx, next),
+    }),
+    ...(side ? blockerSideOps(stores, caller, next.taskId, side) : []),
+    ...(before && stateMoves ? transitionOps(stores, before, next, dependents) : []),
+  ];
+};
+
+/** Refuses before writing a change that one transaction cannot hold (its links and the tasks waiting on it). */
+const fitsOneWrite = (ops: readonly WriteOp[]): void => {
+  if (ops.length + 1 > MAX_TRANSACTION_ACTIONS) {
+    throw limitReached(
+      'blockedBy',
+      `this change would write ${ops.length} tasks at once (its links and the tasks waiting on it), more than one all-or-nothing ` +
+        'write holds; change the links and the status in two calls.',
+      { actions: ops.length },
+    );
+  }
+};
+
+const recordFor = (ctx: WriteContext, planned: PlannedTask, opts: ChangeOptions, commentCount?: number): ActivityRecord =>
+  taskRecord(
+    ctx.stores.activity,
+    ctx.source,
+    planned.before,
+    planned.next,
+    { ...(opts.undoes ? { undoOf: opts.undoes.activityId } : {}), ...(commentCount ? { commentCount } : {}) },
+    opts.recordId,
+  );
+
+const bookkeeping = (ctx: WriteContext, record: ActivityRecord, opts: ChangeOptions): WriteOp[] => [
+  ctx.stores.activity.recordOp(record),
+  ...(opts.undoes ? [ctx.stores.activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
+];
+
+/** A write DynamoDB did not confirm, in words: what it would have done, and how to check. */
+const notConfirmed = (ctx: WriteContext, next: Task): ToolRefusal =>
+  unconfirmed(`It would have changed ${nameOf(ctx, next)} to version ${next.version}; task_get ${nameOf(ctx, next)} shows whether it did.`);
+
+/**
+ * Changes one task (any field, its status, a delete or a restore). `before` is the task as read,
+ * or as a record left it (`fromRecord`). Undefined when the change changes nothing.
+ */
+export const changeTask = async (
+  ctx: WriteContext,
+  before: Task,
+  patch: TaskPatch,
+  opts: ChangeOptions = {},
+): Promise<WrittenTask | undefined> => {
+  const { stores, caller } = ctx;
+  if (opts.expectVersion !== undefined && opts.expectVersion !== before.version) {
+    throw versionConflict(`task ${nameOf(ctx, before)}`, before.version, opts.expectVersion, 'task_get');
+  }
+  let base = before;
+  let planned = await planChange(ctx, base, patch, opts.plan);
+  if (!planned) return undefined;
+  const heal: Healing = { gone: new Set() };
+  const deleting = !!planned.next.deletedAt && !base.deletedAt;
+  const restoring = !planned.next.deletedAt && !!base.deletedAt;
+  const comments = deleting || restoring ? (opts.comments ?? (await stores.comments.keysOfTask(caller.workspaceId, base.taskId))) : [];
+  for (let attempt = 1; ; attempt++) {
+    const record = recordFor(ctx, planned, opts, deleting ? comments.length : undefined);
+    const expiresAt = deleting ? record.expiresAt : undefined;
+    const ops = opsOf(ctx, planned, heal, expiresAt);
+    fitsOneWrite(ops);
+    const bookOps = bookkeeping(ctx, record, opts);
+    const room = ROOM_FOR_COMMENTS - ops.length - bookOps.length;
+    const inWrite = comments.slice(0, Math.max(0, room));
+    const later = comments.slice(inWrite.length);
+    try {
+      // Comments past what one write holds: a restore keeps them again first (still invisible, their
+      // task being deleted), so a fault half way never leaves a visible comment that would expire.
+      if (restoring && attempt === 1) await markCommentsExpiring(ctx, later, undefined);
+      const all = [...ops, ...inWrite.map((key) => stores.comments.expiryOp(key, expiresAt)), ...bookOps];
+      await stores.commit(all);
+      // The task is invisible now, and its comments with it; the rest only learn when they expire.
+      if (deleting) await markCommentsExpiring(ctx, later, expiresAt).catch(() => undefined);
+      return { before: base, task: planned.next, record, writeUnits: all.reduce((sum, op) => sum + opWriteUnits(op), 0) };
+    } catch (err) {
+      if (err instanceof WriteNotConfirmed) throw notConfirmed(ctx, planned.next);
+      if (attempt >= 4) throw err;
+      if (err instanceof DanglingLink) {
+        heal.gone.add(err.taskId);
+        continue;
+      }
+      // A record's picture of the task may lack links made since: read it again, and plan on it.
+      if (opts.fromRecord && err instanceof ToolRefusal && err.reason === 'links-moved') {
+        const fresh = await stores.tasks.getAny(caller.workspaceId, base.taskId);
+        if (!fresh || fresh.version !== base.version) throw err;
+        base = fresh;
+        const again = await planChange(ctx, base, patch, opts.plan);
+        if (!again) return undefined;
+        planned = again;
+        continue;
+      }
+      throw err;
+    }
+  }
+};
+
+/**
+ * Sets (or with `undefined` clears) the `expiresAt` of comments past what a task's own delete or
+ * restore write holds, a transaction's worth at a time (docs/workspace.md, "Deletes keep what undo needs").
+ */
+const markCommentsExpiring = async (ctx: WriteContext, keys: readonly ItemKey[], expiresAt: number | undefined): Promise<void> => {
+  for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
+    await ctx.stores.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => ctx.stores.comments.expiryOp(key, expiresAt)));
+  }
+};
+
+// ---- many at once ------------------------------------------------------------------------------
+
+/** One item of a bulk call: what it made or changed, or why not. */
+export type ItemOutcome =
+  | { readonly ok: true; readonly written: WrittenTask }
+  | { readonly ok: true; readonly unchanged: Task }
+  | { readonly ok: false; readonly error: Error };
+
+/** A refusal as an item's reason; anything else is the call's failure (a 5xx, no internals). */
+const asItemError = (err: unknown, ctx: WriteContext, next?: Task): Error => {
+  if (err instanceof ToolRefusal) return err;
+  if (err instanceof WriteNotConfirmed) return next ? notConfirmed(ctx, next) : unconfirmed('task_get shows whether it was written.');
+  if (isTransientDynamoError(err)) return unconfirmed('Read it before retrying.');
+  throw err;
+};
+
+/** An item whose task would wait on one the same call did not create. */
+const waitsOnRefused = (_position: number) =>
+  invalid('blockedBy', 'a task it waits on in this call was not created, so this one is not either.');
+
+const ceilingRefusal = () =>
+  limitReached(
+    'tasks',
+    `not written: this call reached the ${MAX_WRITE_UNITS_PER_CALL} write units one call may spend (long notes cost the most); send the rest in another call.`,
+    { most: MAX_WRITE_UNITS_PER_CALL },
+  );
+
+/**
+ * Changes many tasks, each on its own (all or nothing per task): the writes go in as few
+ * transactions as fit, two links to one blocker as one action, and a failed condition refuses only
+ * its own task. Entries past the call's write units are refused without being written.
+ */
+export const changeTasks = async (
+  ctx: WriteContext,
+  entries: readonly { readonly before: Task; readonly patch: TaskPatch; readonly opts?: ChangeOptions }[],
+): Promise<ItemOutcome[]> => {
+  const outcomes: ItemOutcome[] = new Array(entries.length);
+  const planned: { i: number; p: PlannedTask; record: ActivityRecord; ops: WriteOp[]; heal: Healing; opts: ChangeOptions }[] = [];
+  await Promise.all(
+    entries.map(async ({ before, patch, opts = {} }, i) => {
+      try {
+        if (opts.expectVersion !== undefined && opts.expectVersion !== before.version) {
+          throw versionConflict(nameOf(ctx, before), before.version, opts.expectVersion, 'task_get', 'version');
+        }
+        const p = await planChange(ctx, before, patch, opts.plan);
+        if (!p) {
+          outcomes[i] = { ok: true, unchanged: before };
+          return;
+        }
+        const heal: Healing = { gone: new Set() };
+        const ops = opsOf(ctx, p, heal);
+        fitsOneWrite(ops);
+        const record = recordFor(ctx, p, opts);
+        planned.push({ i, p, record, ops: [...ops, ...bookkeeping(ctx, record, opts)], heal, opts });
+      } catch (err) {
+        outcomes[i] = { ok: false, error: asItemError(err, ctx) };
+      }
+    }),
+  );
+  planned.sort((a, b) => a.i - b.i);
+  // The call's ceiling, in input order.
+  let spent = 0;
+  const within = planned.filter((g) => {
+    const units = g.ops.reduce((sum, op) => sum + opWriteUnits(op), 0);
+    if (spent + units > MAX_WRITE_UNITS_PER_CALL) {
+      outcomes[g.i] = { ok: false, error: ceilingRefusal() };
+      return false;
+    }
+    spent += units;
+    return true;
+  });
+  let pending = within;
+  for (let round = 1; pending.length && round <= 3; round++) {
+    const results = await ctx.stores.commitEach(pending.map((g) => g.ops));
+    const again: typeof pending = [];
+    for (const [j, g] of pending.entries()) {
+      const err = results[j];
+      if (!err) {
+        outcomes[g.i] = {
+          ok: true,
+          written: { before: g.p.before, task: g.p.next, record: g.record, writeUnits: g.ops.reduce((s, op) => s + opWriteUnits(op), 0) },
+        };
+      } else if (err instanceof DanglingLink && round < 3) {
+        g.heal.gone.add(err.taskId);
+        again.push({ ...g, ops: [...opsOf(ctx, g.p, g.heal), ...bookkeeping(ctx, g.record, g.opts)] });
+      } else outcomes[g.i] = { ok: false, error: asItemError(err, ctx, g.p.next) };
+    }
+    pending = again;
+  }
+  return outcomes;
+};
+
+/** A task a bulk create is to make: its fields, checked, and the item's record id. */
+export interface CreateItem {
+  readonly fields: NewTask;
+  readonly recordId?: string;
+  readonly plan?: PlanOptions;
+  /** Positions (in this call, from 0) of earlier items whose tasks it links to: if one is not created, neither is this. */
+  readonly after?: readonly number[];
+}
+
+/**
+ * Creates tasks with consecutive numbers in input order, each all or nothing with its record, its
+ * number's claim and its links' other sides, packed into as few transactions as fit (100 actions,
+ * 4 MB; the counter moves once per transaction). A link to a task an earlier item of the call
+ * creates is part of that task's own write when both land in one transaction. If a transaction fails
+ * for something else than the counter (a blocker changed meanwhile), each of its items is tried on
+ * its own, so only the one at fault is refused.
+ */
+export const createTasks = async (
+  ctx: WriteContext,
+  items: readonly CreateItem[],
+  opts: { readonly replayKey?: string } = {},
+): Promise<ItemOutcome[]> => {
+  const replayed = opts.replayKey ? await replay(ctx, opts.replayKey) : undefined;
+  if (replayed) return replayed;
+  const outcomes: ItemOutcome[] = new Array(items.length);
+  const planned: { i: number; p: PlannedTask; item: CreateItem }[] = [];
+  await Promise.all(
+    items.map(async (item, i) => {
+      try {
+        planned.push({ i, p: await planCreate(ctx, item.fields, item.plan), item });
+      } catch (err) {
+        outcomes[i] = { ok: false, error: asItemError(err, ctx) };
+      }
+    }),
+  );
+  planned.sort((a, b) => a.i - b.i);
+  const created = new Map<string, number>();
+  const failedEarlier = (item: CreateItem) => (item.after ?? []).find((j) => j < 0 || (outcomes[j] !== undefined && !outcomes[j]!.ok));
+  let spent = 0;
+  let queue = [...planned];
+  while (queue.length) {
+    // An item whose linked earlier item was refused is refused too.
+    queue = queue.filter((x) => {
+      const j = failedEarlier(x.item);
+      if (j === undefined) return true;
+      outcomes[x.i] = { ok: false, error: waitsOnRefused(j) };
+      return false;
+    });
+    if (!queue.length) break;
+    const chunk = takeChunk(ctx, queue);
+    if (!chunk.length) break;
+    const units = chunk.reduce((sum, x) => sum + estimateCreate(ctx, x.p), 0);
+    if (spent + units > MAX_WRITE_UNITS_PER_CALL) {
+      for (const x of chunk) outcomes[x.i] = { ok: false, error: ceilingRefusal() };
+      queue = queue.filter((x) => !chunk.includes(x));
+      // Later items may be smaller; they are checked one chunk at a time, in order.
+      continue;
+    }
+    try {
+      for (const w of await writeCreates(ctx, chunk, created)) outcomes[w.i] = { ok: true, written: w.written };
+      spent += units;
+    } catch (err) {
+      if (err instanceof CounterMoved) throw err;
+      if (err instanceof UnconfirmedCreates) {
+        // What the call would have made, kept so that the same call again replays this very write.
+        for (const w of err.written) outcomes[w.i] = { ok: false, error: notConfirmedCreate(ctx, w.written.task) };
+        if (opts.replayKey && chunk.length === items.length) {
+          remember(
+            opts.replayKey,
+            err.input,
+            err.written.map((w) => ({ i: w.i, written: w.written })),
+            items.length,
+          );
+        }
+        queue = queue.filter((x) => !chunk.includes(x));
+        continue;
+      }
+      if (chunk.length === 1) outcomes[chunk[0]!.i] = { ok: false, error: asItemError(err, ctx, chunk[0]!.p.next) };
+      else {
+        // Each on its own, in order: only the one at fault is refused.
+        for (const x of chunk) {
+          const j = failedEarlier(x.item);
+          if (j !== undefined) {
+            outcomes[x.i] = { ok: false, error: waitsOnRefused(j) };
+            continue;
+          }
+          try {
+            const [w] = await writeCreates(ctx, [x], created);
+            outcomes[x.i] = { ok: true, written: w!.written };
+          } catch (e) {
+            if (e instanceof CounterMoved) throw e;
+            outcomes[x.i] = { ok: false, error: asItemError(e, ctx, x.p.next) };
+          }
+        }
+        spent += units;
+      }
+    }
+    queue = queue.filter((x) => !chunk.includes(x));
+  }
+  return outcomes;
+};
+
+/** Estimated write units of a create: its ops and its record, as transact.ts counts them. */
+const estimateCreate = (ctx: WriteContext, p: PlannedTask): number =>
+  [
+    ...opsOf(ctx, p, { gone: new Set() }),
+    ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, p.next)),
+  ].reduce((sum, op) => sum + opWriteUnits(op), 0) + 4; // the number's claim and the counter
+
+/** The items of the next transaction: as many as fit in input order (actions and bytes, links to each other combined). */
+const takeChunk = <T extends { i: number; p: PlannedTask }>(ctx: WriteContext, queue: readonly T[]): T[] => {
+  const chunk: T[] = [];
+  let actions = 1; // the counter
+  let bytes = 0;
+  for (const x of queue) {
+    const ops = [
+      ...opsOf(ctx, x.p, { gone: new Set() }),
+      ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, x.p.next)),
+    ];
+    // The task, its record, its claim, and its blockers' side (where those combine with another item's, counted once more than needed).
+    const a = ops.length + 1;
+    const b = ops.reduce((sum, op) => sum + opBytes(op), 0) + 128;
+    if (chunk.length && (actions + a > MAX_TRANSACTION_ACTIONS || bytes + b > MAX_TRANSACTION_BYTES - 64 * 1024)) break;
+    chunk.push(x);
+    actions += a;
+    bytes += b;
+  }
+  return chunk;
+};
+
+/**
+ * One transaction of creates: numbers first … first + k - 1 and every item, or none. Ops on one item
+ * (a new task and a later item's link to it; two items' links to one blocker) are combined into one.
+ */
+const writeCreates = async (
+  ctx: WriteContext,
+  chunk: readonly { i: number; p: PlannedTask; item: CreateItem }[],
+  /** Tasks of this call written already: id → number (this transaction's are added once it is written). */
+  created: Map<string, number>,
+) => {
+  const { stores, caller } = ctx;
+  return withNewNumbers(stores.numbers, caller, chunk.length, async (first, counterAndClaims) => {
+    // A link to a task the same call creates names its number, known only now (or when its transaction was written).
+    const numbers = new Map([...created, ...chunk.map((x, j) => [x.p.next.taskId, first + j] as const)]);
+    const numbered = chunk.map((x, j) => {
+      const links = x.p.next.blockedBy;
+      const blockedBy = links && Object.fromEntries(Object.entries(links).map(([id, n]) => [id, n || (numbers.get(id) ?? 0)]));
+      return { ...x, p: { ...x.p, next: { ...x.p.next, number: first + j, ...(blockedBy ? { blockedBy } : {}) } } };
+    });
+    const records = numbered.map((x) => recordFor(ctx, x.p, { ...(x.item.recordId ? { recordId: x.item.recordId } : {}) }));
+    const ops = combine([
+      ...counterAndClaims(numbered.map((x) => x.p.next.taskId)),
+      ...numbered.flatMap((x, j) => [...opsOf(ctx, x.p, { gone: new Set() }), stores.activity.recordOp(records[j]!)]),
+    ]);
+    const written = numbered.map((x, j) => ({
+      i: x.i,
+      written: { before: undefined, task: x.p.next, record: records[j]!, writeUnits: estimateCreate(ctx, x.p) } satisfies WrittenTask,
+    }));
+    try {
+      await stores.commit(ops);
+    } catch (err) {
+      if (err instanceof WriteNotConfirmed) throw new UnconfirmedCreates(err.input, written);
+      throw err;
+    }
+    for (const x of numbered) {
+      stores.numbers.remember(x.p.next.workspaceId, x.p.next.number, x.p.next.taskId);
+      created.set(x.p.next.taskId, x.p.next.number!);
+    }
+    return written;
+  });
+};
+
+/** A transaction of creates DynamoDB did not confirm: the request as sent, and what it would have made. */
+class UnconfirmedCreates extends Error {
+  override name = 'UnconfirmedCreates';
+  constructor(
+    readonly input: TransactWriteCommandInput,
+    readonly written: readonly { readonly i: number; readonly written: WrittenTask }[],
+  ) {
+    super('a transaction of creates was not confirmed');
+  }
+}
+
+const notConfirmedCreate = (ctx: WriteContext, task: Task): ToolRefusal =>
+  unconfirmed(`It would have created ${nameOf(ctx, task)} '${task.title}'; task_get ${nameOf(ctx, task)} shows whether it did.`);
+
+/**
+ * Creates DynamoDB did not confirm, by the call that asked for them (its caller, tool and
+ * arguments), for as long as DynamoDB keeps a request token (ten minutes): the same call again
+ * replays that very transaction, so a model that retries never gets a second task. Per instance:
+ * a retry that lands on another instance is not recognised (docs/workspace.md).
+ */
+const REPLAY_MS = 9 * 60_000;
+const unconfirmedCalls = new BoundedMap<
+  string,
+  {
+    readonly input: TransactWriteCommandInput;
+    readonly written: readonly { i: number; written: WrittenTask }[];
+    readonly size: number;
+    readonly until: number;
+  }
+>(1_000);
+
+const remember = (
+  key: string,
+  input: TransactWriteCommandInput,
+  written: readonly { i: number; written: WrittenTask }[],
+  size: number,
+): void => {
+  unconfirmedCalls.set(key, { input, written, size, until: Date.now() + REPLAY_MS });
+};
+
+const replay = async (ctx: WriteContext, key: string): Promise<ItemOutcome[] | undefined> => {
+  const entry = unconfirmedCalls.get(key);
+  if (!entry) return undefined;
+  unconfirmedCalls.delete(key);
+  if (entry.until < Date.now()) return undefined;
+  try {
+    await ctx.stores.resend(entry.input);
+  } catch {
+    // Not written then, nor now (a condition moved, or DynamoDB still does not answer): a fresh create duplicates nothing.
+    return undefined;
+  }
+  const outcomes: ItemOutcome[] = new Array(entry.size);
+  for (const w of entry.written) {
+    ctx.stores.numbers.remember(w.written.task.workspaceId, w.written.task.number, w.written.task.taskId);
+    outcomes[w.i] = { ok: true, written: w.written };
+  }
+  return outcomes;
+};
+
+/** Ops on one item combined into one action where they can be (transact.ts, WriteOp.merge); the rest stay in order. */
+const combine = (ops: readonly WriteOp[]): WriteOp[] => {
+  const out: WriteOp[] = [];
+  const at = new Map<string, number>();
+  for (const op of ops) {
+    const key = opKey(op);
+    const i = at.get(key);
+    if (i === undefined) {
+      at.set(key, out.length);
+      out.push(op);
+      continue;
+    }
+    const merged = out[i]!.merge?.(op) ?? op.merge?.(out[i]!);
+    // Two changes of one item that do not combine: the transaction is tried item by item instead.
+    if (!merged) throw race();
+    out[i] = merged;
+  }
+  return out;
+};

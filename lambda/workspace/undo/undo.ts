@@ -1,0 +1,224 @@
+import { ToolRefusal } from '../../errors.js';
+import type { Member, Scope } from '../../vocabulary.js';
+import { describeChange, whenPhrase } from '../activity/render.js';
+import { deleteComment, restoreComment } from '../comments/comment-writer.js';
+import { revokeToken } from '../membership/credentials.js';
+import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
+import { type ActivityRecord, stateAfter } from '../model/activity.js';
+import { changedSince, notUndoable, projectDeleted, race, roleTooLow } from '../model/refusals.js';
+import type { Comment, Project, Task } from '../model/types.js';
+import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
+import { loadNames } from '../store/lookups.js';
+import type { Names } from '../store/names.js';
+import type { TaskPatch, WriteContext } from '../tasks/planner.js';
+import { changeTask } from '../tasks/task-writer.js';
+
+/**
+ * change_undo's executors, one per kind of target. Each computes the state to return to from the
+ * record and hands it, as a change, to that kind's own writer: the same rules, the same role check
+ * (the caller's role now), the same limits as the change itself went through, so no rule is skipped
+ * by undoing. The writer holds the target to the state the change left it in (its version, a
+ * member's role or status) and writes the undo's record and the original's `undoneBy` with it; a
+ * target that moved on is a conflict naming the later changes, and nothing is written.
+ */
+
+export interface UndoContext extends WriteContext {
+  /** The caller's scopes, as cut to their role now: member changes need team:admin. */
+  readonly scopes: readonly Scope[];
+}
+
+export interface UndoResult {
+  readonly undo: ActivityRecord;
+}
+
+/** A refusal of the target's held state means it moved on: say by whom and when. */
+const conflictNamingLater = async (ctx: UndoContext, record: ActivityRecord, names: Names, cause: unknown): Promise<never> => {
+  if (!(cause instanceof ToolRefusal) || (cause.reason !== 'version-conflict' && cause.reason !== 'race')) throw cause;
+  const later = (await ctx.stores.activity.laterOnTarget(ctx.caller.workspaceId, record, 3)).filter(
+    (r) => r.activityId !== record.activityId,
+  );
+  throw changedSince(
+    record.targetLabel,
+    record.activityId,
+    later.map(
+      (r) =>
+        `${r.activityId} by ${r.actorName} via ${r.client}, ${whenPhrase(r.at, ctx.source.now, ctx.caller.timeZone)}: ${describeChange(r, names)}`,
+    ),
+    later.map((r) => r.activityId),
+  );
+};
+
+/** The change that nothing moved: an undo that finds the target as it was already has nothing to write. */
+const nothingToUndo = (record: ActivityRecord) =>
+  notUndoable(record.activityId, 'changed nothing that is still different; nothing was written.');
+
+// ---- tasks ---------------------------------------------------------------------------------------
+
+/** The patch that puts a task back to its state before the record's change. */
+const taskPatchBack = (record: ActivityRecord): TaskPatch => {
+  const before = record.before as unknown as Task;
+  const patch: Record<string, unknown> = {};
+  for (const c of record.changes) {
+    const was = c.before;
+    switch (c.field) {
+      case 'title':
+      case 'priority':
+        patch[c.field] = was;
+        break;
+      case 'notes':
+      case 'dueDate':
+      case 'dueTime':
+      case 'assigneeId':
+      case 'projectId':
+        patch[c.field] = was ?? null;
+        break;
+      case 'labels':
+        patch.labels = (was as string[] | undefined) ?? [];
+        break;
+      case 'blockedBy':
+        patch.blockedBy = Object.keys((was as Record<string, number> | undefined) ?? {});
+        break;
+      case 'status':
+        patch.status = was;
+        if (was === 'done' && before.completedAt) patch.completed = { at: before.completedAt, by: before.completedBy ?? record.actorId };
+        break;
+      case 'deletedAt':
+        patch.deleted = was !== undefined;
+        break;
+    }
+  }
+  return patch as TaskPatch;
+};
+
+const undoTask = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
+  // The task as the change left it: what the writer holds the undo to (its version).
+  const current = { ...(stateAfter(record) as unknown as Task), version: record.version! };
+  const patch: TaskPatch = record.before ? taskPatchBack(record) : { deleted: true };
+  const back = record.before as unknown as Task | undefined;
+  if (patch.deleted === false && back?.projectId && !names.projects.has(back.projectId)) {
+    // Restoring into a project that is gone would make a task no list shows.
+    throw projectDeleted(back.projectId, 'meanwhile', 'activityId (its project)');
+  }
+  try {
+    const written = await changeTask(ctx, current, patch, { undoes: record, fromRecord: true });
+    if (!written) throw nothingToUndo(record);
+    return { undo: written.record };
+  } catch (err) {
+    return conflictNamingLater(ctx, record, names, err);
+  }
+};
+
+// ---- projects ------------------------------------------------------------------------------------
+
+const undoProject = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
+  const current = { ...(stateAfter(record) as unknown as Project), version: record.version! };
+  const before = record.before as unknown as Project | undefined;
+  const patch: ProjectPatch = before
+    ? {
+        ...(record.changes.some((c) => c.field === 'name') ? { name: before.name } : {}),
+        ...(record.changes.some((c) => c.field === 'description') ? { description: before.description ?? null } : {}),
+        ...(record.changes.some((c) => c.field === 'status') ? { archived: before.status === 'archived' } : {}),
+        ...(record.changes.some((c) => c.field === 'deletedAt') ? { deleted: before.deletedAt !== undefined } : {}),
+      }
+    : { deleted: true };
+  try {
+    const written = await changeProject(ctx, current, patch, { expectVersion: record.version!, undoes: record });
+    if (!written) throw nothingToUndo(record);
+    return { undo: written.record };
+  } catch (err) {
+    return conflictNamingLater(ctx, record, names, err);
+  }
+};
+
+// ---- comments ------------------------------------------------------------------------------------
+
+const undoComment = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
+  const comment = (record.after ?? record.before) as unknown as Comment;
+  const task = {
+    taskId: comment.taskId,
+    title: record.targetLabel,
+    ...(record.taskNumber !== undefined ? { number: record.taskNumber } : {}),
+    ...(record.projectId ? { projectId: record.projectId } : {}),
+  };
+  try {
+    const written =
+      record.action === 'deleted' ? await restoreComment(ctx, task, comment, record) : await deleteComment(ctx, task, comment, record);
+    return { undo: written.record };
+  } catch (err) {
+    return conflictNamingLater(ctx, record, names, err);
+  }
+};
+
+// ---- members -------------------------------------------------------------------------------------
+
+const undoMember = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
+  const { stores, caller, source } = ctx;
+  if (!ctx.scopes.includes('team:admin'))
+    throw roleTooLow(`undoing ${record.activityId} (a member change) with this token`, 'admin (a token with team:admin)', caller.role);
+  const ws = caller.workspaceId;
+  const before = record.before as unknown as Member | undefined;
+  const after = stateAfter(record) as unknown as (Member & { deletedAt?: string }) | undefined;
+  const members = await stores.directory.listMembers(ws);
+  const now = members.find((m) => m.userId === record.targetId);
+  // The member must still be as the change left them; the writer's rules then decide as for any change.
+  const moved = (): Promise<never> => conflictNamingLater(ctx, record, names, race());
+  const opts = { undoes: record };
+  let change: MemberChange;
+  if (record.action === 'invited' || record.action === 'restored') {
+    if (!now || now.role !== after?.role || now.status !== after.status) return moved();
+    change = await removeMember(stores, caller, source, ws, record.targetId, opts);
+  } else if (record.action === 'removed') {
+    if (now || !before) return moved();
+    change = await inviteMember(stores, caller, source, before, opts);
+  } else if (record.action === 'role_changed') {
+    if (!now || now.role !== after?.role || !before) return moved();
+    change = await changeRole(stores, caller, source, ws, record.targetId, before.role, { ...opts, expected: after.role });
+    if (!change.changed) return moved();
+  } else {
+    if (!now || now.status !== after?.status || !before) return moved();
+    change = await changeStatus(stores, caller, source, ws, record.targetId, before.status, opts);
+  }
+  return { undo: change.record! };
+};
+
+// ---- tokens --------------------------------------------------------------------------------------
+
+const undoToken = async (ctx: UndoContext, record: ActivityRecord): Promise<UndoResult> => {
+  const { stores, caller, source } = ctx;
+  if (record.action !== 'created') {
+    throw notUndoable(
+      record.activityId,
+      'revoked a token or disconnected an app, which cannot be undone: a revoked credential stays revoked. Make a new token on the account page, or connect the app again.',
+    );
+  }
+  const token = record.after as unknown as Parameters<typeof revokeToken>[3];
+  const owner = await stores.directory.getMember(caller.workspaceId, token.userId);
+  const revoked = await revokeToken(stores, caller, source, token, owner, {
+    undoOf: record.activityId,
+    extra: (undo) => [stores.activity.markUndoneOp(record, undo.activityId, undo.at)],
+  });
+  if (!revoked.record) throw notUndoable(record.activityId, 'made a token that is revoked already; nothing was written.');
+  return { undo: revoked.record };
+};
+
+/** Undoes one record; the caller has checked it exists, is live, and is not undone yet. */
+export const undoChange = async (ctx: UndoContext, record: ActivityRecord): Promise<UndoResult> => {
+  const names = await loadNames(ctx.stores, ctx.caller);
+  switch (record.kind) {
+    case 'task':
+      return undoTask(ctx, record, names);
+    case 'project':
+      return undoProject(ctx, record, names);
+    case 'comment':
+      return undoComment(ctx, record, names);
+    case 'member':
+      return undoMember(ctx, record, names);
+    case 'token':
+      return undoToken(ctx, record);
+    case 'workspace':
+      throw notUndoable(
+        record.activityId,
+        'switched the whole workspace off or on, which only an operator changes (npm run admin -- workspace enable|disable).',
+      );
+  }
+};

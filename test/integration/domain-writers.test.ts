@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { ToolRefusal } from '../../lambda/errors.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { taskSk, wsPk } from '../../lambda/platform/item-keys.js';
+import { MAX_TRANSACTION_BYTES } from '../../lambda/platform/transact.js';
+import type { Principal } from '../../lambda/vocabulary.js';
+import type { Caller } from '../../lambda/workspace/model/caller.js';
+import type { Task } from '../../lambda/workspace/model/types.js';
+import type { WriteContext } from '../../lambda/workspace/tasks/planner.js';
+import { changeTask, changeTasks, createTasks } from '../../lambda/workspace/tasks/task-writer.js';
+import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
+import { modernCall } from '../helpers/local.js';
+import { createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+
+// The task writer driven directly, as every door drives it: typed refusals, the rules, how writes
+// are packed (one action per item and blocker, actions and bytes per transaction), healing a link
+// to a task gone for good, and transactions whose outcome DynamoDB answers late or "in progress".
+// The stores are the deployed function's own, over the embedded DynamoDB behind a counting proxy.
+
+let server: LocalServer;
+let proxy: DynamoProxy;
+let close: () => Promise<void>;
+let ws: TestWorkspace;
+
+before(async () => {
+  ({ server, proxy, close } = await startProxiedServer({ DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' }));
+  ws = await createTestWorkspace(server);
+});
+after(() => close());
+
+const callerOf = (userId: string, role: Principal['role']): Caller => ({
+  workspaceId: ws.workspaceId,
+  workspaceKey: 'TEST',
+  pastKeys: [],
+  taskCounter: 0,
+  directoryVersion: 0,
+  userId,
+  name: userId,
+  role,
+  timeZone: 'UTC',
+});
+
+const ctxOf = (caller: Caller): WriteContext => ({
+  stores: server.app.services,
+  caller,
+  source: { actorId: caller.userId, actorName: caller.name, client: 'domain test', tool: 'test', now: new Date() },
+});
+
+const member = () => ctxOf(callerOf(ws.member.userId, 'member'));
+
+const made = async (titles: readonly string[], ctx = member()): Promise<Task[]> => {
+  const outcomes = await createTasks(
+    ctx,
+    titles.map((title) => ({ fields: { title, priority: 'P4' as const } })),
+  );
+  return outcomes.map((o) => {
+    assert.ok(o.ok && 'written' in o, JSON.stringify(o));
+    return o.written.task;
+  });
+};
+
+const transactionsDuring = async (run: () => Promise<unknown>): Promise<number> => {
+  const from = proxy.operations.length;
+  await run();
+  return proxy.operations.slice(from).filter((op) => op === 'TransactWriteItems').length;
+};
+
+const reasonOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof ToolRefusal, String(err));
+    return err.reason;
+  }
+  assert.fail('expected a refusal');
+};
+
+describe('refusals carry a typed reason and its data', () => {
+  test('a stale version: version-conflict, with the current version', async () => {
+    const [t] = await made(['Versioned']);
+    await changeTask(member(), t!, { title: 'Moved on' });
+
+    const err = await changeTask(member(), t!, { title: 'Stale' }, { expectVersion: 1 }).catch((e: ToolRefusal) => e);
+
+    assert.ok(err instanceof ToolRefusal);
+    assert.equal(err.reason, 'version-conflict');
+    assert.deepEqual(err.data, { current: 2, expected: 1 });
+  });
+
+  test('a viewer changing a task: role, whatever door it came through', async () => {
+    const [t] = await made(['Guarded']);
+
+    assert.equal(await reasonOf(changeTask(ctxOf(callerOf(ws.viewer.userId, 'viewer')), t!, { title: 'Nope' })), 'role');
+  });
+
+  test("a member deleting someone else's task: role; restoring it (the delete's undo) needs the same", async () => {
+    const [t] = await made(['Theirs'], ctxOf(callerOf(ws.admin.userId, 'admin')));
+    const deleted = await changeTask(ctxOf(callerOf(ws.admin.userId, 'admin')), t!, { deleted: true });
+
+    assert.equal(await reasonOf(changeTask(member(), t!, { deleted: true })), 'role');
+    assert.equal(await reasonOf(changeTask(member(), deleted!.task, { deleted: false }, { fromRecord: true })), 'role');
+  });
+
+  test('a change of a deleted task: deleted', async () => {
+    const [t] = await made(['Gone']);
+    const deleted = await changeTask(member(), t!, { deleted: true });
+
+    assert.equal(await reasonOf(changeTask(member(), deleted!.task, { title: 'After' })), 'deleted');
+  });
+});
+
+describe('packing: one action per item, as few transactions as fit', () => {
+  test('fifty changes that all keep one shared blocker are two transactions at most, not one each', async () => {
+    const [blocker] = await made(['Shared blocker']);
+    const tasks = await made(Array.from({ length: 50 }, (_, i) => `Waits ${i}`));
+    const linked = await changeTasks(
+      member(),
+      tasks.map((t) => ({ before: t, patch: { blockedBy: [blocker!.taskId] } })),
+    );
+    assert.ok(
+      linked.every((o) => o.ok),
+      JSON.stringify(linked.find((o) => !o.ok)),
+    );
+
+    const fresh = await server.app.services.tasks.getMany(
+      ws.workspaceId,
+      tasks.map((t) => t.taskId),
+    );
+    const n = await transactionsDuring(() =>
+      changeTasks(
+        member(),
+        tasks.map((t) => ({ before: fresh.get(t.taskId)!, patch: { priority: 'P2', blockedBy: [blocker!.taskId] } })),
+      ),
+    );
+
+    assert.ok(n <= 2, `${n} transactions`);
+    assert.equal((await server.app.services.tasks.get(ws.workspaceId, blocker!.taskId))!.blocks!.length, 50);
+  });
+
+  test('creates with long notes are packed by bytes: no transaction is refused for passing 4 MB', async () => {
+    const notes = '長いメモ'.repeat(2_400); // ~29 KB of UTF-8 a task, twice that in its record
+    const outcomes = await createTasks(
+      member(),
+      Array.from({ length: 40 }, (_, i) => ({ fields: { title: `Long ${i}`, notes, priority: 'P4' as const } })),
+    );
+
+    assert.equal(outcomes.filter((o) => o.ok).length, 40, JSON.stringify(outcomes.find((o) => !o.ok)));
+    assert.ok(40 * 3 * 29 * 1024 > MAX_TRANSACTION_BYTES, 'the call is larger than one transaction holds');
+  });
+});
+
+describe('a link to a task gone for good is dropped by the next write that meets it', () => {
+  test('completing a blocker whose waiting task expired (TTL) completes it, and forgets the expired one', async () => {
+    const [blocker] = await made(['Outlives its dependent']);
+    const [dependent] = await made(['Expires']);
+    await changeTask(member(), dependent!, { blockedBy: [blocker!.taskId] });
+    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
+    // As TTL removes a deleted task once its undo window ends.
+    await db.send(
+      new DeleteCommand({
+        TableName: server.app.config.tables.workspace,
+        Key: { pk: wsPk(ws.workspaceId), sk: taskSk(dependent!.taskId) },
+      }),
+    );
+    db.destroy();
+    const current = (await server.app.services.tasks.get(ws.workspaceId, blocker!.taskId))!;
+
+    const done = await changeTask(member(), current, { status: 'done' });
+
+    assert.equal(done?.task.status, 'done');
+    assert.equal((await server.app.services.tasks.get(ws.workspaceId, blocker!.taskId))!.blocks, undefined);
+  });
+});
+
+describe('a transaction DynamoDB answers late or "in progress" is written once, never a 500', () => {
+  for (const mode of ['in-progress', 'late'] as const) {
+    test(`${mode}: task_create answers the task, and exactly one is stored`, { timeout: 30_000 }, async () => {
+      const title = `Once under ${mode}`;
+      proxy.failWritesFrom(1, mode, 3);
+      const res = await modernCall(server, 'tools/call', { name: 'task_create', arguments: { title } }, { token: ws.member.token }).finally(
+        () => proxy.clearFault(),
+      );
+
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.result.isError, false, res.text);
+      const found = await server.app.services.tasks.search(ws.workspaceId, { status: 'open', words: [title.toLowerCase()] }, 10);
+      assert.equal(found.tasks.length, 1);
+    });
+  }
+});

@@ -1,0 +1,327 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { legacyCall, modernCall } from '../helpers/local.js';
+import {
+  addToken,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
+
+// The findings of a review of the workspace core tried as an attacker and a careless client would:
+// each test is one of them, through the tools as a client calls them. Every one of these failed on
+// the code before the task writer, typed refusals and credentials that follow the person.
+
+let server: LocalServer;
+let ws: TestWorkspace;
+
+before(async () => {
+  server = await startWorkspaceServer();
+  ws = await createTestWorkspace(server);
+});
+after(() => server.close());
+
+const text = toolText;
+const m = () => caller(server, ws.member.token);
+const create = async (title: string, extra: Record<string, unknown> = {}, call = m()) =>
+  (await call('task_create', { title, ...extra })).structuredContent as {
+    key: string;
+    taskId: string;
+    version: number;
+    activityId: string;
+  };
+const blockedByOf = async (key: string, call = m()) =>
+  ((await call('task_get', { taskId: key })).structuredContent.blockedBy ?? []).map((b: { key: string }) => b.key).sort();
+
+/** A 2026-07-28 client of the official SDK that can show forms, answering every question with `answer`. */
+const asking = async (token: string, answer: { action: 'accept'; content: { confirm: boolean } } | { action: 'decline' }) => {
+  const client = new Client(
+    { name: 'doers-core', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+  );
+  const asked: { message: string }[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params as { message: string });
+    return answer;
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
+  return { client, asked };
+};
+
+/** A token made the way the account page makes one: with its record, so change_undo can take it back. */
+const tokenWithRecord = async (workspaceId: string, userId: string, scopes: string[]) => {
+  const { activity, tokens } = server.app.services;
+  const { tokenRecord, doorSource } = await import('../../lambda/workspace/activity/records.js');
+  const secret = generateTokenSecret();
+  const at = new Date();
+  const token = {
+    tokenId: `tok_${Math.random().toString(16).slice(2, 18).padEnd(16, '0')}`,
+    workspaceId,
+    userId,
+    scopes: scopes as never,
+    label: 'laptop',
+    createdAt: at.toISOString(),
+  };
+  const record = tokenRecord(activity, doorSource('account page', { userId, name: 'someone' }, 'create token', at), 'created', token);
+  await tokens.register(secret, token, [activity.recordOp(record)]);
+  return { secret, activityId: record.activityId };
+};
+
+describe("a token's scopes follow its owner's role, and undoing a token's creation needs the right to revoke it", () => {
+  test("a demoted admin's team:admin token acts as a viewer's: no member tool is listed or callable", async () => {
+    const own = await createTestWorkspace(server);
+    await caller(server, own.owner.token)('member_role_set', { userId: own.admin.userId, role: 'viewer' });
+
+    const listed = await modernCall(server, 'tools/list', {}, { token: own.admin.token });
+    const invite = await modernCall(
+      server,
+      'tools/call',
+      { name: 'member_invite', arguments: { email: 'x@example.test', name: 'X' } },
+      { token: own.admin.token },
+    );
+
+    const names = listed.json.result.tools.map((t: { name: string }) => t.name);
+    assert.ok(!names.includes('member_invite') && !names.includes('change_undo') && !names.includes('task_create'), names.join(' '));
+    assert.equal(invite.status, 403);
+  });
+
+  test("an admin cannot revoke the owner's token by undoing its creation; the owner can", async () => {
+    const own = await createTestWorkspace(server);
+    const ownerToken = await tokenWithRecord(own.workspaceId, own.owner.userId, ['tasks:read']);
+
+    const byAdmin = await caller(server, own.admin.token)('change_undo', { activityId: ownerToken.activityId });
+    const stillWorks = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token: ownerToken.secret });
+    const byOwner = await caller(server, own.owner.token)('change_undo', { activityId: ownerToken.activityId });
+    const revoked = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token: ownerToken.secret });
+
+    assert.equal(byAdmin.isError, true);
+    assert.match(text(byAdmin), /role too low/);
+    assert.equal(stillWorks.status, 200);
+    assert.equal(byOwner.isError, false, text(byOwner));
+    assert.equal(revoked.status, 401);
+  });
+});
+
+describe('undoing a delete applies every rule of links', () => {
+  test('three plain calls cannot close a cycle: a link to a task waiting on a deleted one is refused', async () => {
+    // Arrange: X waits on B, D waits on X.
+    const b = await create('B');
+    const x = await create('X', { blockedBy: [b.key] });
+    const d = await create('D', { blockedBy: [x.key] });
+
+    // Act: delete X, make B wait on D, undo the delete.
+    const deleted = await m()('task_delete', { taskId: x.key });
+    const link = await m()('task_update', { taskId: b.key, version: b.version, blockedBy: [d.key] });
+    const undo = await m()('change_undo', { activityId: deleted.structuredContent.activityId });
+
+    // Assert: the link was refused naming the chain, and no task waits on itself through others.
+    assert.equal(link.isError, true);
+    assert.match(text(link), new RegExp(`cycle \\(${b.key} → ${d.key} → ${x.key} \\(deleted\\) → ${b.key}\\)`));
+    assert.equal(undo.isError, false, text(undo));
+    assert.deepEqual(await blockedByOf(b.key), []);
+    assert.deepEqual(await blockedByOf(x.key), [b.key]);
+  });
+
+  test('a task never waits on more than 20: a link to a deleted task keeps its place', async () => {
+    const blockers = await Promise.all(Array.from({ length: 20 }, (_, i) => create(`Blocker ${i}`)));
+    const extra = await create('The 21st');
+    const waiting = await create('Waits on twenty', { blockedBy: blockers.map((t) => t.key) });
+
+    const deleted = await m()('task_delete', { taskId: blockers[0]!.key });
+    const current = (await m()('task_get', { taskId: waiting.key })).structuredContent;
+    const more = await m()('task_update', {
+      taskId: waiting.key,
+      version: current.version,
+      blockedBy: [...blockers.slice(1).map((t) => t.key), blockers[0]!.key, extra.key],
+    });
+    await m()('change_undo', { activityId: deleted.structuredContent.activityId });
+
+    assert.equal(more.isError, true);
+    assert.match(text(more), /blockedBy: at most 20 tasks/);
+    assert.equal((await blockedByOf(waiting.key)).length, 20);
+  });
+
+  test('a link the waiting task dropped while its blocker was deleted does not come back with the undo', async () => {
+    const x = await create('Deleted blocker');
+    const y = await create('Kept blocker');
+    const d = await create('Waits on both', { blockedBy: [x.key, y.key] });
+
+    const deleted = await m()('task_delete', { taskId: x.key });
+    const now = (await m()('task_get', { taskId: d.key })).structuredContent;
+    await m()('task_update', { taskId: d.key, version: now.version, blockedBy: [y.key] });
+    await m()('change_undo', { activityId: deleted.structuredContent.activityId });
+
+    assert.deepEqual(await blockedByOf(d.key), [y.key]);
+  });
+
+  test('undoing a completion after someone linked a task to it reopens it and blocks that task again', async () => {
+    const x = await create('Done, then undone');
+    const done = await m()('task_complete', { taskId: x.key });
+    const d = await create('Linked after', { blockedBy: [x.key] });
+
+    const undo = await m()('change_undo', { activityId: done.structuredContent.activityId });
+    const blocked = (await m()('task_get', { taskId: d.key })).structuredContent.blockedBy;
+
+    assert.equal(undo.isError, false, text(undo));
+    assert.deepEqual(blocked, [{ key: x.key, taskId: x.taskId, open: true }]);
+  });
+});
+
+describe('undoing a bulk call reaches every one of its records', () => {
+  test('45 changes with long notes: every one is undone, over as many calls as the write ceiling needs, each answer naming what it undid and what it left', {
+    timeout: 120_000,
+  }, async () => {
+    // Arrange: 45 tasks, their notes changed in one call; each change's record carries ~60 KB.
+    const notes = '日本語のメモ'.repeat(1_600);
+    const made = (await m()('tasks_create', { tasks: Array.from({ length: 45 }, (_, i) => ({ title: `Long ${i}` })) })).structuredContent
+      .items;
+    const changed = await m()('tasks_update', { tasks: made.map((i: { key: string }) => ({ taskId: i.key, notes })) });
+    assert.equal(changed.structuredContent.items.filter((i: { status: string }) => i.status === 'updated').length, 45, text(changed));
+
+    // Act: undo the call until nothing is left.
+    const answers = [];
+    for (let round = 0; round < 45; round++) {
+      const r = await m()('change_undo', { activityId: changed.structuredContent.activityId });
+      answers.push(r);
+      if (
+        r.structuredContent.items.every(
+          (i: { undid: boolean; reason?: string }) => i.undid || !/left for the next call/.test(i.reason ?? ''),
+        )
+      )
+        break;
+    }
+    const notesNow = await Promise.all(
+      made.map(async (i: { key: string }) => (await m()('task_get', { taskId: i.key })).structuredContent.notes),
+    );
+
+    // Assert: every record was reached; no answer counted what it did not do.
+    assert.deepEqual(
+      notesNow,
+      made.map(() => undefined),
+    );
+    for (const r of answers) {
+      const items = r.structuredContent.items as { undid: boolean }[];
+      assert.equal(items.length, 45);
+      assert.match(r.structuredContent.summary, new RegExp(`^Undid ${items.filter((i) => i.undid).length} of 45 `));
+    }
+  });
+});
+
+describe("undoing an invite ends the person's access for good", () => {
+  test('their token stops at the undo and stays stopped when the undo is undone', async () => {
+    const own = await createTestWorkspace(server);
+    const invited = (await caller(server, own.admin.token)('member_invite', { email: 'brief@example.test', name: 'Brief' }))
+      .structuredContent;
+    const token = await addToken(server, own.workspaceId, invited.userId, ['tasks:read']);
+
+    const undo = await caller(server, own.admin.token)('change_undo', { activityId: invited.activityId });
+    const during = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
+    const redo = await caller(server, own.admin.token)('change_undo', { activityId: undo.structuredContent.activityId });
+    const afterRedo = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
+
+    assert.equal(undo.isError, false, text(undo));
+    assert.notEqual(during.status, 200);
+    assert.equal(redo.isError, false, text(redo));
+    assert.equal(afterRedo.status, 401, afterRedo.text);
+    assert.equal(
+      (await server.app.services.tokens.list(own.workspaceId)).find((t) => t.userId === invited.userId)?.revokedAt !== undefined,
+      true,
+    );
+  });
+});
+
+describe('answers true to their data', () => {
+  test('a bulk undo that undid nothing does not say someone declined; nobody was asked', async () => {
+    const t = await create('Moves on');
+    const changed = (await m()('tasks_update', { tasks: [{ taskId: t.key, priority: 'P1' }] })).structuredContent;
+    await m()('task_update', { taskId: t.key, version: 2, title: 'Moved on' });
+
+    const undo = await m()('change_undo', { activityId: changed.activityId });
+
+    assert.equal(undo.structuredContent.undid, false);
+    assert.doesNotMatch(text(undo), /declined|cancelled/);
+    assert.match(text(undo), /^Undid 0 of 1 /);
+  });
+
+  test('accepting without ticking the box is said so, and changes nothing', async () => {
+    const t = await create('Ask me');
+    const { client } = await asking(ws.member.token, { action: 'accept', content: { confirm: false } });
+
+    const r = await client.callTool({ name: 'task_delete', arguments: { taskId: t.key } });
+    await client.close();
+
+    assert.match((r.content as { text: string }[])[0]!.text, /accepted .* without ticking its box/);
+    assert.equal((r.structuredContent as { declined: string }).declined, 'unticked');
+    assert.ok(await server.app.services.tasks.get(ws.workspaceId, t.taskId));
+  });
+
+  test('a truncated list prints the cursor its text tells the model to pass', async () => {
+    await create('One of many');
+    await create('Another of many');
+
+    const page = await m()('tasks_search', { limit: 1 });
+
+    assert.ok(page.structuredContent.nextCursor);
+    assert.ok(text(page).includes(page.structuredContent.nextCursor));
+  });
+
+  test('in tasks_create, @1 names the task item 1 creates, and every created line shows the links it set', async () => {
+    const r = await m()('tasks_create', { tasks: [{ title: 'Parent work' }, { title: 'Waits on it', blockedBy: ['@1'] }] });
+
+    const [first, second] = r.structuredContent.items;
+    assert.equal(second.status, 'created', text(r));
+    assert.deepEqual(second.blockedBy, [first.key]);
+    assert.deepEqual(await blockedByOf(second.key), [first.key]);
+    assert.match(text(r), new RegExp(`- 2: created ${second.key} Waits on it · waits on ${first.key}`));
+  });
+
+  test('me_get gives the key tasks are named by', async () => {
+    const me = await m()('me_get');
+
+    assert.equal(me.structuredContent.workspace.key, 'TEST');
+    assert.match(text(me), /task keys TEST-<number>/);
+  });
+
+  test("an undo's answer names the change once, and its record's line shows links before and after", async () => {
+    const a1 = await create('First blocker');
+    const a2 = await create('Second blocker');
+    const t = await create('Relinked', { blockedBy: [a1.key] });
+    const changed = (await m()('task_update', { taskId: t.key, version: 1, blockedBy: [a2.key] })).structuredContent;
+
+    const undo = await m()('change_undo', { activityId: changed.activityId });
+    const history = await m()('activity_list', { task: t.key, limit: 5 });
+
+    assert.equal(text(undo).split(changed.activityId).length - 1, 1, text(undo));
+    assert.match(text(history), new RegExp(`waits on ${a1.key} → ${a2.key}`));
+  });
+
+  test('a destructive tool says truthfully when the server asks, and tells the model to ask otherwise', async () => {
+    const listed = await legacyCall(server, 'tools/list', {}, { token: ws.owner.token });
+    const del = listed.json.result.tools.find((t: { name: string }) => t.name === 'task_delete');
+
+    assert.match(del.description, /2026-07-28, form elicitation/);
+    assert.match(del.description, /otherwise confirm with them yourself/);
+  });
+
+  test('undoing a promotion, which lowers an admin back, is asked first where the client can ask', async () => {
+    const own = await createTestWorkspace(server);
+    const promoted = (await caller(server, own.owner.token)('member_role_set', { userId: own.member.userId, role: 'admin' }))
+      .structuredContent;
+    const { client, asked } = await asking(own.owner.token, { action: 'decline' });
+
+    const r = await client.callTool({ name: 'change_undo', arguments: { activityId: promoted.activityId } });
+    await client.close();
+
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.message, /back to member/);
+    assert.equal((r.structuredContent as { undid: boolean }).undid, false);
+    assert.equal((await server.app.services.directory.getMember(own.workspaceId, own.member.userId))?.role, 'admin');
+  });
+});

@@ -67,9 +67,10 @@ export const createApp = (rt: Runtime): App => {
     const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
     return { members: new Map(m.map((x) => [x.userId, x])), projects: new Map(p.map((x) => [x.projectId, x])) };
   });
-  const changed = (ws: string) => names.changed(ws);
-  const directory = new DynamoDirectoryStore(rt.db, table, changed);
-  const projects = new DynamoProjectStore(rt.db, table, changed);
+  // A member write raises the directory's version in its own transaction: this instance only forgets
+  // its snapshot. A project made outside one (the demo seed) announces the change itself.
+  const directory = new DynamoDirectoryStore(rt.db, table, (ws) => names.forget(ws));
+  const projects = new DynamoProjectStore(rt.db, table, (ws) => names.changed(ws));
   const tokens = new DynamoTokenStore(rt.db, table, rt.keys);
   const numbers = new TaskNumbers(rt.db, table);
   const services: WorkspaceServices = {

@@ -227,9 +227,11 @@ describe('the account page', () => {
       assert.equal(await mcpStatus(secret), 403);
       assert.match(await page.$eval('#team-changes tbody tr', (r) => r.textContent!), new RegExp(`account page.*disabled ${alan!.name}`));
 
-      // And back, so the member can work again.
+      // And back, so the member can work again; the token from before stays dead (a disabled member's
+      // credentials never come back by enabling them: they make new ones).
       await clickInRow(page, 'data-member', alan!.userId, 'Enable');
-      assert.equal(await mcpStatus(secret), 200);
+      assert.match(await page.$eval(`tr[data-member="${alan!.userId}"]`, (r) => r.textContent!), /active/);
+      assert.equal(await mcpStatus(secret), 401);
     });
   });
 

@@ -136,7 +136,7 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
     assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token", error_description="The access token was revoked"/);
   });
 
-  test('a disabled user and a disabled workspace are refused with 403, enabled ones admitted again', async () => {
+  test("a disabled user and a disabled workspace are refused with 403; enabled again, the workspace's tokens work and the user's old token stays dead", async () => {
     await cli('user', 'add', '--email', 'carol@example.com', '--name', 'Carol');
     const minted = await cli('token', 'create', '--email', 'carol@example.com', '--scopes', 'tasks:read');
     const secret = minted.stdout.trim();
@@ -156,7 +156,10 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
       assert.equal(r.headers.get('www-authenticate'), null);
       assert.deepEqual(r.json.error, { code: -32600, message: 'The user may not use the MCP endpoint.' });
     }
-    assert.equal(afterEnable.status, 200);
+    // A disabled person's credentials never come back by enabling them: they make new ones.
+    assert.equal(afterEnable.status, 401);
+    assert.match(afterEnable.headers.get('www-authenticate') ?? '', /invalid_token/);
+    assert.match(enabled.stdout, /tokens from before stay dead/);
     assert.equal(afterWsEnable.status, 200);
   });
 
@@ -617,7 +620,7 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
     // Assert
     assert.equal(failed.code, 1);
     assert.equal((await directory.findMemberByEmail('jon@example.com'))?.status, 'disabled');
-    assert.match(failed.stdout, /^jon@example\.com \[usr_\w+\] is disabled; their tokens are refused from the next request on\.$/m);
+    assert.match(failed.stdout, /^jon@example\.com \[usr_\w+\] is disabled; 0 token\(s\) and 0 connected app\(s\) revoked\.$/m);
     assert.match(
       failed.stderr,
       new RegExp(

@@ -88,7 +88,17 @@ describe('task_delete asks a client that can show a form', () => {
 
       // Assert
       assert.equal(result.isError, false);
-      assert.match((result.content as { text: string }[])[0]!.text, /^Nothing was changed: the person (declined|cancelled) deleting task/);
+      // Each answer is said as it was: an accept without the tick is not called a decline.
+      assert.match(
+        (result.content as { text: string }[])[0]!.text,
+        answer.action === 'accept'
+          ? /^Nothing was changed: the person accepted the question about deleting task .* without ticking its box, which is not a yes\.$/
+          : new RegExp(`^Nothing was changed: the person ${answer.action === 'decline' ? 'declined' : 'cancelled'} deleting task`),
+      );
+      assert.equal(
+        (result.structuredContent as { declined: string }).declined,
+        answer.action === 'accept' ? 'unticked' : answer.action === 'decline' ? 'declined' : 'cancelled',
+      );
       assert.equal((result.structuredContent as { deleted: boolean }).deleted, false);
       assert.equal(await stillThere(t.taskId), true);
       const after = (await caller(server, ws.member.token)('activity_list', { task: t.taskId })).structuredContent.returned;

@@ -254,8 +254,10 @@ describe('tool calls: limits and the tool itself', () => {
     ['project_get', () => ({ projectId: ids.project }), 5],
     ['project_update', () => ({ projectId: ids.project, version: 1, description: 'Counted' }), 4],
     ['members_list', () => ({}), 3],
-    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 4, (o) => (ids.user = o.userId)],
-    ['member_role_set', () => ({ userId: ids.user, role: 'viewer' }), 5],
+    // The member, its e-mail claim, its record and the directory's version in one transaction.
+    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 3, (o) => (ids.user = o.userId)],
+    ['member_role_set', () => ({ userId: ids.user, role: 'viewer' }), 4],
+    // The team, the removal, then their tokens and connected apps to revoke.
     ['member_remove', () => ({ userId: ids.user }), 6],
     ['task_delete', () => ({ taskId: ids.task }), 5],
     ['project_archive', () => ({ projectId: ids.project }), 4],

@@ -84,7 +84,7 @@ const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkR
     ['updated', 'refused'],
   );
   assert.equal(results[0]!.version, 2);
-  assert.match(results[1]!.reason!, /^version: conflict, DEMO-\d+ is at version 1, not 7/);
+  assert.match(results[1]!.reason!, /^version: Conflict: DEMO-\d+ is at version 1, not 7/);
 };
 
 describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshake)', () => {

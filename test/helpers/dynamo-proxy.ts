@@ -10,10 +10,10 @@ import { startTestServer } from './local.js';
  * with its first action's condition failed (what a lost race looks like); hang:
  * never answer (the connection is closed when the proxy stops); in-progress: the first faulted write
  * is forwarded (it commits) but answered TransactionInProgressException, as are the next ones (the
- * SDK's retries under the same request token), up to `times` in all, then writes pass again; late:
- * the first faulted write is forwarded and its answer held past the client's timeout, then writes pass.
+ * SDK's retries under the same request token), up to `times` in all, then writes pass again; lost:
+ * the first faulted write is forwarded (it commits) and its connection dropped before the answer, then writes pass.
  */
-export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional' | 'hang' | 'in-progress' | 'late';
+export type ProxyMode = 'pass' | 'throttle' | 'reset' | 'internal' | 'conditional' | 'hang' | 'in-progress' | 'lost';
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 /** Writes that can carry a condition (BatchWriteItem cannot). A transaction's is its first action's. */
@@ -54,7 +54,7 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
     fault.seen += 1;
     if (fault.seen < fault.nth) return proxy.mode;
     if (fault.mode === 'in-progress') return fault.seen < fault.nth + fault.times ? 'in-progress' : proxy.mode;
-    if (fault.mode === 'late') return fault.seen === fault.nth ? 'late' : proxy.mode;
+    if (fault.mode === 'lost') return fault.seen === fault.nth ? 'lost' : proxy.mode;
     if (fault.mode !== 'conditional') return fault.mode;
     return fault.seen === fault.nth && CONDITIONAL.has(operation) ? 'conditional' : proxy.mode;
   };
@@ -98,13 +98,10 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
           }),
         );
       }
-      if (mode === 'late') {
-        const upstream = await forward();
-        const body = Buffer.from(await upstream.arrayBuffer());
-        // Past the SDK's request timeout (3 s): it gives up on this answer and sends the request again.
-        await new Promise((resolve) => setTimeout(resolve, 3_500));
-        if (res.writableEnded || res.destroyed) return;
-        return void res.writeHead(upstream.status, { 'content-type': 'application/x-amz-json-1.0' }).end(body);
+      if (mode === 'lost') {
+        // The write reaches the store and commits; its answer never reaches the client.
+        await (await forward()).arrayBuffer();
+        return void req.socket.destroy();
       }
       if (mode !== 'pass') {
         const e = ERRORS[mode as keyof typeof ERRORS];

@@ -130,8 +130,8 @@ export const tasksCreate = defineTool({
   name: 'tasks_create',
   title: 'Create several tasks',
   description:
-    'Creates 1 to 50 tasks in one call (the fields of task_create each), e.g. from notes or a list; in blockedBy, @2 is the task ' +
-    'item 2 of this call makes. Each is created or refused on its own; the answer lists every item in order with its key.',
+    'Creates 1-50 tasks (the fields of task_create each), e.g. from notes or a list; in blockedBy, @2 is the task of item 2. ' +
+    'Each is created or refused on its own; the answer lists every item in order with its key.',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'tasks to create') }),
   listedInput: z.strictObject({ tasks: listedArray(createItem, 'tasks to create') }),
   output: bulkOutput,
@@ -205,8 +205,8 @@ export const tasksUpdate = defineTool({
   name: 'tasks_update',
   title: 'Change several tasks',
   description:
-    'Changes 1 to 50 tasks in one call: each entry a task key or id, optionally the version read, and the fields of task_update, ' +
-    'plus status done/open to complete or reopen. Each is changed or refused on its own (conflict, not found, role, field).',
+    'Changes 1-50 tasks: each entry a task key, optionally the version read, the fields of task_update, and status done/open. ' +
+    'Each is changed or refused on its own (conflict, not found, role, field).',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'changes') }),
   listedInput: z.strictObject({ tasks: listedArray(updateItem, 'changes') }),
   output: bulkOutput,

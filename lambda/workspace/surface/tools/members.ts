@@ -144,8 +144,7 @@ export const memberRemove = defineTool({
   name: 'member_remove',
   title: 'Remove someone from the team',
   description:
-    'Removes a member and revokes their tokens and connected apps (admins; only owners remove owners, never the last). Their ' +
-    `tasks stay. ${ASKS_FIRST}`,
+    `Removes a member, revoking their tokens and apps (admins; owners only by owners; never the last). Tasks stay. ${ASKS_FIRST}`,
   input: removeInput,
   output: removeOutput,
   annotations: REMOVE,

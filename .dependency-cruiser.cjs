@@ -42,9 +42,68 @@ const upward = rooms.flatMap((room) => {
   ];
 });
 
+/**
+ * The sub-rooms of lambda/workspace/ and their inner direction (docs/architecture.md, "The
+ * workspace's sub-rooms"): a sub-room imports only sub-rooms below it. The writers (tasks, projects,
+ * comments) share a level and import none of each other; `surface/` is the only one that imports
+ * `mcp/`, and nothing outside the workspace but the composition roots imports `surface/`.
+ */
+const WORKSPACE_LEVELS = [
+  ['model'],
+  ['store'],
+  ['activity'],
+  ['membership'],
+  ['tasks', 'projects', 'comments'],
+  ['undo', 'admin'],
+  ['surface'],
+];
+const subRoom = (name) => `lambda/workspace/${name}/`;
+const inner = WORKSPACE_LEVELS.flatMap((row, level) =>
+  row.flatMap((name) => {
+    const notBelow = WORKSPACE_LEVELS.flatMap((other, l) => (l >= level ? other : [])).filter((o) => o !== name);
+    if (notBelow.length === 0) return [];
+    return {
+      name: `workspace-upward-from-${name}`,
+      comment: `workspace/${name} may import only the workspace's sub-rooms below it (docs/architecture.md)`,
+      severity: 'error',
+      from: { path: `^${escapeRegExp(subRoom(name))}` },
+      to: { path: pattern(notBelow.map(subRoom)) },
+    };
+  }),
+);
+
 module.exports = {
   forbidden: [
     ...upward,
+    ...inner,
+    {
+      name: 'workspace-loose-files',
+      comment: 'Every module of the workspace lives in one of its sub-rooms',
+      severity: 'error',
+      from: { path: '^lambda/workspace/[^/]+$' },
+      to: {},
+    },
+    {
+      name: 'only-the-surface-speaks-mcp',
+      comment: "The domain (every sub-room but surface/) knows nothing of MCP: tools, schemas and results are the surface's",
+      severity: 'error',
+      from: { path: '^lambda/workspace/(?!surface/)' },
+      to: { path: '^lambda/mcp/' },
+    },
+    {
+      name: 'doors-use-the-domain',
+      comment: 'The account page, sign-in, the authorization server, the local server and the CLI use the domain, never the MCP surface',
+      severity: 'error',
+      from: { path: '^(lambda/(account|sign-in|oauth|local)/|cli/)' },
+      to: { path: '^lambda/workspace/surface/', pathNot: '^lambda/workspace/surface/app-views\\.ts$' },
+    },
+    {
+      name: 'admin-only-for-the-cli',
+      comment: 'What only the operator runs (numbering, key change, migrations, import) is not reached by the functions',
+      severity: 'error',
+      from: { path: '^lambda/(?!workspace/admin/)' },
+      to: { path: '^lambda/workspace/admin/' },
+    },
     {
       name: 'cli-not-local-server',
       comment: "The operator's tool finds the local server's data (local-data.ts) without loading the local server",

@@ -4,8 +4,8 @@ import type { Member } from '../vocabulary.js';
 import { SCOPES } from '../vocabulary.js';
 import { addDays, dateInZone, instantInZone } from '../workspace/model/time.js';
 import type { Priority, Project, Task } from '../workspace/model/types.js';
+import type { WorkspaceStores } from '../workspace/store/stores.js';
 import { CounterMoved } from '../workspace/store/task-numbers.js';
-import type { WorkspaceServices } from '../workspace/surface/services.js';
 
 import { DEMO_WORKSPACE_ID } from './local-data.js';
 export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: 'Ada Lovelace' } as const;
@@ -14,7 +14,7 @@ export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: '
  * The demo workspace with its owner. Every write is create-if-absent, so a second server (or a
  * restart on a kept data dir) seeds nothing twice.
  */
-export const seedDemoWorkspace = async (services: WorkspaceServices, timeZone: string, now = new Date()): Promise<void> => {
+export const seedDemoWorkspace = async (services: WorkspaceStores, timeZone: string, now = new Date()): Promise<void> => {
   const createdAt = now.toISOString();
   await services.directory.createWorkspace({
     workspaceId: DEMO_WORKSPACE_ID,
@@ -37,7 +37,7 @@ export const seedDemoWorkspace = async (services: WorkspaceServices, timeZone: s
 };
 
 /** Registers the dev token as the owner's personal access token with every scope (idempotent). */
-export const registerDevToken = async (services: WorkspaceServices, token: string, now = new Date()): Promise<void> => {
+export const registerDevToken = async (services: WorkspaceStores, token: string, now = new Date()): Promise<void> => {
   await services.tokens.register(token, {
     workspaceId: DEMO_WORKSPACE_ID,
     userId: DEMO_OWNER.userId,
@@ -143,7 +143,7 @@ const demoTaskId = (i: number): string => {
  * the day of the first seeding, in the owner's time zone), so agenda_get and the prompts show
  * something real. Create-if-absent with fixed ids: a restart or a second server adds nothing.
  */
-const seedDemoTeamAndTasks = async (services: WorkspaceServices, timeZone: string, now: Date): Promise<void> => {
+const seedDemoTeamAndTasks = async (services: WorkspaceStores, timeZone: string, now: Date): Promise<void> => {
   const ws = DEMO_WORKSPACE_ID;
   const at = now.toISOString();
   const today = dateInZone(now, timeZone);

@@ -9,7 +9,7 @@ import { MAX_TRANSACTION_BYTES } from '../../lambda/platform/transact.js';
 import type { Principal } from '../../lambda/vocabulary.js';
 import type { Caller } from '../../lambda/workspace/model/caller.js';
 import type { Task } from '../../lambda/workspace/model/types.js';
-import type { WriteContext } from '../../lambda/workspace/tasks/planner.js';
+import type { WriteContext } from '../../lambda/workspace/store/stores.js';
 import { changeTask, changeTasks, createTasks } from '../../lambda/workspace/tasks/task-writer.js';
 import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { modernCall } from '../helpers/local.js';

@@ -56,7 +56,9 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
   // A link is named by its key where the task had a number (the record keeps id → number).
   const links = (v: unknown) => {
     const entries = Object.entries((v as Record<string, number> | undefined) ?? {});
-    return entries.length ? entries.map(([id, n]) => (n && names.workspaceKey ? `${names.workspaceKey}-${n}` : `[${id}]`)).join(', ') : 'nothing';
+    return entries.length
+      ? entries.map(([id, n]) => (n && names.workspaceKey ? `${names.workspaceKey}-${n}` : `[${id}]`)).join(', ')
+      : 'nothing';
   };
   switch (c.field) {
     case 'dueDate':

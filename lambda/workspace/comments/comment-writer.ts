@@ -5,7 +5,7 @@ import { uuidV7 } from '../model/ids.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Comment, Task } from '../model/types.js';
 import { confirmedOr } from '../store/confirmed.js';
-import type { WriteContext } from '../tasks/planner.js';
+import type { WriteContext } from '../store/stores.js';
 
 /**
  * The one writer of comments, for every door (the tools and change_undo): members add; members

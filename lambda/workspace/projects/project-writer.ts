@@ -5,7 +5,7 @@ import type { ActivityRecord } from '../model/activity.js';
 import { projectHoldsTasks, versionConflict } from '../model/refusals.js';
 import type { Project } from '../model/types.js';
 import { confirmedOr } from '../store/confirmed.js';
-import type { WriteContext } from '../tasks/planner.js';
+import type { WriteContext } from '../store/stores.js';
 
 /**
  * The one writer of projects, for every door (the tools and change_undo): admins only, each change

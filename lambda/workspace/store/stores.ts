@@ -2,6 +2,8 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DynamoGrantStore } from '../../auth/grants.js';
 import type { TokenStore } from '../../auth/personal-tokens.js';
 import type { WriteOp } from '../../platform/transact.js';
+import type { ChangeSource } from '../model/activity.js';
+import type { Caller } from '../model/caller.js';
 import type { ActivityStore } from './activity-store.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
@@ -9,6 +11,13 @@ import type { NamesSource } from './names.js';
 import type { ProjectStore } from './project-store.js';
 import type { TaskNumbers } from './task-numbers.js';
 import type { TaskStore } from './task-store.js';
+
+/** What every writer is given: the stores, who changes it (with their role as it is now), and the change's source. */
+export interface WriteContext {
+  readonly stores: WorkspaceStores;
+  readonly caller: Caller;
+  readonly source: ChangeSource;
+}
 
 /** The stores of one deployment, built once per cold start: what every writer and read of the domain is given. */
 export interface WorkspaceStores {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ToolContext } from '../../mcp/tool-registry.js';
 import { type ChangeSource, clientLabel } from '../model/activity.js';
-import type { WriteContext } from '../tasks/planner.js';
+import type { WriteContext } from '../store/stores.js';
 import type { UndoContext } from '../undo/undo.js';
 import type { WorkspaceServices } from './services.js';
 

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
-import type { ChangeSource } from '../model/activity.js';
-import type { Caller } from '../model/caller.js';
 import { invalid, taskDeleted } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
-import type { WorkspaceStores } from '../store/stores.js';
+import type { WriteContext } from '../store/stores.js';
 import { type Blockers, linkFields, resolveBlockers } from './links.js';
 
 /**
@@ -15,13 +13,6 @@ import { type Blockers, linkFields, resolveBlockers } from './links.js';
  * active, the links acyclic and within their limits) before anything is written. A tool, a bulk
  * item and an undo all describe their change as a patch of the task's fields and go through here.
  */
-
-export interface WriteContext {
-  readonly stores: WorkspaceStores;
-  /** Who changes it, with their role as it is now. */
-  readonly caller: Caller;
-  readonly source: ChangeSource;
-}
 
 /** A new task's fields; ids resolved (a key or `me` is the caller's to turn into an id first). */
 export interface NewTask {

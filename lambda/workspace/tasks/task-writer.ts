@@ -17,10 +17,11 @@ import { MAX_WRITE_UNITS_PER_CALL } from '../model/limits.js';
 import { invalid, limitReached, race, unconfirmed, versionConflict } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
+import type { WriteContext } from '../store/stores.js';
 import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
 import { DanglingLink } from '../store/task-store.js';
 import { blockerSideOps, changesState, transitionOps } from './links.js';
-import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch, type WriteContext } from './planner.js';
+import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
 
 /**
  * The one writer of tasks. Every change of a task, through every door (task_create, tasks_create,

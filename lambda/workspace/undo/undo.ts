@@ -10,7 +10,8 @@ import type { Comment, Project, Task } from '../model/types.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
 import { loadNames } from '../store/lookups.js';
 import type { Names } from '../store/names.js';
-import type { TaskPatch, WriteContext } from '../tasks/planner.js';
+import type { WriteContext } from '../store/stores.js';
+import type { TaskPatch } from '../tasks/planner.js';
 import { changeTask } from '../tasks/task-writer.js';
 
 /**

@@ -143,8 +143,7 @@ const removeOutput = z.object({
 export const memberRemove = defineTool({
   name: 'member_remove',
   title: 'Remove someone from the team',
-  description:
-    `Removes a member, revoking their tokens and apps (admins; owners only by owners; never the last). Tasks stay. ${ASKS_FIRST}`,
+  description: `Removes a member, revoking their tokens and apps (admins; owners only by owners; never the last). Tasks stay. ${ASKS_FIRST}`,
   input: removeInput,
   output: removeOutput,
   annotations: REMOVE,

@@ -71,7 +71,7 @@ const userStatus = (status: Status): Command => ({
     const changed = await changeStatus(target, OPERATOR, source, member.workspaceId, member.userId, status);
     out.stdout(
       `${member.email} [${member.userId}] is ${status}` +
-        (changed.revoked ? `; ${changed.revoked.tokens} token(s) and ${changed.revoked.apps} connected app(s) revoked` : '') +
+        (status === 'disabled' ? '; their tokens are refused from the next request on' : '') +
         (status === 'active' && changed.changed ? '; tokens from before stay dead (they make new ones)' : '') +
         '.',
     );

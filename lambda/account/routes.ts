@@ -40,7 +40,8 @@ export interface AccountDeps {
 const NOTICES = {
   'token-revoked': 'The token was revoked; its next call is refused.',
   'app-revoked': 'The app was disconnected; its next call is refused.',
-  'member-disabled': 'The member was disabled; their tokens and connected apps are revoked and refused from their next call.',
+  'member-disabled':
+    'The member was disabled; their tokens and apps are refused from their next call, and stay dead if they are enabled again.',
   'member-enabled': 'The member was enabled.',
   'signed-out': 'You are signed out.',
 } as const;

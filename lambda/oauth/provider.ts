@@ -123,7 +123,8 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
       const grantId = token && 'grantId' in token ? token.grantId : undefined;
       if (member.credentialsFrom && grantId) {
         const grant = await ctx.oidc.provider.Grant.find(grantId);
-        if (!grant || (grant.iat ?? 0) * 1000 < Date.parse(member.credentialsFrom)) return undefined;
+        // `iat` is whole seconds: a consent within the same second as the reset counts as after it.
+        if (!grant || (grant.iat ?? 0) * 1000 + 999 < Date.parse(member.credentialsFrom)) return undefined;
       }
       return { accountId: sub, claims: () => ({ sub }) };
     },

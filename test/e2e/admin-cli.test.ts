@@ -620,7 +620,7 @@ describe('admin CLI against a deployed stack whose people sign in through its Co
     // Assert
     assert.equal(failed.code, 1);
     assert.equal((await directory.findMemberByEmail('jon@example.com'))?.status, 'disabled');
-    assert.match(failed.stdout, /^jon@example\.com \[usr_\w+\] is disabled; 0 token\(s\) and 0 connected app\(s\) revoked\.$/m);
+    assert.match(failed.stdout, /^jon@example\.com \[usr_\w+\] is disabled; their tokens are refused from the next request on\.$/m);
     assert.match(
       failed.stderr,
       new RegExp(

@@ -12,9 +12,10 @@ import { type Actor, checkInvite, checkRemoval, checkRoleChange, checkStatusChan
  * The one writer of members, for every door (the tools, change_undo, the account page, the admin
  * CLI): each change is checked by the rules of rules.ts with the actor's role now, written in one
  * all-or-nothing write with its record, and, where it could take an active owner away, checked and
- * written under the workspace's owners lock. A person's credentials follow them: removing or
- * disabling a member revokes their tokens and connected apps, and adding them back or enabling
- * them again starts their credentials afresh (`credentialsFrom`), so no undo brings an old way in back.
+ * written under the workspace's owners lock. A person's credentials follow them: removing a member
+ * revokes their tokens and connected apps, disabling one stops them (the member's status is checked
+ * with every credential), and adding them back or enabling them again starts their credentials afresh
+ * (`credentialsFrom`), so no undo and no re-enabling brings an old way in back.
  */
 
 type Stores = Pick<WorkspaceStores, 'directory' | 'activity' | 'tokens' | 'grants'>;
@@ -139,8 +140,9 @@ export const removeMember = async (
 /**
  * Disables or enables a member. Read and written under the owners lock (as owner demotions and
  * promotions are): a member promoted to owner in between cannot be disabled as the admin they were a
- * moment ago, and the last active owner stays. Disabling revokes their credentials; enabling starts
- * them afresh (the old ones stay dead).
+ * moment ago, and the last active owner stays. A disabled member's credentials are refused with 403
+ * (the person may not use the endpoint: no challenge, so no client loops back to sign-in); enabling
+ * them starts their credentials afresh, so the old ones stay dead (401) and they make new ones.
  */
 export const changeStatus = async (
   stores: Stores,
@@ -166,6 +168,5 @@ export const changeStatus = async (
     if (!written) throw memberNotFound(userId);
     return { member: next, changed: true, record: r.record()! };
   });
-  if (!changed.changed || status !== 'disabled') return changed;
-  return { ...changed, revoked: await revokeAllOf(stores, actor, source, changed.member) };
+  return changed;
 };

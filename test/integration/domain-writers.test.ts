@@ -192,25 +192,51 @@ describe('a link to a task gone for good is dropped by the next write that meets
   });
 });
 
-describe('a transaction whose answer is lost or "in progress" is written once, never a 500', () => {
-  for (const mode of ['in-progress', 'lost'] as const) {
-    test(`${mode}: task_create answers the task, and exactly one is stored`, { timeout: 30_000 }, async () => {
-      const own = await createTestWorkspace(server);
-      proxy.failWritesFrom(1, mode, 3);
-      const res = await modernCall(
-        server,
-        'tools/call',
-        { name: 'task_create', arguments: { title: `Once under ${mode}` } },
-        { token: own.member.token },
-      ).finally(() => proxy.clearFault());
+describe('a transaction whose answer is lost or stays "in progress" is written once, never a 500', () => {
+  test('its answer lost (the connection dropped after the commit): task_create answers the task, stored once', {
+    timeout: 30_000,
+  }, async () => {
+    const own = await createTestWorkspace(server);
+    proxy.failWritesFrom(1, 'lost');
+    const res = await modernCall(
+      server,
+      'tools/call',
+      { name: 'task_create', arguments: { title: 'Once, lost' } },
+      { token: own.member.token },
+    ).finally(() => proxy.clearFault());
 
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.json.result.isError, false, res.text);
-      const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
-      assert.deepEqual(
-        found.tasks.map((t) => t.title),
-        [`Once under ${mode}`],
-      );
-    });
-  }
+    assert.equal(res.json.result?.isError, false, res.text);
+    const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
+    assert.deepEqual(
+      found.tasks.map((t) => t.title),
+      ['Once, lost'],
+    );
+  });
+
+  test('"in progress" past every replay: the answer says it may not have been written and names the task; the same call again answers that task, stored once', {
+    timeout: 60_000,
+  }, async () => {
+    // Arrange: the first write commits, and DynamoDB answers "in progress" to it and every replay for ~10 s.
+    const own = await createTestWorkspace(server);
+    const args = { title: 'Once, in progress' };
+    proxy.failWritesFrom(1, 'in-progress', 12);
+
+    // Act
+    const first = await modernCall(server, 'tools/call', { name: 'task_create', arguments: args }, { token: own.member.token }).finally(
+      () => proxy.clearFault(),
+    );
+    const again = await modernCall(server, 'tools/call', { name: 'task_create', arguments: args }, { token: own.member.token });
+
+    // Assert
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.result.isError, true);
+    assert.match(
+      first.json.result.content[0].text,
+      /^Not confirmed: .* It would have created (TEST-\d+) 'Once, in progress'; task_get \1 shows whether it did/,
+    );
+    assert.equal(again.json.result.isError, false, again.text);
+    const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
+    assert.equal(found.tasks.length, 1);
+    assert.equal(found.tasks[0]!.taskId, again.json.result.structuredContent.taskId);
+  });
 });

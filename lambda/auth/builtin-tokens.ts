@@ -67,8 +67,7 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
       scopes: scopesOfClaims(payload),
       subject: { kind: 'resolved', items },
       validUntilMs: payload.exp! * 1000,
-      // Whole seconds: the end of that second, so a consent within the second of a reset counts as after it.
-      ...(grant.issuedAt !== undefined ? { issuedAtMs: grant.issuedAt * 1000 + 999 } : {}),
+      ...(grant.issuedAt !== undefined ? { issuedAtMs: grant.issuedAt * 1000, issuedInWholeSeconds: true } : {}),
       label: items.clientName ?? appLabel(grant.clientId),
     };
   },

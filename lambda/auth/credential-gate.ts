@@ -15,6 +15,16 @@ import { tokenHashes } from './personal-tokens.js';
 export type TokenSubject = { readonly kind: 'resolved'; readonly items: AccessItems } | { readonly kind: 'email'; readonly email: string };
 
 /** What a verifier learns from a token before the user's status is checked. */
+/**
+ * Whether a credential issued at `issuedAtMs` predates its member's `credentialsFrom`. A time known
+ * only to the second (`iat`) that falls in the reset's own second counts as before it: it cannot be
+ * told apart, and refusing it costs the person only a new sign-in.
+ */
+export const issuedBefore = (issuedAtMs: number, credentialsFrom: string, wholeSeconds: boolean): boolean => {
+  const from = Date.parse(credentialsFrom);
+  return wholeSeconds ? issuedAtMs < Math.floor(from / 1000) * 1000 + 1000 : issuedAtMs < from;
+};
+
 export interface VerifiedIdentity {
   readonly credential: Principal['credential'];
   readonly scopes: readonly string[];
@@ -26,6 +36,8 @@ export interface VerifiedIdentity {
    * consent. One from before its member's `credentialsFrom` is dead (removed and added back, enabled again).
    */
   readonly issuedAtMs?: number;
+  /** `issuedAtMs` is a whole second (a JWT's `iat`): it cannot say whether it was before or after a reset in that second. */
+  readonly issuedInWholeSeconds?: boolean;
   /** What its owner calls it: a token's label, a connected app's name (records name the client by it when the request does not). */
   readonly label?: string;
 }
@@ -160,7 +172,11 @@ export const createCredentialGate = (
         // a 401 an OAuth client would drop the token, refresh, be refused again and loop back to sign-in.
         if (!member || !workspace || workspace.status !== 'active' || member.status !== 'active') throw new UserNotAllowedError();
         // A credential from before the member's access started afresh (added back, enabled again) stays dead.
-        if (member.credentialsFrom && identity.issuedAtMs !== undefined && identity.issuedAtMs < Date.parse(member.credentialsFrom)) {
+        if (
+          member.credentialsFrom &&
+          identity.issuedAtMs !== undefined &&
+          issuedBefore(identity.issuedAtMs, member.credentialsFrom, identity.issuedInWholeSeconds ?? false)
+        ) {
           throw new UnauthenticatedError(
             "The access token was issued before this member's access was reset; sign in again or make a new token",
             true,

@@ -151,7 +151,7 @@ export const createJwtVerifier = (jwt: JwtConfig, logger: Logger, opts: JwtVerif
         subject: { kind: 'email', email: user.trim() },
         // exp is required above; the clock tolerance is not extended to a cached principal.
         validUntilMs: payload.exp! * 1000,
-        ...(typeof payload.iat === 'number' ? { issuedAtMs: payload.iat * 1000 + 999 } : {}),
+        ...(typeof payload.iat === 'number' ? { issuedAtMs: payload.iat * 1000, issuedInWholeSeconds: true } : {}),
         ...(typeof payload.client_id === 'string' ? { label: payload.client_id } : {}),
       };
     },

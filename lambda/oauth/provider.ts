@@ -1,4 +1,5 @@
 import Provider, { type AdapterFactory, type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { issuedBefore } from '../auth/credential-gate.js';
 import type { KeyRing } from '../platform/key-ring.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
 import { memberRefOfAccountId, SCOPES } from '../vocabulary.js';
@@ -123,8 +124,7 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
       const grantId = token && 'grantId' in token ? token.grantId : undefined;
       if (member.credentialsFrom && grantId) {
         const grant = await ctx.oidc.provider.Grant.find(grantId);
-        // `iat` is whole seconds: a consent within the same second as the reset counts as after it.
-        if (!grant || (grant.iat ?? 0) * 1000 + 999 < Date.parse(member.credentialsFrom)) return undefined;
+        if (!grant || issuedBefore((grant.iat ?? 0) * 1000, member.credentialsFrom, true)) return undefined;
       }
       return { accountId: sub, claims: () => ({ sub }) };
     },

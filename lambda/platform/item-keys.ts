@@ -78,6 +78,12 @@ export const activityOfTargetGsiPk = (workspaceId: string, kind: string, targetI
   `WS#${workspaceId}#ACT#${kind}#${targetId}`;
 export const activityOfActorGsiPk = (workspaceId: string, userId: string): string => `WS#${workspaceId}#ACT#BY#${userId}`;
 
+/**
+ * Sort key of the workspace's links epoch: every change that adds a link reads it before looking for
+ * cycles and moves it in its write, so two link changes that each looked acyclic cannot both land.
+ */
+export const LINKS_EPOCH_SK = 'LINKS';
+
 /** Sort key of the workspace's owners lock (workspace/directory-store.ts, withOwnersLock). */
 export const OWNERS_LOCK_SK = 'OWNERS_LOCK';
 

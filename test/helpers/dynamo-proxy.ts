@@ -42,6 +42,12 @@ export interface DynamoProxy {
    */
   failWritesFrom(nth: number, mode: Exclude<ProxyMode, 'pass'>, times?: number): void;
   clearFault(): void;
+  /**
+   * Holds the next `count` TransactWriteItems until all of them have arrived, then forwards them one
+   * at a time in the order `order` gives for their bodies (indexes into them): two calls' writes land
+   * in a chosen order after both have read what they read.
+   */
+  holdTransactions(count: number, order: (bodies: readonly string[]) => readonly number[]): void;
   stop(): Promise<void>;
   resume(): Promise<void>;
 }
@@ -49,6 +55,9 @@ export interface DynamoProxy {
 export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => {
   const proxy = { mode: 'pass' as ProxyMode, operations: [] as string[] };
   let fault: { nth: number; mode: Exclude<ProxyMode, 'pass'>; seen: number; times: number } | undefined;
+  let hold:
+    | { count: number; order: (bodies: readonly string[]) => readonly number[]; waiting: { body: string; go: () => Promise<void> }[] }
+    | undefined;
   const modeFor = (operation: string): ProxyMode => {
     if (!fault || !WRITES.has(operation)) return proxy.mode;
     fault.seen += 1;
@@ -109,6 +118,26 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
           .writeHead(e.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' })
           .end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${e.type}`, message: e.message }));
       }
+      if (hold && operation === 'TransactWriteItems') {
+        const h = hold;
+        const done = new Promise<void>((resolve) =>
+          h.waiting.push({
+            body: Buffer.concat(chunks).toString('utf8'),
+            go: async () => {
+              const upstream = await forward();
+              res
+                .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' })
+                .end(Buffer.from(await upstream.arrayBuffer()));
+              resolve();
+            },
+          }),
+        );
+        if (h.waiting.length === h.count) {
+          hold = undefined;
+          for (const i of h.order(h.waiting.map((w) => w.body))) await h.waiting[i]!.go();
+        }
+        return void (await done);
+      }
       const upstream = await forward();
       res
         .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' })
@@ -125,6 +154,9 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
     },
     clearFault: () => {
       fault = undefined;
+    },
+    holdTransactions: (count: number, order: (bodies: readonly string[]) => readonly number[]) => {
+      hold = { count, order, waiting: [] };
     },
     stop: () =>
       new Promise<void>((resolve) => {

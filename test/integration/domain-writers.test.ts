@@ -216,10 +216,10 @@ describe('a transaction whose answer is lost or stays "in progress" is written o
   test('"in progress" past every replay: the answer says it may not have been written and names the task; the same call again answers that task, stored once', {
     timeout: 60_000,
   }, async () => {
-    // Arrange: the first write commits, and DynamoDB answers "in progress" to it and every replay for ~10 s.
+    // Arrange: the first write commits, and DynamoDB answers "in progress" to it and every replay of this call.
     const own = await createTestWorkspace(server);
     const args = { title: 'Once, in progress' };
-    proxy.failWritesFrom(1, 'in-progress', 12);
+    proxy.failWritesFrom(1, 'in-progress', 10_000);
 
     // Act
     const first = await modernCall(server, 'tools/call', { name: 'task_create', arguments: args }, { token: own.member.token }).finally(
@@ -238,5 +238,68 @@ describe('a transaction whose answer is lost or stays "in progress" is written o
     const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
     assert.equal(found.tasks.length, 1);
     assert.equal(found.tasks[0]!.taskId, again.json.result.structuredContent.taskId);
+  });
+
+  test('a retry that is not confirmed either answers "not confirmed" again and keeps the replay: the third try answers the one task', {
+    timeout: 90_000,
+  }, async () => {
+    // Arrange: the first write commits; every write after it is answered "in progress" until cleared.
+    const own = await createTestWorkspace(server);
+    const args = { title: 'Once, twice unconfirmed' };
+    proxy.failWritesFrom(1, 'in-progress', 10_000);
+
+    // Act
+    const first = await modernCall(server, 'tools/call', { name: 'task_create', arguments: args }, { token: own.member.token });
+    const second = await modernCall(server, 'tools/call', { name: 'task_create', arguments: args }, { token: own.member.token }).finally(
+      () => proxy.clearFault(),
+    );
+    const third = await modernCall(server, 'tools/call', { name: 'task_create', arguments: args }, { token: own.member.token });
+
+    // Assert
+    const named = /It would have created (TEST-\d+) /;
+    assert.equal(first.json.result.isError, true, first.text);
+    assert.equal(second.json.result.isError, true, second.text);
+    assert.equal(named.exec(second.json.result.content[0].text)?.[1], named.exec(first.json.result.content[0].text)?.[1]);
+    assert.equal(third.json.result.isError, false, third.text);
+    const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
+    assert.deepEqual(
+      found.tasks.map((t) => t.taskId),
+      [third.json.result.structuredContent.taskId],
+    );
+  });
+});
+
+describe('links made at the same moment by two calls', () => {
+  test('two calls that each look acyclic alone cannot close a three-task cycle, whichever lands first', async () => {
+    // Arrange: Z waits on X. One call makes Y wait on Z, the other X wait on Y: each alone is fine.
+    const [x, y, z] = await made(['Cycle X', 'Cycle Y', 'Cycle Z']);
+    const zNow = (await changeTask(member(), z!, { blockedBy: [x!.taskId] }))!.task;
+    const xNow = (await server.app.services.tasks.getAny(ws.workspaceId, x!.taskId))!;
+    // Both read before either writes; the one writing Y's own links lands first (the order that let
+    // a cycle through when only the tasks' own links were held).
+    proxy.holdTransactions(2, (bodies) => {
+      const first = bodies.findIndex(
+        (b) => b.includes(`"${taskSk(y!.taskId)}"`) && b.includes('"blockedBy"') && !b.includes(`"${taskSk(x!.taskId)}"`),
+      );
+      return first === 1 ? [1, 0] : [0, 1];
+    });
+
+    // Act
+    const [yz, xy] = await Promise.allSettled([
+      changeTask(member(), y!, { blockedBy: [zNow.taskId] }),
+      changeTask(member(), xNow, { blockedBy: [y!.taskId] }),
+    ]);
+
+    // Assert: one of them is refused as a cycle, and no task waits on itself through the others.
+    const refused = [yz, xy].filter((r) => r.status === 'rejected');
+    assert.equal(refused.length, 1, JSON.stringify([yz, xy].map((r) => r.status)));
+    assert.match(String((refused[0] as PromiseRejectedResult).reason.message), /that would make a cycle/);
+    const now = await server.app.services.tasks.getMany(ws.workspaceId, [x!.taskId, y!.taskId, z!.taskId]);
+    const waitsOn = (id: string) => Object.keys(now.get(id)!.blockedBy ?? {});
+    const reach = (from: string, seen = new Set<string>()): Set<string> => {
+      for (const b of waitsOn(from)) if (!seen.has(b)) reach(b, seen.add(b));
+      return seen;
+    };
+    for (const id of [x!.taskId, y!.taskId, z!.taskId]) assert.ok(!reach(id).has(id), `${id} waits on itself`);
   });
 });

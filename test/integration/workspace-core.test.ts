@@ -109,6 +109,29 @@ describe("a token's scopes follow its owner's role, and undoing a token's creati
     assert.equal(byOwner.isError, false, text(byOwner));
     assert.equal(revoked.status, 401);
   });
+
+  test("undoing another member's token creation needs a token with team:admin, as every member change does", async () => {
+    // Arrange: the owner's token without team:admin, and one with it.
+    const own = await createTestWorkspace(server);
+    const memberToken = await tokenWithRecord(own.workspaceId, own.member.userId, ['tasks:read']);
+    const narrow = await addToken(server, own.workspaceId, own.owner.userId, ['tasks:read', 'tasks:write', 'team:read']);
+
+    // Act
+    const withoutTeamAdmin = await caller(server, narrow)('change_undo', { activityId: memberToken.activityId });
+    const stillWorks = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token: memberToken.secret });
+    const withTeamAdmin = await caller(server, own.owner.token)('change_undo', { activityId: memberToken.activityId });
+    const revoked = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token: memberToken.secret });
+
+    // Assert
+    assert.equal(withoutTeamAdmin.isError, true);
+    assert.match(
+      text(withoutTeamAdmin),
+      /role too low: undoing .* \(another member's token\) with this token needs the role admin \(a token with team:admin\)/,
+    );
+    assert.equal(stillWorks.status, 200);
+    assert.equal(withTeamAdmin.isError, false, text(withTeamAdmin));
+    assert.equal(revoked.status, 401);
+  });
 });
 
 describe('undoing a delete applies every rule of links', () => {
@@ -175,6 +198,71 @@ describe('undoing a delete applies every rule of links', () => {
 
     assert.equal(undo.isError, false, text(undo));
     assert.deepEqual(blocked, [{ key: x.key, taskId: x.taskId, open: true }]);
+  });
+});
+
+describe('links hold within one call and through long chains', () => {
+  test('two entries of one tasks_update that each look acyclic alone cannot close a cycle together', async () => {
+    // Arrange: C waits on A.
+    const a = await create('Entry A');
+    const b = await create('Entry B');
+    const c = await create('Entry C', { blockedBy: [a.key] });
+
+    // Act: B waits on C, and A waits on B, in one call.
+    const r = await m()('tasks_update', {
+      tasks: [
+        { taskId: b.key, blockedBy: [c.key] },
+        { taskId: a.key, blockedBy: [b.key] },
+      ],
+    });
+
+    // Assert: the first is made, the second refused naming the cycle it would close.
+    const items = r.structuredContent.items as { status: string; reason?: string }[];
+    assert.deepEqual(
+      items.map((i) => i.status),
+      ['updated', 'refused'],
+      text(r),
+    );
+    assert.match(items[1]!.reason!, new RegExp(`cycle \\(${a.key} → ${b.key} → ${c.key} → ${a.key}\\)`));
+    assert.deepEqual(await blockedByOf(a.key), []);
+  });
+
+  test('a chain of blockers too long to check is refused, never let through unchecked', { timeout: 120_000 }, async () => {
+    // Arrange: 205 tasks, each waiting on the one before it.
+    const first = await create('Chain 1');
+    let prev = first;
+    for (let i = 2; i <= 205; i += 50) {
+      const batch = await m()('tasks_create', {
+        tasks: Array.from({ length: Math.min(50, 206 - i) }, (_, j) => ({
+          title: `Chain ${i + j}`,
+          blockedBy: [j === 0 ? prev.key : `@${j}`],
+        })),
+      });
+      const made = batch.structuredContent.items as { key: string }[];
+      prev = made.at(-1) as typeof prev;
+    }
+
+    // Act: the first waits on the last.
+    const r = await m()('task_update', { taskId: first.key, version: first.version, blockedBy: [prev.key] });
+
+    // Assert
+    assert.equal(r.isError, true, text(r));
+    assert.match(text(r), /^blockedBy: the tasks it would wait on lead on through more than 200 others/);
+    assert.deepEqual(await blockedByOf(first.key), []);
+  });
+
+  test('a deleted task is restored after a task that waited on it dropped the link', async () => {
+    const x = await create('Deleted, then dropped');
+    const d = await create('Drops it', { blockedBy: [x.key] });
+    const deleted = await m()('task_delete', { taskId: x.key });
+    const now = (await m()('task_get', { taskId: d.key })).structuredContent;
+    await m()('task_update', { taskId: d.key, version: now.version, blockedBy: [] });
+
+    const undo = await m()('change_undo', { activityId: deleted.structuredContent.activityId });
+
+    assert.equal(undo.isError, false, text(undo));
+    assert.equal((await m()('task_get', { taskId: x.key })).isError, false);
+    assert.deepEqual(await blockedByOf(d.key), []);
   });
 });
 

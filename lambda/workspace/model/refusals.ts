@@ -151,7 +151,7 @@ export const roleTooLow = (action: string, needed: string, role: string) =>
   });
 
 export const onlyOwnItems = (action: string) =>
-  new RoleTooLowRefusal(`Refused, role too low: as a member you may only ${action} what you created yourself; ask an admin.`, {
+  new RoleTooLowRefusal(`Refused, role too low: as a member you may only ${action} that you created yourself; ask an admin.`, {
     needed: 'admin',
   });
 
@@ -192,7 +192,9 @@ export const limitReached = (param: string, problem: string, data: Readonly<Reco
   new InvalidArgumentRefusal(`${param}: ${problem}`, 'limit', data);
 
 export const twiceInOneCall = (positions: readonly number[], ref: string) =>
-  new InvalidArgumentRefusal(`items ${positions.join(' and ')} both name ${ref}; give each task once.`);
+  new InvalidArgumentRefusal(
+    `items ${positions.length > 2 ? `${positions.slice(0, -1).join(', ')} and ${positions.at(-1)} all` : `${positions.join(' and ')} both`} name ${ref}; give each task once.`,
+  );
 
 // ---- undo ----------------------------------------------------------------------------------------
 

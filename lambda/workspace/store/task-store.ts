@@ -1,9 +1,17 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  QueryCommand,
+  TransactGetCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent, fromItem } from '../../platform/dynamodb.js';
 import {
   AGENDA_DONE_PREFIX,
   agendaOrderKey,
   DONE_ORDER_PREFIX,
+  LINKS_EPOCH_SK,
   OPEN_ORDER_PREFIX,
   taskOrderKey,
   taskSk,
@@ -104,6 +112,10 @@ export interface TaskStore {
   checkOp(workspaceId: string, taskId: string, version?: number, name?: string): WriteOp;
   /** Holds the write unless the task is still deleted (a link kept to it is written as gone). */
   checkDeletedOp(workspaceId: string, taskId: string): WriteOp;
+  /** The workspace's links epoch and these tasks, as one snapshot: where a cycle check of a new link starts. */
+  linkSnapshot(workspaceId: string, taskIds: readonly string[]): Promise<{ epoch: number; tasks: Map<string, Task> }>;
+  /** Moves the links epoch on, held to the one read (links-moved if a link was made since). */
+  linksEpochOp(workspaceId: string, epoch: number, name: string): WriteOp;
   /**
    * A blocker's side of a link: `add` records the dependent (the blocker live, in `status` if
    * given, and below its most dependents), `forget` drops it. Either raises the blocker's
@@ -315,7 +327,9 @@ export class DynamoTaskStore implements TaskStore {
         },
         sizeHint: itemSize(toItem(next, opts.expiresAt)),
         refused: (current) => {
-          if (current && current.version === before.version && !current.deletedAt) throw linksMoved(name);
+          // The version held but the links did not (a delete or a restore included: a restore meets
+          // its own task deleted, as it was read).
+          if (current && current.version === before.version && !!current.deletedAt === !!before.deletedAt) throw linksMoved(name);
           return taskRefusal(name, before.version, current);
         },
       },
@@ -349,6 +363,46 @@ export class DynamoTaskStore implements TaskStore {
       }
     }
     return found;
+  }
+
+  /**
+   * The workspace's links epoch and these tasks, as one snapshot (TransactGetItems): a cycle looked
+   * for from here sees every link made before the epoch was read, and a write held to the epoch
+   * lands only if no link was made since.
+   */
+  async linkSnapshot(workspaceId: string, taskIds: readonly string[]): Promise<{ epoch: number; tasks: Map<string, Task> }> {
+    const ids = [...new Set(taskIds)];
+    const out = await this.db.send(
+      new TransactGetCommand({
+        TransactItems: [
+          { Get: { TableName: this.table, Key: { pk: wsPk(workspaceId), sk: LINKS_EPOCH_SK } } },
+          ...ids.map((id) => ({ Get: { TableName: this.table, Key: { pk: wsPk(workspaceId), sk: taskSk(id) } } })),
+        ],
+      }),
+    );
+    const [epochItem, ...items] = out.Responses ?? [];
+    const tasks = new Map<string, Task>();
+    for (const r of items) if (r?.Item) tasks.set(String(r.Item.taskId), this.task(r.Item));
+    return { epoch: Number(epochItem?.Item?.epoch ?? 0), tasks };
+  }
+
+  /** Moves the links epoch on, held to the one read: a link made meanwhile refuses this write (links-moved). */
+  linksEpochOp(workspaceId: string, epoch: number, name: string): WriteOp {
+    const x = new Expression();
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: { pk: wsPk(workspaceId), sk: LINKS_EPOCH_SK },
+          UpdateExpression: new Update(x).add('epoch', 1).toString(),
+          ConditionExpression: epoch ? x.eq('epoch', epoch) : x.absent('epoch'),
+          ...x.input(),
+        },
+      },
+      refused: () => {
+        throw linksMoved(name);
+      },
+    };
   }
 
   dependentOp(

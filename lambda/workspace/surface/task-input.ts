@@ -47,7 +47,9 @@ export const resolveRefs = async (
         if (parsed.item < 1 || parsed.item > items.position) {
           throw invalid(
             param,
-            `${ref} names item ${parsed.item} of this call; a task can wait only on items before it (@1 … @${items.position}).`,
+            items.position === 0
+              ? `${ref} names item ${parsed.item} of this call, and this is its first item: a task can wait only on items before it.`
+              : `${ref} names item ${parsed.item} of this call; a task can wait only on items before it (${items.position === 1 ? '@1' : `@1 … @${items.position}`}).`,
           );
         }
         const id = items.idOf(parsed.item - 1);

@@ -38,6 +38,8 @@ export interface Blockers {
   readonly tasks: ReadonlyMap<string, Task>;
   /** Links the task had that it drops, of tasks that still exist: they forget it. */
   readonly dropped: readonly string[];
+  /** When the change adds a link: the links epoch its cycle check started from, which its write holds. */
+  readonly epoch?: number;
 }
 
 /**
@@ -63,7 +65,13 @@ export const resolveBlockers = async (
   const had = Object.keys(('blockedBy' in self ? self.blockedBy : undefined) ?? {});
   const gone = had.filter((id) => !unique.includes(id));
   const toRead = [...unique, ...gone].filter((id) => !fresh.has(id));
-  const read = toRead.length ? await stores.tasks.getMany(caller.workspaceId, toRead) : new Map<string, Task>();
+  // A task that exists taking a new link could close a cycle with another change landing at the same
+  // moment: its blockers are read with the workspace's links epoch, in one snapshot, and the write
+  // holds the epoch. (A new task cannot: nothing waits on it yet; nor can a link to a task the same
+  // call creates.)
+  const adds = 'version' in self && unique.some((id) => !had.includes(id) && !fresh.has(id));
+  const snapshot = adds ? await stores.tasks.linkSnapshot(caller.workspaceId, toRead) : undefined;
+  const read = snapshot?.tasks ?? (toRead.length ? await stores.tasks.getMany(caller.workspaceId, toRead) : new Map<string, Task>());
   const tasks = new Map<string, Task>();
   for (const id of unique) {
     const t = fresh.get(id) ?? read.get(id);
@@ -75,11 +83,14 @@ export const resolveBlockers = async (
     }
     tasks.set(id, t);
   }
-  await refuseCycles(stores, caller, self, tasks, param);
+  // A cycle through this task needs a task waiting on it: with none, there is nothing to look for
+  // (one made meanwhile moves the links epoch, which this write holds, and is planned again).
+  if ('blocks' in self && self.blocks?.length) await refuseCycles(stores, caller, self, tasks, param);
   return {
     blockedBy: Object.fromEntries(unique.map((id) => [id, tasks.get(id)!.number ?? 0])),
     tasks,
     dropped: gone.filter((id) => read.has(id)),
+    ...(snapshot ? { epoch: snapshot.epoch } : {}),
   };
 };
 
@@ -95,7 +106,7 @@ const refuseCycles = async (
   const via = new Map<string, string | undefined>([...blockers.keys()].map((id) => [id, undefined]));
   const known = new Map(blockers);
   let frontier = [...blockers.values()];
-  while (frontier.length && known.size < CYCLE_SEARCH_LIMIT) {
+  while (frontier.length) {
     const next: string[] = [];
     for (const t of frontier) {
       for (const id of Object.keys(t.blockedBy ?? {})) {
@@ -114,6 +125,14 @@ const refuseCycles = async (
       }
     }
     if (!next.length) break;
+    // Past this many, the check cannot say there is no cycle: refused, never let through unchecked.
+    if (known.size + next.length > CYCLE_SEARCH_LIMIT) {
+      throw limitReached(
+        param,
+        `the tasks it would wait on lead on through more than ${CYCLE_SEARCH_LIMIT} others, too many to check for a cycle; link to a task nearer the end of that chain.`,
+        { most: CYCLE_SEARCH_LIMIT },
+      );
+    }
     const read = await stores.tasks.getMany(caller.workspaceId, next);
     for (const [id, t] of read) known.set(id, t);
     frontier = [...read.values()];
@@ -152,21 +171,29 @@ export const linkFields = (blockers: Blockers): Pick<Task, 'blockedBy' | 'openBl
  * each one it drops forgets it. `fresh` blockers are created in the same call: their side is part
  * of their own Put when they land in the same transaction.
  */
-export const blockerSideOps = (stores: WorkspaceStores, caller: Caller, dependentId: string, blockers: Blockers): WriteOp[] => [
+export const blockerSideOps = (
+  stores: WorkspaceStores,
+  caller: Caller,
+  dependent: Pick<Task, 'taskId' | 'number'>,
+  blockers: Blockers,
+): WriteOp[] => [
+  ...(blockers.epoch !== undefined
+    ? [stores.tasks.linksEpochOp(caller.workspaceId, blockers.epoch, taskNameOf(caller.workspaceKey, dependent))]
+    : []),
   ...[...blockers.tasks.values()].map((t) =>
     t.deletedAt
       ? stores.tasks.checkDeletedOp(caller.workspaceId, t.taskId)
       : stores.tasks.dependentOp(
           caller.workspaceId,
           t.taskId,
-          dependentId,
+          dependent.taskId,
           'add',
           t.status,
           taskNameOf(caller.workspaceKey, t),
-          t.blocks?.includes(dependentId) ?? false,
+          t.blocks?.includes(dependent.taskId) ?? false,
         ),
   ),
-  ...blockers.dropped.map((id) => stores.tasks.dependentOp(caller.workspaceId, id, dependentId, 'forget')),
+  ...blockers.dropped.map((id) => stores.tasks.dependentOp(caller.workspaceId, id, dependent.taskId, 'forget')),
 ];
 
 /**

@@ -92,7 +92,7 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
       ...(forget.length ? { forgetDependents: forget } : {}),
       name: nameOf(ctx, next),
     }),
-    ...(side ? blockerSideOps(stores, caller, next.taskId, side) : []),
+    ...(side ? blockerSideOps(stores, caller, next, side) : []),
     ...(before && stateMoves ? transitionOps(stores, before, next, dependents) : []),
   ];
 };
@@ -174,8 +174,9 @@ export const changeTask = async (
         heal.gone.add(err.taskId);
         continue;
       }
-      // A record's picture of the task may lack links made since: read it again, and plan on it.
-      if (opts.fromRecord && err instanceof ToolRefusal && err.reason === 'links-moved') {
+      // Links moved while this was planned (a record's picture lacks links made since, a link was
+      // made elsewhere meanwhile): read the task again and plan on it, so every rule is checked anew.
+      if (err instanceof ToolRefusal && err.reason === 'links-moved') {
         const fresh = await stores.tasks.getAny(caller.workspaceId, base.taskId);
         if (!fresh || fresh.version !== base.version) throw err;
         base = fresh;
@@ -287,6 +288,22 @@ export const changeTasks = async (
       } else outcomes[g.i] = { ok: false, error: asItemError(err, ctx, g.p.next) };
     }
     pending = again;
+  }
+  // Entries whose links moved while the call was planned (another entry of it, or another call, made
+  // a link first): planned again one by one, in order, each seeing what the ones before it wrote, so
+  // entries that each looked acyclic alone cannot close a cycle together.
+  for (const g of within) {
+    const o = outcomes[g.i];
+    if (!o || o.ok || !(o.error instanceof ToolRefusal) || o.error.reason !== 'links-moved' || !g.p.before) continue;
+    try {
+      const fresh = await ctx.stores.tasks.getAny(ctx.caller.workspaceId, g.p.before.taskId);
+      if (!fresh || fresh.version !== g.p.before.version) continue;
+      const entry = entries[g.i]!;
+      const written = await changeTask(ctx, fresh, entry.patch, { ...(entry.opts ?? {}), recordId: g.record.activityId });
+      outcomes[g.i] = written ? { ok: true, written } : { ok: true, unchanged: fresh };
+    } catch (err) {
+      outcomes[g.i] = { ok: false, error: asItemError(err, ctx, g.p.next) };
+    }
   }
   return outcomes;
 };
@@ -510,8 +527,17 @@ const replay = async (ctx: WriteContext, key: string): Promise<ItemOutcome[] | u
   if (entry.until < Date.now()) return undefined;
   try {
     await ctx.stores.resend(entry.input);
-  } catch {
-    // Not written then, nor now (a condition moved, or DynamoDB still does not answer): a fresh create duplicates nothing.
+  } catch (err) {
+    // Still unknown: the same answer again, and the same replay kept for the next try.
+    if (err instanceof WriteNotConfirmed) {
+      unconfirmedCalls.set(key, entry);
+      const outcomes: ItemOutcome[] = new Array(entry.size);
+      for (const w of entry.written) outcomes[w.i] = { ok: false, error: notConfirmedCreate(ctx, w.written.task) };
+      // Kept only for a call all of whose items were in the one transaction: every position is filled.
+      return outcomes;
+    }
+    // Refused by a condition: with the same request token DynamoDB would have answered the first
+    // write's success, so it was never written, and a fresh create duplicates nothing.
     return undefined;
   }
   const outcomes: ItemOutcome[] = new Array(entry.size);

@@ -193,6 +193,14 @@ const undoToken = async (ctx: UndoContext, record: ActivityRecord): Promise<Undo
     );
   }
   const token = record.after as unknown as Parameters<typeof revokeToken>[3];
+  // Someone else's token is a member change, and needs what member changes need.
+  if (token.userId !== caller.userId && !ctx.scopes.includes('team:admin')) {
+    throw roleTooLow(
+      `undoing ${record.activityId} (another member's token) with this token`,
+      'admin (a token with team:admin)',
+      caller.role,
+    );
+  }
   const owner = await stores.directory.getMember(caller.workspaceId, token.userId);
   const revoked = await revokeToken(stores, caller, source, token, owner, {
     undoOf: record.activityId,

@@ -4,7 +4,10 @@ import type { Target } from './target.js';
 
 /** Option values by name, as parseArgs gives them; each command names the ones it takes. */
 export type Options = Partial<
-  Record<'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id' | 'grant' | 'key', string>
+  Record<
+    'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id' | 'grant' | 'key' | 'drain-seconds',
+    string
+  >
 >;
 
 /** Where a command writes: results on stdout, what a person reads on stderr. */

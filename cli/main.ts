@@ -29,6 +29,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   workspace enable [--workspace W]
   workspace key --key ACME [--workspace W]
   tasks number [--workspace W]
+  migrate [--workspace W|all] [--drain-seconds 20]
   token create --email E --scopes "tasks:read tasks:write" [--expires-in 30d|12h|never] [--label L]
   token list [--email E] [--workspace W]
   token revoke --id tok_... [--workspace W]
@@ -42,6 +43,9 @@ The workspace's rules hold here too: the last active owner cannot be disabled, d
 (make someone else owner first).
 workspace key: tasks are shown as KEY-<number>; the old key keeps naming them. tasks number: the
 one-time migration of a workspace from before task numbers (idempotent: run it again, it does nothing).
+migrate: brings a workspace (or all) from an earlier version's data layout to this one's, after
+cdk deploy of this version (docs/deploy-and-operations.md, "Upgrading"). Task changes pause while it
+runs; reads go on. Stopped anywhere, run it again: it goes on where it was.
 grants: the apps people connected through the built-in authorization server; revoking one stops
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add
@@ -50,7 +54,20 @@ existing member does only that), and user disable / user enable disable / enable
 
 const COMMANDS: Readonly<Record<string, Command>> = { ...USER_COMMANDS, ...WORKSPACE_COMMANDS, ...TOKEN_COMMANDS, ...GRANT_COMMANDS };
 
-const OPTION_NAMES = ['email', 'name', 'role', 'time-zone', 'workspace', 'scopes', 'expires-in', 'label', 'id', 'grant', 'key'] as const;
+const OPTION_NAMES = [
+  'email',
+  'name',
+  'role',
+  'time-zone',
+  'workspace',
+  'scopes',
+  'expires-in',
+  'label',
+  'id',
+  'grant',
+  'key',
+  'drain-seconds',
+] as const;
 
 export const main = async (argv: readonly string[], out: Out): Promise<number> => {
   let target: Target | undefined;

@@ -2,6 +2,7 @@ import { InvalidArgumentRefusal } from '../lambda/errors.js';
 import type { Status } from '../lambda/vocabulary.js';
 import { workspaceKeyOf } from '../lambda/vocabulary.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
+import { listWorkspaceIds, migrateWorkspace } from '../lambda/workspace/admin/migrate.js';
 import { numberExistingTasks, setWorkspaceKey } from '../lambda/workspace/admin/numbering.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { buildRecord } from '../lambda/workspace/model/activity.js';
@@ -108,7 +109,31 @@ const tasksNumber: Command = {
   },
 };
 
+/** The move of one workspace (or every one) to the current data layout; see workspace/admin/migrate.ts. */
+const migrate: Command = {
+  options: ['workspace', 'drain-seconds'],
+  async run(o, target, out) {
+    const drain = o['drain-seconds'] === undefined ? 20 : Number(o['drain-seconds']);
+    if (!Number.isFinite(drain) || drain < 0 || drain > 600) throw usage('--drain-seconds: a number of seconds from 0 to 600');
+    const ids = o.workspace === 'all' ? await listWorkspaceIds(target.db, target.table) : [workspaceOf(o.workspace, target)];
+    for (const workspaceId of ids) {
+      if (!(await target.directory.getWorkspace(workspaceId)))
+        throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+      const s = await migrateWorkspace(target.db, target.table, workspaceId, {
+        drainMs: drain * 1000,
+        progress: (line) => out.stderr(line),
+      });
+      out.stdout(
+        s.already
+          ? `${workspaceId}: in the current layout already${s.removed ? `; removed ${s.removed} leftover item(s) of the old one` : ''}.`
+          : `${workspaceId}: migrated in ${s.seconds} s: ${s.tasks} task(s) (${s.written} written by this run, ${s.deleted} deleted ones kept for undo, ${s.withNotes} with notes), ${s.entries} search entries, ${s.counts} count items, ${s.recordsMoved} activity records moved, ${s.numbered} numbered, ${s.removed} old items removed.`,
+      );
+    }
+  },
+};
+
 export const WORKSPACE_COMMANDS: Readonly<Record<string, Command>> = {
+  migrate,
   'workspace disable': workspaceStatus('disabled'),
   'workspace enable': workspaceStatus('active'),
   'workspace key': workspaceKey,

@@ -57,7 +57,17 @@ export interface Workspace {
   readonly pastKeys?: readonly string[];
   /** The highest task number handed out; absent until the first. */
   readonly taskCounter?: number;
+  /**
+   * How its tasks are stored: 2 for every workspace made since, absent (1) on one from before until
+   * its operator migrates it (npm run admin -- migrate). Reads work in both; task changes need 2.
+   */
+  readonly layout?: number;
+  /** Set while a migration moves its tasks (when it began): task changes wait until it is done. */
+  readonly migrating?: string;
 }
+
+/** The layout every new workspace gets, and the one task changes need. */
+export const CURRENT_LAYOUT = 2;
 
 /** A workspace key: 2 to 6 capital letters. */
 export const WORKSPACE_KEY = /^[A-Z]{2,6}$/;
@@ -160,6 +170,9 @@ export interface Principal {
   readonly pastKeys: readonly string[];
   /** The workspace's task counter as read with this principal: where a new task's number starts looking. */
   readonly taskCounter: number;
+  /** How the workspace's tasks are stored (Workspace.layout), and whether a migration is moving them now. */
+  readonly layout: number;
+  readonly migrating?: boolean;
   /**
    * What the credential is called by its owner: a personal token's label, a connected app's client
    * name. Activity records name the client by it when the request's `clientInfo` does not.

@@ -61,6 +61,14 @@ export class DoersTables extends Construct {
       sortKey: { name: WORKSPACE_TABLE_KEYS.gsi2.sortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
     });
+    // Added by the version with data layout 2, alone in its update: DynamoDB adds one index per
+    // table update (test/infra/upgrade.test.ts holds the template to that against the one before).
+    this.workspace.addGlobalSecondaryIndex({
+      indexName: WORKSPACE_TABLE_KEYS.gsi3.indexName,
+      partitionKey: { name: WORKSPACE_TABLE_KEYS.gsi3.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: WORKSPACE_TABLE_KEYS.gsi3.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
 
     // The limits table holds only counters that expire within minutes; losing it on stack deletion
     // loses nothing (the limits simply start fresh), so it goes with the stack instead of leaving an

@@ -23,6 +23,13 @@ import type { DirectoryStore } from '../workspace/store/directory-store.js';
 import type { AccountSession, SessionStore } from './session.js';
 import { type AccountView, accountPage, type ChangeRow, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
 
+/** The workspace as the activity's reads need it (its layout: where its records are). */
+const refOf = (w: { readonly workspaceId: string; readonly layout?: number; readonly migrating?: string }) => ({
+  workspaceId: w.workspaceId,
+  layout: w.layout ?? 1,
+  ...(w.migrating ? { migrating: true } : {}),
+});
+
 export interface AccountDeps {
   readonly publicUrl: string;
   readonly sessions: SessionStore;
@@ -103,8 +110,8 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       deps.tokens.list(member.workspaceId),
       deps.grants.list(member.workspaceId, member.userId),
       admin ? deps.directory.listMembers(member.workspaceId) : Promise.resolve(undefined),
-      deps.activity.list(member.workspaceId, { actorId: member.userId, includeTeam: true }, RECENT_CHANGES, at),
-      admin ? deps.activity.list(member.workspaceId, { includeTeam: true, onlyTeam: true }, RECENT_CHANGES, at) : undefined,
+      deps.activity.list(refOf(workspace), { actorId: member.userId, includeTeam: true }, RECENT_CHANGES, at),
+      admin ? deps.activity.list(refOf(workspace), { includeTeam: true, onlyTeam: true }, RECENT_CHANGES, at) : undefined,
     ]);
     // Names of the workspace's people and projects are not needed here: a record carries its target's label.
     const rows = (records: readonly ActivityRecord[]): ChangeRow[] =>

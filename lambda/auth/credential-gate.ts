@@ -201,6 +201,8 @@ export const createCredentialGate = (
           workspaceKey: workspaceKeyOf(workspace),
           pastKeys: workspace.pastKeys ?? [],
           taskCounter: workspace.taskCounter ?? 0,
+          layout: workspace.layout ?? 1,
+          ...(workspace.migrating ? { migrating: true } : {}),
           ...(identity.label ? { credentialLabel: identity.label } : {}),
         };
         if (cacheMs > 0)

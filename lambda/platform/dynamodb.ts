@@ -72,21 +72,43 @@ export type ItemKey = Readonly<Record<string, string>>;
 const MAX_BATCH_GET_ATTEMPTS = 3;
 
 /**
- * Strongly consistent reads of up to 100 keys of one table in one BatchGetItem: what would be one
- * GetItem per key costs one request. Keys DynamoDB leaves unprocessed (throttling) are asked for
+ * Strongly consistent reads of keys of one table, 100 per BatchGetItem: what would be one GetItem
+ * per key costs one request per hundred. Keys DynamoDB leaves unprocessed (throttling) are asked for
  * again; if some are still left, it throws a ThrottlingException-named error (answered 503).
  */
-export const batchGetConsistent = async (
+export const batchGetConsistent = (
   db: DynamoDBDocumentClient,
   table: string,
   keys: readonly ItemKey[],
+): Promise<Record<string, unknown>[]> => batchGet(db, table, keys, true);
+
+/**
+ * Reads of any number of keys of one table, 100 per BatchGetItem (in parallel), strongly consistent
+ * or not; unprocessed keys are asked for again, as `batchGetConsistent` does.
+ */
+export const batchGet = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly ItemKey[],
+  consistent: boolean,
+): Promise<Record<string, unknown>[]> => {
+  const chunks: ItemKey[][] = [];
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100));
+  return (await Promise.all(chunks.map((c) => batchGetChunk(db, table, c, consistent)))).flat();
+};
+
+const batchGetChunk = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly ItemKey[],
+  consistent: boolean,
 ): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   let pending: ItemKey[] = [...keys];
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_BATCH_GET_ATTEMPTS)
       throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
-    const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } } }));
     items.push(...(out.Responses?.[table] ?? []));
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
   }

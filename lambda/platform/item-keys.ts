@@ -27,6 +27,81 @@ export const taskNumberSk = (n: number): string => `TASKNO#${n}`;
 export const commentsOfTaskPrefix = (taskId: string): string => `COMMENT#${taskId}#`;
 export const commentSk = (taskId: string, commentId: string): string => `${commentsOfTaskPrefix(taskId)}${commentId}`;
 
+// ---- the task workspace, layout 2 (docs/workspace.md, "Data model") -----------------------------
+/*
+ * Layout 2 gives every task its own partition and spreads what every change writes over many keys,
+ * so no key takes a share of a workspace's writes that grows with it. The lists are three indexes,
+ * each split by priority: the workspace's (gsi1), an assignee's (gsi2), a project's (gsi3). Text,
+ * labels and counts are items the change writes in its own transaction.
+ */
+
+/** The small hash that spreads a workspace's shared items over a few keys: 0 … n-1. */
+export const shardOf = (id: string, n: number): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % n;
+};
+
+/** A task's own partition: the task (`TASK`) and its notes (`NOTES`). */
+export const taskPk = (workspaceId: string, taskId: string): string => `WS#${workspaceId}#T#${taskId}`;
+export const TASK_ITEM_SK = 'TASK';
+export const NOTES_ITEM_SK = 'NOTES';
+/** The one value of an index key that stands for "none" (no assignee, no project). */
+export const NONE_KEY = '-';
+/** gsi1: the workspace's tasks of one priority. */
+export const workspaceListPk = (workspaceId: string, priority: string): string => `WS#${workspaceId}#L#${priority}`;
+/** gsi2: one assignee's (or nobody's) tasks of one priority. */
+export const assigneeListPk = (workspaceId: string, assigneeId: string | undefined, priority: string): string =>
+  `WS#${workspaceId}#A#${assigneeId ?? NONE_KEY}#${priority}`;
+/** gsi3: one project's (or the inbox's) tasks of one priority. */
+export const projectListPk = (workspaceId: string, projectId: string | undefined, priority: string): string =>
+  `WS#${workspaceId}#P#${projectId ?? NONE_KEY}#${priority}`;
+/**
+ * The sort key of a task in every list: open by due date (undated last), done by completion. The
+ * priority is in the partition, so the lists merged back give due date, then priority.
+ */
+export const listSk = (t: {
+  readonly taskId: string;
+  readonly status: 'open' | 'done';
+  readonly dueDate?: string | undefined;
+  readonly completedAt?: string | undefined;
+}): string => (t.status === 'open' ? `O#${t.dueDate ?? '~'}#${t.taskId}` : `X#${t.completedAt ?? ''}#${t.taskId}`);
+
+/** A word of a task's title, labels or the start of its notes: found by any prefix of 3 and more. */
+export const WORD_PREFIX_LENGTH = 3;
+export const wordPk = (workspaceId: string, word: string): string =>
+  `WS#${workspaceId}#W#${[...word].slice(0, WORD_PREFIX_LENGTH).join('')}`;
+export const wordSk = (word: string, taskId: string): string => `${word}#${taskId}`;
+/** A label's tasks (a label is one word, matched whole, case folded). */
+export const labelPk = (workspaceId: string, label: string): string => `WS#${workspaceId}#LB#${label}`;
+
+/**
+ * Counts of a scope, kept by the changes that move them: the workspace's (spread over four keys by
+ * task), an assignee's, a project's. `D#<date>` holds the open and done tasks due that day (`~`:
+ * undated), `C#<quarter hour>` the completions in it (for "done today", kept two days), `B#PAST` the
+ * older due dates folded together.
+ */
+export const WORKSPACE_COUNT_SHARDS = 4;
+export const countsPk = (workspaceId: string, scope: string): string => `WS#${workspaceId}#N#${scope}`;
+export const workspaceCountScope = (taskId: string): string => `W#${shardOf(taskId, WORKSPACE_COUNT_SHARDS)}`;
+export const assigneeCountScope = (assigneeId: string | undefined): string => `A#${assigneeId ?? NONE_KEY}`;
+export const projectCountScope = (projectId: string | undefined): string => `P#${projectId ?? NONE_KEY}`;
+export const dueCountSk = (dueDate: string | undefined): string => `D#${dueDate ?? '~'}`;
+export const completionCountSk = (quarterHour: string): string => `C#${quarterHour}`;
+export const PAST_COUNT_SK = 'B#PAST';
+
+/** Activity records, layout 2: spread over four partitions by the call that made them. */
+export const ACTIVITY_SHARDS = 4;
+export const activityPk = (workspaceId: string, callId: string): string => `WS#${workspaceId}#R${shardOf(callId, ACTIVITY_SHARDS)}`;
+export const activityShardPks = (workspaceId: string): string[] =>
+  Array.from({ length: ACTIVITY_SHARDS }, (_, s) => `WS#${workspaceId}#R${s}`);
+
+/** Task number claims, layout 2: spread over eight partitions by number. */
+export const NUMBER_SHARDS = 8;
+export const numberPk = (workspaceId: string, n: number): string => `WS#${workspaceId}#NO${n % NUMBER_SHARDS}`;
+
+// ---- layout 1 (kept readable until a workspace is migrated: npm run admin -- migrate) ------------
+
 /** gsi1 partition holding every task of a workspace, ordered by `taskOrderKey`. */
 export const tasksGsiPk = (workspaceId: string): string => `WS#${workspaceId}#TASKS`;
 /** Sorts below every real date, so an undated open task comes after all dated ones. */

@@ -10,6 +10,11 @@ export const WORKSPACE_TABLE_KEYS = {
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   /** Tasks by assignee: a person's agenda reads only their own tasks. */
   gsi2: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  /**
+   * Tasks by project (layout 2). Added to a deployed table on its own: DynamoDB builds one new
+   * index per table update, and a stack update that adds two fails (docs/deploy-and-operations.md).
+   */
+  gsi3: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ttl: 'expiresAt',
 } as const;
 
@@ -32,6 +37,8 @@ export const createTableInput = (role: TableRole, tableName: string): CreateTabl
         { AttributeName: k.gsi1.sortKey, AttributeType: 'S' },
         { AttributeName: k.gsi2.partitionKey, AttributeType: 'S' },
         { AttributeName: k.gsi2.sortKey, AttributeType: 'S' },
+        { AttributeName: k.gsi3.partitionKey, AttributeType: 'S' },
+        { AttributeName: k.gsi3.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [
         { AttributeName: k.partitionKey, KeyType: 'HASH' },
@@ -51,6 +58,14 @@ export const createTableInput = (role: TableRole, tableName: string): CreateTabl
           KeySchema: [
             { AttributeName: k.gsi2.partitionKey, KeyType: 'HASH' },
             { AttributeName: k.gsi2.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: k.gsi3.indexName,
+          KeySchema: [
+            { AttributeName: k.gsi3.partitionKey, KeyType: 'HASH' },
+            { AttributeName: k.gsi3.sortKey, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
         },

@@ -204,7 +204,12 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
     assert.equal(removed.code, 0, removed.stderr);
     assert.equal(gone, undefined);
     // Every change the operator made is in the activity record, through the admin CLI.
-    const recorded = await server.app.services.activity.list(DEMO_WORKSPACE_ID, { actorId: 'operator', includeTeam: true }, 10, new Date());
+    const recorded = await server.app.services.activity.list(
+      { workspaceId: DEMO_WORKSPACE_ID, layout: 2 },
+      { actorId: 'operator', includeTeam: true },
+      10,
+      new Date(),
+    );
     assert.deepEqual(
       recorded.records.slice(0, 3).map((r) => [r.client, r.tool, r.kind, r.action, r.targetLabel]),
       [

@@ -269,7 +269,7 @@ const setupCaller = (invoke: FuzzTarget['invoke'], port: string, token: string):
 /** Read from the stores, not through tools: on the limits-on target those calls would spend the rate. */
 const collectIds = async (services: WorkspaceServices, protectedUsers: ReadonlySet<string>): Promise<IdPools> => {
   const ws = DEMO_WORKSPACE_ID;
-  const tasks = (await services.tasks.all(ws, { status: 'any' })).map((t) => t.taskId);
+  const tasks = (await services.tasks.search({ workspaceId: ws, layout: 2 }, { status: 'any' }, 100)).tasks.map((t) => t.taskId);
   const projects = (await services.projects.all(ws)).map((p) => p.projectId);
   const members = (await services.directory.listMembers(ws)).map((m) => m.userId).filter((u) => !protectedUsers.has(u));
   const comments: IdPools['comments'] = [];

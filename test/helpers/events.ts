@@ -59,6 +59,7 @@ export const principal = (overrides: Partial<Principal> = {}): Principal => {
     workspaceKey: 'TEST',
     pastKeys: [],
     taskCounter: 0,
+    layout: 2,
     ...overrides,
     scopes,
     scopeKey: scopes.join(' '),

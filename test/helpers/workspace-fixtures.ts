@@ -31,12 +31,19 @@ export interface TestWorkspace {
  */
 export const createTestWorkspace = async (
   server: LocalServer,
-  opts: { timeZone?: string; scopes?: readonly Scope[] } = {},
+  /** `layout: 1`: a workspace as an earlier version made it (its tasks need `npm run admin -- migrate`). */
+  opts: { timeZone?: string; scopes?: readonly Scope[]; layout?: number } = {},
 ): Promise<TestWorkspace> => {
   const { directory } = server.app.services;
   const workspaceId = `ws_${randomUUID().slice(0, 8)}`;
   const createdAt = new Date().toISOString();
-  await directory.createWorkspace({ workspaceId, name: `Test ${workspaceId}`, status: 'active', createdAt });
+  await directory.createWorkspace({
+    workspaceId,
+    name: `Test ${workspaceId}`,
+    status: 'active',
+    createdAt,
+    ...(opts.layout !== undefined ? { layout: opts.layout } : {}),
+  });
   const make = async (role: Role): Promise<TestMember> => {
     const userId = `usr_${role}_${randomUUID().slice(0, 8)}`;
     const email = `${userId}@example.test`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { type DynamoProxy, type ProxyMode, startProxiedServer } from '../helpers/dynamo-proxy.js';
@@ -31,12 +31,13 @@ after(() => close());
 const snapshot = async (): Promise<{ state: string; records: number }> => {
   const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
   const items: Record<string, unknown>[] = [];
-  for await (const page of paginateQuery(
+  // Every partition of the workspace: its own, its tasks', its lists' entries and counts, its records'.
+  for await (const page of paginateScan(
     { client: db },
     {
       TableName: server.app.config.tables.workspace,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}` },
+      FilterExpression: 'pk = :pk OR begins_with(pk, :sub)',
+      ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sub': `WS#${ws.workspaceId}#` },
     },
   ))
     items.push(...(page.Items ?? []));

@@ -4,7 +4,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ToolRefusal } from '../../lambda/errors.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { taskSk, wsPk } from '../../lambda/platform/item-keys.js';
+import { TASK_ITEM_SK, taskPk, taskSk } from '../../lambda/platform/item-keys.js';
 import { MAX_TRANSACTION_BYTES } from '../../lambda/platform/transact.js';
 import type { Principal } from '../../lambda/vocabulary.js';
 import type { Caller } from '../../lambda/workspace/model/caller.js';
@@ -37,6 +37,7 @@ const callerOf = (userId: string, role: Principal['role']): Caller => ({
   pastKeys: [],
   taskCounter: 0,
   directoryVersion: 0,
+  layout: 2,
   userId,
   name: userId,
   role,
@@ -179,7 +180,7 @@ describe('a link to a task gone for good is dropped by the next write that meets
     await db.send(
       new DeleteCommand({
         TableName: server.app.config.tables.workspace,
-        Key: { pk: wsPk(ws.workspaceId), sk: taskSk(dependent!.taskId) },
+        Key: { pk: taskPk(ws.workspaceId, dependent!.taskId), sk: TASK_ITEM_SK },
       }),
     );
     db.destroy();
@@ -206,7 +207,7 @@ describe('a transaction whose answer is lost or stays "in progress" is written o
     ).finally(() => proxy.clearFault());
 
     assert.equal(res.json.result?.isError, false, res.text);
-    const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
+    const found = await server.app.services.tasks.search({ workspaceId: own.workspaceId, layout: 2 }, { status: 'open' }, 10);
     assert.deepEqual(
       found.tasks.map((t) => t.title),
       ['Once, lost'],
@@ -235,7 +236,7 @@ describe('a transaction whose answer is lost or stays "in progress" is written o
       /^Not confirmed: .* It would have created (TEST-\d+) 'Once, in progress'; task_get \1 shows whether it did/,
     );
     assert.equal(again.json.result.isError, false, again.text);
-    const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
+    const found = await server.app.services.tasks.search({ workspaceId: own.workspaceId, layout: 2 }, { status: 'open' }, 10);
     assert.equal(found.tasks.length, 1);
     assert.equal(found.tasks[0]!.taskId, again.json.result.structuredContent.taskId);
   });
@@ -261,7 +262,7 @@ describe('a transaction whose answer is lost or stays "in progress" is written o
     assert.equal(second.json.result.isError, true, second.text);
     assert.equal(named.exec(second.json.result.content[0].text)?.[1], named.exec(first.json.result.content[0].text)?.[1]);
     assert.equal(third.json.result.isError, false, third.text);
-    const found = await server.app.services.tasks.search(own.workspaceId, { status: 'open' }, 10);
+    const found = await server.app.services.tasks.search({ workspaceId: own.workspaceId, layout: 2 }, { status: 'open' }, 10);
     assert.deepEqual(
       found.tasks.map((t) => t.taskId),
       [third.json.result.structuredContent.taskId],

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { migrateWorkspace } from '../../lambda/workspace/admin/migrate.js';
 import { numberExistingTasks, setWorkspaceKey } from '../../lambda/workspace/admin/numbering.js';
 import { modernCall } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
@@ -109,33 +111,45 @@ describe('task keys', () => {
   });
 
   test('the migration numbers tasks from before numbers, oldest first, once; until then they read by id', async () => {
-    // Arrange: three tasks as an older release stored them, without a number.
-    const own = await createTestWorkspace(server);
+    // Arrange: three tasks as an older release stored them (layout 1), without a number.
+    const own = await createTestWorkspace(server, { layout: 1 });
     const call = caller(server, own.member.token);
+    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
     const ids: string[] = [];
     for (const [i, title] of ['Oldest', 'Middle', 'Newest'].entries()) {
       const taskId = `00000000-0000-4000-8000-00000000000${i}`;
       ids.push(taskId);
-      await server.app.services.tasks.create({
-        workspaceId: own.workspaceId,
-        taskId,
-        title,
-        status: 'open',
-        priority: 'P4',
-        labels: [],
-        createdBy: own.member.userId,
-        createdAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-        updatedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-        version: 1,
-      });
+      const at = `2026-01-0${i + 1}T00:00:00.000Z`;
+      await db.send(
+        new PutCommand({
+          TableName: server.app.config.tables.workspace,
+          Item: {
+            pk: `WS#${own.workspaceId}`,
+            sk: `TASK#${taskId}`,
+            gsi1pk: `WS#${own.workspaceId}#TASKS`,
+            gsi1sk: `O#~#P4#${taskId}`,
+            search: title.toLowerCase(),
+            workspaceId: own.workspaceId,
+            taskId,
+            title,
+            status: 'open',
+            priority: 'P4',
+            labels: [],
+            createdBy: own.member.userId,
+            createdAt: at,
+            updatedAt: at,
+            version: 1,
+          },
+        }),
+      );
     }
     const before = await call('task_get', { taskId: ids[0] });
-    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
 
     // Act
     const first = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, () => []);
     const again = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, () => []);
     const keys = await Promise.all(ids.map(async (taskId) => (await call('task_get', { taskId })).structuredContent.key));
+    await migrateWorkspace(db, server.app.config.tables.workspace, own.workspaceId, { drainMs: 0 });
     const next = await create('After the migration', {}, call);
 
     // Assert

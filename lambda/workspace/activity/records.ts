@@ -47,7 +47,11 @@ export const actionOf = (
   return 'changed';
 };
 
-/** The record of a task change: the whole task before it (for undo) and the fields that moved. */
+/**
+ * The record of a task change: the fields that moved, each before and after, and the version it
+ * made. Undo reads the task as it is now and puts those fields back; the task's whole state is not
+ * copied into the record (nor, through the indexes, twice more).
+ */
 export const taskRecord = (
   activity: ActivityStore,
   source: ChangeSource,
@@ -69,7 +73,6 @@ export const taskRecord = (
       ...((after.projectId ?? before?.projectId) ? { projectId: after.projectId ?? before?.projectId } : {}),
       changes: fieldChanges(before, after, TASK_FIELDS),
       version: after.version,
-      ...(before ? { before: snapshot(before) } : { after: snapshot(after) }),
       ...extra,
     },
     activity.expiresAtFor(source.now),

@@ -7,5 +7,18 @@ import type { Principal } from '../../vocabulary.js';
  */
 export type Caller = Pick<
   Principal,
-  'workspaceId' | 'workspaceKey' | 'pastKeys' | 'taskCounter' | 'directoryVersion' | 'userId' | 'name' | 'role' | 'timeZone'
+  | 'workspaceId'
+  | 'workspaceKey'
+  | 'pastKeys'
+  | 'taskCounter'
+  | 'directoryVersion'
+  | 'userId'
+  | 'name'
+  | 'role'
+  | 'timeZone'
+  | 'layout'
+  | 'migrating'
 >;
+
+/** The workspace as a read needs it: which layout its tasks and records are in, and whether they are being moved. */
+export type WorkspaceRef = Pick<Caller, 'workspaceId' | 'layout' | 'migrating'>;

@@ -135,10 +135,13 @@ export const unconfirmed = (check: string) =>
 export const busyTarget = (what: string) =>
   new ConflictRefusal(`Conflict: ${what} is being changed by someone else right now; try again in a few seconds.`, 'busy');
 
-export const upgrading = () =>
+export const upgrading = (moving: boolean) =>
   new ConflictRefusal(
-    'This workspace is being moved to a new data layout by its operator (npm run admin -- migrate); reads work, changes are ' +
-      'refused until it finishes, usually within minutes. Try again shortly.',
+    moving
+      ? 'This workspace is being moved to a new data layout by its operator (npm run admin -- migrate); reads work, changes to ' +
+          'tasks are refused until it finishes, usually within minutes. Try again shortly.'
+      : 'This workspace is still in the data layout of an earlier version of doers: reads work, and changes to tasks wait until ' +
+          'its operator runs npm run admin -- migrate (docs/deploy-and-operations.md, "Upgrading"). Ask them to.',
     'upgrading',
   );
 

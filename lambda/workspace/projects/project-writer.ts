@@ -35,7 +35,7 @@ export interface ProjectChangeOptions {
 
 /** Refuses to delete a project that holds tasks: they would be in no list. */
 export const refuseUnlessEmpty = async (ctx: WriteContext, project: Project): Promise<void> => {
-  const held = await ctx.stores.tasks.search(ctx.caller.workspaceId, { status: 'any', projectId: project.projectId }, 1);
+  const held = await ctx.stores.tasks.search(ctx.caller, { status: 'any', projectId: project.projectId }, 1);
   if (held.tasks.length) throw projectHoldsTasks(project.name, project.projectId);
 };
 

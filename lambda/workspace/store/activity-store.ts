@@ -1,7 +1,17 @@
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ACTIVITY_PREFIX, activityOfActorGsiPk, activityOfTargetGsiPk, activitySk, wsPk } from '../../platform/item-keys.js';
+import { type DynamoDBDocumentClient, paginateQuery, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetConsistent } from '../../platform/dynamodb.js';
+import {
+  ACTIVITY_PREFIX,
+  activityOfActorGsiPk,
+  activityOfTargetGsiPk,
+  activityPk,
+  activityShardPks,
+  activitySk,
+  wsPk,
+} from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import { type ActivityKind, type ActivityRecord, activityIdBound, TEAM_KINDS } from '../model/activity.js';
+import type { WorkspaceRef } from '../model/caller.js';
 import { undoneMeanwhile } from '../model/refusals.js';
 
 /** What `activity_list` asks for; every condition must hold, an absent one does not filter. */
@@ -36,9 +46,9 @@ export interface ActivityStore {
   markUndoneOp(record: ActivityRecord, undoId: string, at: string): WriteOp;
   get(workspaceId: string, activityId: string): Promise<ActivityRecord | undefined>;
   /** Newest first. */
-  list(workspaceId: string, query: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage>;
+  list(ws: WorkspaceRef, query: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage>;
   /** The records of a bulk call's items (`act_….01` …), in order. */
-  itemsOfCall(workspaceId: string, callId: string): Promise<ActivityRecord[]>;
+  itemsOfCall(ws: WorkspaceRef, callId: string): Promise<ActivityRecord[]>;
   /** The target's records after `afterId`, oldest first: what a conflicting undo names. */
   laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]>;
 }
@@ -55,15 +65,32 @@ const FILTERED_READ = 200;
 /** Requests one page may take before it is answered short, with a cursor to go on. */
 const MAX_REQUESTS_PER_PAGE = 4;
 
+/** Where each record read was found (layout 1 kept them all in the workspace partition): what marking it undone writes to. */
+const locations = new WeakMap<ActivityRecord, string>();
+
 const toRecord = (item: Record<string, unknown>): ActivityRecord => {
-  const { pk: _p, sk: _s, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, clientSearch: _e, ...rest } = item;
-  return rest as unknown as ActivityRecord;
+  const { pk, sk: _s, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, clientSearch: _e, ...rest } = item;
+  const record = rest as unknown as ActivityRecord;
+  locations.set(record, String(pk));
+  return record;
 };
 
+/** A bulk call's items share the call's id (`act_….07`), and so its partition. */
+const callIdOf = (activityId: string): string => activityId.split('.')[0]!;
+const homeOf = (workspaceId: string, activityId: string): string => activityPk(workspaceId, callIdOf(activityId));
+
+/** The partitions a workspace's records are in: four, and the workspace's own while it is not migrated. */
+const partitionsOf = (ws: WorkspaceRef): string[] => [
+  ...activityShardPks(ws.workspaceId),
+  ...(ws.layout === 2 && !ws.migrating ? [] : [wsPk(ws.workspaceId)]),
+];
+
 /**
- * Records live in the workspace partition under `ACT#<id>` (the whole history, newest last) and in
- * gsi1 by target and gsi2 by actor. A query reads one of the three, picked by its narrowest filter;
- * the others become a filter expression (docs/workspace.md says which combinations cost more).
+ * Records live in four partitions by the call that made them (`WS#<ws>#R<n>`, `ACT#<id>`: the whole
+ * history is their merge, newest first) and in gsi1 by target and gsi2 by actor. A query reads one
+ * of those, picked by its narrowest filter; the others become a filter expression (docs/workspace.md
+ * says which combinations cost more). Layout 1 kept them in the workspace partition: read too until
+ * the workspace is migrated (the migration moves them).
  */
 export class DynamoActivityStore implements ActivityStore {
   constructor(
@@ -82,7 +109,7 @@ export class DynamoActivityStore implements ActivityStore {
         Put: {
           TableName: this.table,
           Item: {
-            pk: wsPk(record.workspaceId),
+            pk: homeOf(record.workspaceId, record.activityId),
             sk: activitySk(record.activityId),
             gsi1pk: targetPartition(record),
             gsi1sk: record.activityId,
@@ -102,7 +129,7 @@ export class DynamoActivityStore implements ActivityStore {
       item: {
         Update: {
           TableName: this.table,
-          Key: { pk: wsPk(record.workspaceId), sk: activitySk(record.activityId) },
+          Key: { pk: locations.get(record) ?? homeOf(record.workspaceId, record.activityId), sk: activitySk(record.activityId) },
           UpdateExpression: 'SET undoneBy = :u, undoneAt = :at',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(undoneBy)',
           ExpressionAttributeValues: { ':u': undoId, ':at': at },
@@ -115,19 +142,23 @@ export class DynamoActivityStore implements ActivityStore {
   }
 
   async get(workspaceId: string, activityId: string): Promise<ActivityRecord | undefined> {
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: activitySk(activityId) }, ConsistentRead: true }),
-    );
-    return out.Item ? toRecord(out.Item) : undefined;
+    // Its home, and where layout 1 kept it: one read either way.
+    const items = await batchGetConsistent(this.db, this.table, [
+      { pk: homeOf(workspaceId, activityId), sk: activitySk(activityId) },
+      { pk: wsPk(workspaceId), sk: activitySk(activityId) },
+    ]);
+    return items[0] ? toRecord(items[0]) : undefined;
   }
 
-  async list(workspaceId: string, q: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage> {
+  async list(ws: WorkspaceRef, q: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage> {
+    const workspaceId = ws.workspaceId;
     const nowSeconds = Math.floor(now.getTime() / 1000);
     // Records older than the retention have expired (TTL may not have removed them yet): the key
     // range starts after them, so they cost nothing to skip.
     const oldest = now.getTime() - this.retentionDays * DAY_SECONDS * 1000;
     const lo = activityIdBound(Math.max(q.sinceMs ?? 0, oldest), 'low');
-    const hi = activityIdBound(q.untilMs ?? now.getTime() + DAY_SECONDS * 1000, 'high');
+    // A page goes on at the last record of the one before (inclusive: that one is left out).
+    const hi = after ?? activityIdBound(q.untilMs ?? now.getTime() + DAY_SECONDS * 1000, 'high');
     if (lo > hi) return { records: [] };
 
     const names: Record<string, string> = {};
@@ -138,34 +169,35 @@ export class DynamoActivityStore implements ActivityStore {
       values[`:${attr}`] = value;
       filters.push(`#${attr} = :${attr}`);
     };
-    let source: Pick<QueryCommandInput, 'IndexName' | 'KeyConditionExpression'> & { key: (id: string) => Record<string, string> };
+    type Source = Pick<QueryCommandInput, 'IndexName' | 'KeyConditionExpression'> & { values: Record<string, unknown>; onMain: boolean };
+    let sources: Source[];
     if (q.taskId !== undefined) {
-      const gpk = activityOfTargetGsiPk(workspaceId, 'task', q.taskId);
-      values[':gpk'] = gpk;
-      source = {
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :gpk AND gsi1sk BETWEEN :lo AND :hi',
-        key: (id) => ({ pk: wsPk(workspaceId), sk: activitySk(id), gsi1pk: gpk, gsi1sk: id }),
-      };
+      sources = [
+        {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :gpk AND gsi1sk BETWEEN :lo AND :hi',
+          values: { ':gpk': activityOfTargetGsiPk(workspaceId, 'task', q.taskId), ':lo': lo, ':hi': hi },
+          onMain: false,
+        },
+      ];
       if (q.actorId !== undefined) equals('actorId', q.actorId);
     } else if (q.actorId !== undefined) {
-      const gpk = activityOfActorGsiPk(workspaceId, q.actorId);
-      values[':gpk'] = gpk;
-      source = {
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :gpk AND gsi2sk BETWEEN :lo AND :hi',
-        key: (id) => ({ pk: wsPk(workspaceId), sk: activitySk(id), gsi2pk: gpk, gsi2sk: id }),
-      };
+      sources = [
+        {
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :gpk AND gsi2sk BETWEEN :lo AND :hi',
+          values: { ':gpk': activityOfActorGsiPk(workspaceId, q.actorId), ':lo': lo, ':hi': hi },
+          onMain: false,
+        },
+      ];
     } else {
-      values[':pk'] = wsPk(workspaceId);
-      source = {
+      // The whole history: every partition's range, merged newest first.
+      sources = partitionsOf(ws).map((pk) => ({
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        key: (id) => ({ pk: wsPk(workspaceId), sk: activitySk(id) }),
-      };
+        values: { ':pk': pk, ':lo': `${ACTIVITY_PREFIX}${lo}`, ':hi': `${ACTIVITY_PREFIX}${hi}` },
+        onMain: true,
+      }));
     }
-    const onMain = source.IndexName === undefined;
-    values[':lo'] = onMain ? `${ACTIVITY_PREFIX}${lo}` : lo;
-    values[':hi'] = onMain ? `${ACTIVITY_PREFIX}${hi}` : hi;
     if (q.kind !== undefined) equals('kind', q.kind);
     if (q.projectId !== undefined) equals('projectId', q.projectId);
     if (q.client !== undefined) {
@@ -189,53 +221,67 @@ export class DynamoActivityStore implements ActivityStore {
       filters.push(`NOT (#kind IN (${hidden.join(', ')}))`);
     }
 
-    const found: ActivityRecord[] = [];
-    let startKey: Record<string, string> | undefined = after ? source.key(after) : undefined;
-    let lastRead: string | undefined;
-    for (let request = 0; request < MAX_REQUESTS_PER_PAGE && found.length <= limit; request++) {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          ...(source.IndexName ? { IndexName: source.IndexName } : {}),
-          KeyConditionExpression: source.KeyConditionExpression,
-          ...(filters.length ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-          ScanIndexForward: false,
-          ExclusiveStartKey: startKey,
-          Limit: filters.length ? FILTERED_READ : limit + 1 - found.length,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const record = toRecord(item);
-        if (record.expiresAt <= nowSeconds) continue;
-        found.push(record);
-        if (found.length > limit) break;
-      }
-      const evaluated = out.LastEvaluatedKey as Record<string, string> | undefined;
-      if (!evaluated) return page(found, limit);
-      startKey = evaluated;
-      lastRead = onMain ? evaluated.sk!.slice(ACTIVITY_PREFIX.length) : (evaluated.gsi1sk ?? evaluated.gsi2sk);
-    }
-    if (found.length > limit) return page(found, limit);
+    const read = await Promise.all(
+      sources.map(async (source) => {
+        const found: ActivityRecord[] = [];
+        let startKey: Record<string, unknown> | undefined;
+        for (let request = 0; request < MAX_REQUESTS_PER_PAGE && found.length <= limit; request++) {
+          const out = await this.db.send(
+            new QueryCommand({
+              TableName: this.table,
+              ...(source.IndexName ? { IndexName: source.IndexName } : {}),
+              KeyConditionExpression: source.KeyConditionExpression,
+              ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+              ExpressionAttributeValues: { ...values, ...source.values },
+              ScanIndexForward: false,
+              ExclusiveStartKey: startKey,
+              Limit: filters.length ? FILTERED_READ : limit + 2 - found.length,
+            }),
+          );
+          for (const item of out.Items ?? []) {
+            const record = toRecord(item);
+            if (record.expiresAt <= nowSeconds || record.activityId === after) continue;
+            found.push(record);
+            if (found.length > limit) break;
+          }
+          startKey = out.LastEvaluatedKey;
+          if (!startKey) return { found, stoppedAt: undefined };
+        }
+        if (found.length > limit || !startKey) return { found, stoppedAt: undefined };
+        // This source took its share of requests: nothing is known below the last record it read.
+        const k = startKey as Record<string, string>;
+        return { found, stoppedAt: source.onMain ? k.sk!.slice(ACTIVITY_PREFIX.length) : (k.gsi1sk ?? k.gsi2sk) };
+      }),
+    );
+    const stops = read.map((r) => r.stoppedAt).filter((x): x is string => x !== undefined);
+    const bound = stops.length ? stops.sort().at(-1)! : undefined;
+    const merged = read
+      .flatMap((r) => r.found)
+      .filter((r) => bound === undefined || r.activityId >= bound)
+      .sort((a, b) => (a.activityId < b.activityId ? 1 : -1));
+    if (merged.length > limit) return page(merged, limit);
     // The page took its share of requests: it ends short, and goes on after the last record read.
-    return { records: found, ...(lastRead ? { next: lastRead } : {}) };
+    return { records: merged, ...(bound ? { next: bound } : {}) };
   }
 
-  async itemsOfCall(workspaceId: string, callId: string): Promise<ActivityRecord[]> {
+  async itemsOfCall(ws: WorkspaceRef, callId: string): Promise<ActivityRecord[]> {
     // Every page: one call's records are at most 50, but with long notes they fill more than the
     // 1 MB a Query answers at once.
     const records: ActivityRecord[] = [];
-    for await (const page of paginateQuery(
-      { client: this.db },
-      {
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :call)',
-        ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':call': `${activitySk(callId)}.` },
-        ConsistentRead: true,
-      },
-    ))
-      records.push(...(page.Items ?? []).map(toRecord));
-    return records;
+    for (const pk of [homeOf(ws.workspaceId, callId), ...(ws.layout === 2 && !ws.migrating ? [] : [wsPk(ws.workspaceId)])]) {
+      for await (const page of paginateQuery(
+        { client: this.db },
+        {
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :call)',
+          ExpressionAttributeValues: { ':pk': pk, ':call': `${activitySk(callId)}.` },
+          ConsistentRead: true,
+        },
+      ))
+        records.push(...(page.Items ?? []).map(toRecord));
+    }
+    return records.sort((a, b) => (a.activityId < b.activityId ? -1 : 1));
   }
 
   async laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]> {

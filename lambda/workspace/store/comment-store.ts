@@ -1,10 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../../errors.js';
 import { batchGetConsistent, fromItem, type ItemKey } from '../../platform/dynamodb.js';
-import { commentSk, commentsOfTaskPrefix, deletedCommentSk, taskSk, wsPk } from '../../platform/item-keys.js';
+import { commentSk, commentsOfTaskPrefix, deletedCommentSk, TASK_ITEM_SK, taskSk, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { Comment } from '../model/types.js';
 import { conditionally } from './item-support.js';
+import { taskKey } from './task-items.js';
 
 export interface CommentPage {
   readonly comments: readonly Comment[];
@@ -75,12 +76,14 @@ export class DynamoCommentStore implements CommentStore {
     commentId: string,
   ): Promise<{ comment?: Comment; taskItem?: Record<string, unknown> }> {
     const pk = wsPk(workspaceId);
+    // The comment and its task (where it is, and where layout 1 kept it) in one read.
     const items = await batchGetConsistent(this.db, this.table, [
       { pk, sk: commentSk(taskId, commentId) },
+      taskKey(workspaceId, taskId),
       { pk, sk: taskSk(taskId) },
     ]);
     const comment = items.find((i) => i.sk === commentSk(taskId, commentId));
-    const taskItem = items.find((i) => i.sk === taskSk(taskId));
+    const taskItem = items.find((i) => i.sk === TASK_ITEM_SK) ?? items.find((i) => i.sk === taskSk(taskId));
     return { ...(comment ? { comment: toComment(comment) } : {}), ...(taskItem ? { taskItem } : {}) };
   }
 

@@ -3,7 +3,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, pag
 import { fromItem, isConditionFailure } from '../../platform/dynamodb.js';
 import { EMAIL_SK, emailPk, MEMBER_PREFIX, memberSk, OWNERS_LOCK_SK, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import { commitWrites, type WriteOp } from '../../platform/transact.js';
-import type { Member, MemberRef, Role, Status, Workspace } from '../../vocabulary.js';
+import { CURRENT_LAYOUT, type Member, type MemberRef, type Role, type Status, type Workspace } from '../../vocabulary.js';
 import { busyTarget, memberMoved, memberNotFound } from '../model/refusals.js';
 import { directoryChangeOp } from './names.js';
 
@@ -107,7 +107,8 @@ export class DynamoDirectoryStore implements DirectoryStore {
   }
 
   async createWorkspace(ws: Workspace): Promise<boolean> {
-    return this.putIfAbsent({ pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, ...ws });
+    // A new workspace starts in the current layout: nothing of it needs migrating.
+    return this.putIfAbsent({ pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, layout: CURRENT_LAYOUT, ...ws });
   }
 
   async createMember(member: Member, extra: readonly WriteOp[] = [], staleClaimOf?: string): Promise<boolean> {

@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BoundedMap } from '../../platform/bounded-map.js';
-import { taskNumberSk, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
+import { batchGetConsistent } from '../../platform/dynamodb.js';
+import { numberPk, taskNumberSk, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { Caller } from '../model/caller.js';
 import { invalid, notAKeyHere, taskNotFound, workspaceNotFound } from '../model/refusals.js';
@@ -9,7 +10,7 @@ import { parseTaskRef } from '../model/task-refs.js';
 /**
  * Task numbers: `DEMO-42` names the task whose number is 42 in its workspace. A number is claimed in
  * the same all-or-nothing write that creates the task (the workspace's counter moves from n to n+k
- * only if it is still n, and each `TASKNO#<n>` item is written only if absent), so concurrent
+ * only if it is still n, and each `TASKNO#<n>` claim is written only if absent), so concurrent
  * creates never share one, and none is ever reused. The number of a task never changes, so each
  * instance remembers number → task id for good.
  */
@@ -41,14 +42,12 @@ export class TaskNumbers {
     }
     const cached = this.ids.get(`${principal.workspaceId}#${parsed.number}`);
     if (cached) return cached;
-    const out = await this.db.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: { pk: wsPk(principal.workspaceId), sk: taskNumberSk(parsed.number) },
-        ConsistentRead: true,
-      }),
-    );
-    const taskId = out.Item?.taskId as string | undefined;
+    // Its claim, where numbers are claimed now and where layout 1 claimed them: one read either way.
+    const items = await batchGetConsistent(this.db, this.table, [
+      { pk: numberPk(principal.workspaceId, parsed.number), sk: taskNumberSk(parsed.number) },
+      { pk: wsPk(principal.workspaceId), sk: taskNumberSk(parsed.number) },
+    ]);
+    const taskId = items[0]?.taskId as string | undefined;
     if (taskId) this.remember(principal.workspaceId, parsed.number, taskId);
     return taskId;
   }
@@ -98,7 +97,7 @@ export class TaskNumbers {
       item: {
         Put: {
           TableName: this.table,
-          Item: { pk: wsPk(workspaceId), sk: taskNumberSk(number), taskId },
+          Item: { pk: numberPk(workspaceId, number), sk: taskNumberSk(number), taskId },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

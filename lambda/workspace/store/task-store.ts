@@ -1,32 +1,18 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  QueryCommand,
-  TransactGetCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { batchGetConsistent, fromItem } from '../../platform/dynamodb.js';
-import {
-  AGENDA_DONE_PREFIX,
-  agendaOrderKey,
-  DONE_ORDER_PREFIX,
-  LINKS_EPOCH_SK,
-  OPEN_ORDER_PREFIX,
-  taskOrderKey,
-  taskSk,
-  tasksGsiPk,
-  tasksOfAssigneeGsiPk,
-  UNDATED,
-  wsPk,
-} from '../../platform/item-keys.js';
+import { type DynamoDBDocumentClient, GetCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { ToolRefusal } from '../../errors.js';
+import { batchGetConsistent } from '../../platform/dynamodb.js';
+import { LINKS_EPOCH_SK, NOTES_ITEM_SK, TASK_ITEM_SK, taskPk, wsPk } from '../../platform/item-keys.js';
 import { itemSize } from '../../platform/item-size.js';
-import type { WriteOp } from '../../platform/transact.js';
-import { MAX_DEPENDENTS, MAX_READ_UNITS_PER_CALL } from '../model/limits.js';
+import { commitWrites, type WriteOp } from '../../platform/transact.js';
+import type { WorkspaceRef } from '../model/caller.js';
+import { MAX_DEPENDENTS } from '../model/limits.js';
 import { blockerMoved, exists, linksMoved, race, taskDeleted, taskNotFound, versionConflict } from '../model/refusals.js';
 import type { Priority, Task } from '../model/types.js';
 import { and, Expression, or, Update } from './expressions.js';
-import { conditionally } from './item-support.js';
+import { LegacyTaskLists } from './legacy-task-lists.js';
+import { countOps, entryOps } from './task-derived.js';
+import { isWhole, legacyTaskKey, notesItemOf, notesKey, taskItemOf, taskKey, toTask } from './task-items.js';
+import { TaskLists } from './task-lists.js';
 
 /** Which tasks a search wants. Every condition must hold; an absent one does not filter. */
 export interface TaskFilter {
@@ -90,6 +76,8 @@ export interface WriteOptions {
   readonly name?: string;
   /** Dependents gone for good that `blocks` still names: the write drops them (tasks/links.ts, DanglingLink). */
   readonly forgetDependents?: readonly string[];
+  /** When the change is made (what "done in the last days" counts by); now when absent. */
+  readonly now?: Date;
 }
 
 export interface TaskStore {
@@ -97,8 +85,8 @@ export interface TaskStore {
   get(workspaceId: string, taskId: string): Promise<Task | undefined>;
   /** Also a deleted one (kept for undo): what "was deleted" answers and undo read. */
   getAny(workspaceId: string, taskId: string): Promise<Task | undefined>;
-  /** Tasks by id, deleted ones too, in one request per hundred. */
-  getMany(workspaceId: string, taskIds: readonly string[]): Promise<Map<string, Task>>;
+  /** Tasks by id, deleted ones too, in one request per hundred; with `notes` whole (what a writer needs), else without their notes. */
+  getMany(workspaceId: string, taskIds: readonly string[], opts?: { readonly notes?: boolean }): Promise<Map<string, Task>>;
   /** Creates the task outside any other write (the demo seed); false when its id is taken. */
   create(task: Task): Promise<boolean>;
   /**
@@ -134,52 +122,38 @@ export interface TaskStore {
   /** A dependent's side of its blocker's change of state (workspace/tasks/links.ts). */
   blockerStateOp(workspaceId: string, dependentId: string, blocker: Pick<Task, 'taskId'>, change: BlockerChange): WriteOp;
   /** One page in search order: open tasks by due date (undated last), then priority; done tasks most recent first. */
-  search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
-  /** Every match, for views that count (agenda, project summary). */
-  all(workspaceId: string, filter: TaskFilter): Promise<Task[]>;
-  /** One member's open tasks and the tasks they completed in [fromIso, toIso): one query of gsi2. */
-  agendaOf(workspaceId: string, assigneeId: string, fromIso: string, toIso: string): Promise<{ open: Task[]; done: Task[] }>;
-  /** Done tasks completed in [fromIso, toIso). */
-  completedBetween(workspaceId: string, fromIso: string, toIso: string, filter?: Omit<TaskFilter, 'status'>): Promise<Task[]>;
+  search(ws: WorkspaceRef, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
+  /** One page of the day's overdue and due-on-`day` open tasks of a scope (anyone, a person, nobody), most urgent priority first. */
+  urgent(ws: WorkspaceRef, who: { readonly assigneeId?: string | null }, day: string, limit: number, after?: string): Promise<UrgentPage>;
+  /** A scope's counts on `day` (overdue: due before it), and its tasks done within [fromIso, toIso). */
+  counts(ws: WorkspaceRef, scope: CountScope, day: string, fromIso: string, toIso: string): Promise<Counts>;
 }
 
-interface Segment {
-  readonly condition: (x: Expression) => string;
-  readonly forward: boolean;
+export type { WorkspaceRef };
+
+export interface UrgentPage {
+  readonly tasks: readonly Task[];
+  /** Where the next page goes on (present when more follow). */
+  readonly next?: string;
 }
 
-const searchText = (t: Task): string => [t.title, t.notes ?? '', ...t.labels].join('\n').toLowerCase();
+/** Counts of one scope: the workspace (no field), an assignee (`null`: nobody), or a project (`null`: the inbox). */
+export interface CountScope {
+  readonly assigneeId?: string | null;
+  readonly projectId?: string | null;
+}
 
-/** Sets as DynamoDB keeps them (no empty set exists: an empty one is no attribute). */
-const asSet = (values: readonly string[] | undefined): Set<string> | undefined => (values?.length ? new Set(values) : undefined);
-
-const SET_ATTRIBUTES = ['openBlockers', 'goneBlockers', 'blocks'] as const;
-
-const toItem = (t: Task, expiresAt?: number): Record<string, unknown> => {
-  const { openBlockers, goneBlockers, blocks, ...rest } = t;
-  const sets = {
-    ...(openBlockers?.length ? { openBlockers: asSet(openBlockers) } : {}),
-    ...(goneBlockers?.length ? { goneBlockers: asSet(goneBlockers) } : {}),
-    ...(blocks?.length ? { blocks: asSet(blocks) } : {}),
-  };
-  return t.deletedAt
-    ? // Out of both indexes: no search, agenda, count or project check sees a deleted task.
-      { pk: wsPk(t.workspaceId), sk: taskSk(t.taskId), ...rest, ...sets, ...(expiresAt ? { expiresAt } : {}) }
-    : {
-        pk: wsPk(t.workspaceId),
-        sk: taskSk(t.taskId),
-        gsi1pk: tasksGsiPk(t.workspaceId),
-        gsi1sk: taskOrderKey(t),
-        ...(t.assigneeId ? { gsi2pk: tasksOfAssigneeGsiPk(t.workspaceId, t.assigneeId), gsi2sk: agendaOrderKey(t) } : {}),
-        search: searchText(t),
-        ...rest,
-        ...sets,
-      };
-};
+export interface Counts {
+  readonly open: number;
+  readonly overdue: number;
+  readonly dueToday: number;
+  /** All done tasks of a project (the workspace's and a person's are not kept). */
+  readonly done: number;
+  readonly doneBetween: number;
+}
 
 /** Attributes a task item may lack: a change that leaves one out removes it. */
 const OPTIONAL = [
-  'notes',
   'dueDate',
   'dueTime',
   'assigneeId',
@@ -191,11 +165,14 @@ const OPTIONAL = [
   'gsi1sk',
   'gsi2pk',
   'gsi2sk',
-  'search',
+  'gsi3pk',
+  'gsi3sk',
   'expiresAt',
   'blockedBy',
   'openBlockers',
   'goneBlockers',
+  'hasNotes',
+  'nw',
 ] as const;
 /** Kept by other tasks' changes (workspace/tasks/links.ts): a task's own change never writes them. */
 const MAINTAINED = new Set(['blocks', 'linksVersion']);
@@ -207,7 +184,7 @@ const LINKS = new Set(['blockedBy', 'openBlockers', 'goneBlockers']);
  * on it (`blocks`) survives, and its links too unless `links` says the change is to them.
  */
 const changeOf = (x: Expression, task: Task, expiresAt: number | undefined, links: boolean): Update => {
-  const item = toItem(task, expiresAt);
+  const item = taskItemOf(task, expiresAt);
   const update = new Update(x);
   for (const [attr, value] of Object.entries(item)) {
     if (attr === 'pk' || attr === 'sk' || MAINTAINED.has(attr) || (!links && LINKS.has(attr))) continue;
@@ -220,15 +197,7 @@ const changeOf = (x: Expression, task: Task, expiresAt: number | undefined, link
   return update;
 };
 
-/** A task item as stored, read elsewhere (with a comment, say), as the store hands tasks out. */
-export const toTask = (item: Record<string, unknown>): Task => {
-  const { expiresAt: _e, ...rest } = fromItem<Record<string, unknown>>(item);
-  const out: Record<string, unknown> = { ...rest };
-  for (const attr of SET_ATTRIBUTES) {
-    if (out[attr] !== undefined) out[attr] = [...(out[attr] as Iterable<string>)].sort();
-  }
-  return out as unknown as Task;
-};
+export { toTask };
 
 /** What a refused write on a task means, from the task as the failed condition saw it. */
 const taskRefusal = (name: string, expectedVersion: number | undefined, current: Record<string, unknown> | undefined): never => {
@@ -262,20 +231,28 @@ interface StateChange extends WriteOp {
 const isStateChange = (op: WriteOp): op is StateChange => 'stateChange' in op;
 
 /**
- * Tasks live under the workspace partition (`TASK#<id>`) and in gsi1 under `WS#<id>#TASKS`, ordered
- * by `taskOrderKey`. Searches read the index in that order and page with the last returned task's
- * key, so paging to the end yields every match exactly once. Writes are conditional on `version`.
+ * Tasks, layout 2: each in its own partition (`WS#<ws>#T#<id>`: the task and its notes), in three
+ * lists by priority (gsi1 the workspace's, gsi2 its assignee's, gsi3 its project's), found by its
+ * words and labels and counted by its scopes' count items, all written in one transaction with the
+ * change (task-items.ts, task-derived.ts). Lists are read by task-lists.ts; a workspace not yet
+ * migrated is read by legacy-task-lists.ts. Writes are conditional on `version`.
  */
 export class DynamoTaskStore implements TaskStore {
+  private readonly lists: TaskLists;
+  private readonly legacy: LegacyTaskLists;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
     /** Told of every task read (the instance remembers numbers by it). */
     private readonly seen: (task: Task) => void = () => {},
-  ) {}
+  ) {
+    this.lists = new TaskLists(db, table, seen);
+    this.legacy = new LegacyTaskLists(db, table, seen);
+  }
 
-  private task(item: Record<string, unknown>): Task {
-    const t = toTask(item);
+  private task(item: Record<string, unknown>, notes?: Record<string, unknown>): Task {
+    const t = toTask(item, notes);
     this.seen(t);
     return t;
   }
@@ -286,25 +263,73 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   async getAny(workspaceId: string, taskId: string): Promise<Task | undefined> {
+    // The task and its notes in one read; a task of a workspace not yet migrated is where layout 1 kept it.
+    const items = await batchGetConsistent(this.db, this.table, [taskKey(workspaceId, taskId), notesKey(workspaceId, taskId)]);
+    const item = items.find((i) => i.sk === TASK_ITEM_SK);
+    if (item)
+      return this.task(
+        item,
+        items.find((i) => i.sk === NOTES_ITEM_SK),
+      );
     const out = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.table, Key: legacyTaskKey(workspaceId, taskId), ConsistentRead: true }),
     );
     return out.Item ? this.task(out.Item) : undefined;
   }
 
-  async create(task: Task): Promise<boolean> {
-    return conditionally(
-      async () => {
-        await this.db.send(new PutCommand({ TableName: this.table, Item: toItem(task), ConditionExpression: 'attribute_not_exists(pk)' }));
-        return true;
-      },
-      async () => false,
+  async getMany(workspaceId: string, taskIds: readonly string[], opts: { readonly notes?: boolean } = {}): Promise<Map<string, Task>> {
+    const found = new Map<string, Task>();
+    const ids = [...new Set(taskIds)];
+    const items = await batchGetConsistent(
+      this.db,
+      this.table,
+      ids.map((id) => taskKey(workspaceId, id)),
     );
+    const byId = new Map(items.map((i) => [String(i.taskId), i]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length) {
+      for (const i of await batchGetConsistent(
+        this.db,
+        this.table,
+        missing.map((id) => legacyTaskKey(workspaceId, id)),
+      ))
+        byId.set(String(i.taskId), i);
+    }
+    const withNotes = opts.notes ? [...byId.values()].filter((i) => i.hasNotes === true) : [];
+    const notes = withNotes.length
+      ? new Map(
+          (
+            await batchGetConsistent(
+              this.db,
+              this.table,
+              withNotes.map((i) => notesKey(workspaceId, String(i.taskId))),
+            )
+          ).map((n) => [String(n.pk), n]),
+        )
+      : new Map<string, Record<string, unknown>>();
+    for (const [id, item] of byId) found.set(id, this.task(item, notes.get(String(item.pk))));
+    return found;
+  }
+
+  async create(task: Task): Promise<boolean> {
+    try {
+      await commitWrites(this.db, this.writeOps(undefined, task));
+      return true;
+    } catch (err) {
+      if (err instanceof ToolRefusal) return false;
+      throw err;
+    }
   }
 
   writeOps(before: Task | undefined, next: Task, opts: WriteOptions = {}): WriteOp[] {
     const name = opts.name ?? next.taskId;
-    if (before === undefined) return [this.newTaskOp(next, opts.expiresAt, name)];
+    const nowMs = (opts.now ?? new Date()).getTime();
+    const derived = [
+      ...this.notesOps(before, next, opts.expiresAt),
+      ...entryOps(this.table, before, next),
+      ...countOps(this.table, before, next, nowMs),
+    ];
+    if (before === undefined) return [this.newTaskOp(next, opts.expiresAt, name), ...derived];
     const x = new Expression();
     const change = changeOf(x, next, opts.expiresAt, opts.links ?? false);
     if (opts.forgetDependents?.length) change.delete('blocks', new Set(opts.forgetDependents)).add('linksVersion', 1);
@@ -319,13 +344,13 @@ export class DynamoTaskStore implements TaskStore {
         item: {
           Update: {
             TableName: this.table,
-            Key: { pk: wsPk(next.workspaceId), sk: taskSk(next.taskId) },
+            Key: taskKey(next.workspaceId, next.taskId),
             UpdateExpression: change.toString(),
             ConditionExpression: condition,
             ...x.input(),
           },
         },
-        sizeHint: itemSize(toItem(next, opts.expiresAt)),
+        sizeHint: itemSize(taskItemOf(next, opts.expiresAt)),
         refused: (current) => {
           // The version held but the links did not (a delete or a restore included: a restore meets
           // its own task deleted, as it was read).
@@ -333,16 +358,31 @@ export class DynamoTaskStore implements TaskStore {
           return taskRefusal(name, before.version, current);
         },
       },
+      ...derived,
     ];
+  }
+
+  /** The notes item as the change leaves it: written when the notes change or the task is deleted or restored. */
+  private notesOps(before: Task | undefined, next: Task, expiresAt: number | undefined): WriteOp[] {
+    if (before && !isWhole(before)) throw new Error(`task ${before.taskId} was read without its notes; a write needs them`);
+    const moved = before === undefined || before.notes !== next.notes || !!before.deletedAt !== !!next.deletedAt;
+    if (!moved) return [];
+    if (next.notes) {
+      const item = notesItemOf(next, next.deletedAt ? expiresAt : undefined);
+      return [{ item: { Put: { TableName: this.table, Item: item } }, sizeHint: itemSize(item) }];
+    }
+    return before?.notes ? [{ item: { Delete: { TableName: this.table, Key: notesKey(next.workspaceId, next.taskId) } } }] : [];
   }
 
   /** A new task's Put; a link to it made in the same transaction (a later item of the same call) becomes part of it. */
   private newTaskOp(next: Task, expiresAt: number | undefined, name: string, dependents: readonly string[] = []): WriteOp {
     const blocks = [...new Set([...(next.blocks ?? []), ...dependents])].sort();
     const task: Task = dependents.length ? { ...next, blocks, linksVersion: (next.linksVersion ?? 0) + 1 } : next;
-    const key = `${this.table}|${wsPk(next.workspaceId)}|${taskSk(next.taskId)}`;
+    const key = `${this.table}|${taskPk(next.workspaceId, next.taskId)}|${TASK_ITEM_SK}`;
+    const item = taskItemOf(task, expiresAt);
     return {
-      item: { Put: { TableName: this.table, Item: toItem(task, expiresAt), ConditionExpression: 'attribute_not_exists(pk)' } },
+      item: { Put: { TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      sizeHint: itemSize(item),
       refused: (current) => taskRefusal(name, undefined, current),
       merge: (other) => {
         if (!isDependentAdd(other) || other.dependentAdd.key !== key) return undefined;
@@ -353,16 +393,42 @@ export class DynamoTaskStore implements TaskStore {
     };
   }
 
-  async getMany(workspaceId: string, taskIds: readonly string[]): Promise<Map<string, Task>> {
-    const found = new Map<string, Task>();
-    for (let i = 0; i < taskIds.length; i += 100) {
-      const keys = taskIds.slice(i, i + 100).map((id) => ({ pk: wsPk(workspaceId), sk: taskSk(id) }));
-      for (const item of await batchGetConsistent(this.db, this.table, keys)) {
-        const t = this.task(item);
-        found.set(t.taskId, t);
-      }
+  search(ws: WorkspaceRef, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
+    return ws.layout === 2
+      ? this.lists.search(ws.workspaceId, filter, limit, after)
+      : this.legacy.search(ws.workspaceId, filter, limit, after);
+  }
+
+  async urgent(
+    ws: WorkspaceRef,
+    who: { readonly assigneeId?: string | null },
+    day: string,
+    limit: number,
+    after?: string,
+  ): Promise<UrgentPage> {
+    if (ws.layout === 2) return this.lists.urgent(ws.workspaceId, who, day, limit, after);
+    const { urgent } = await this.legacy.agenda(ws.workspaceId, who, day, '9999', '9999');
+    const key = (t: Task) => `${t.priority}#${t.dueDate ?? '~'}#${t.taskId}`;
+    const sorted = urgent.sort((a, b) => (key(a) < key(b) ? -1 : 1)).filter((t) => !after || key(t) > after);
+    const page = sorted.slice(0, limit);
+    return { tasks: page, ...(sorted.length > limit ? { next: key(page.at(-1)!) } : {}) };
+  }
+
+  async counts(ws: WorkspaceRef, scope: CountScope, day: string, fromIso: string, toIso: string): Promise<Counts> {
+    if (ws.layout === 2) return this.lists.counts(ws.workspaceId, scope, day, fromIso, toIso);
+    if (scope.projectId !== undefined) {
+      const all = await this.legacy.all(ws.workspaceId, { status: 'any', projectId: scope.projectId });
+      const open = all.filter((t) => t.status === 'open');
+      return {
+        open: open.length,
+        overdue: open.filter((t) => t.dueDate !== undefined && t.dueDate < day).length,
+        dueToday: open.filter((t) => t.dueDate === day).length,
+        done: all.length - open.length,
+        doneBetween: all.filter((t) => t.completedAt !== undefined && t.completedAt >= fromIso && t.completedAt < toIso).length,
+      };
     }
-    return found;
+    const { counts } = await this.legacy.agenda(ws.workspaceId, scope, day, fromIso, toIso);
+    return { ...counts, done: 0 };
   }
 
   /**
@@ -376,7 +442,7 @@ export class DynamoTaskStore implements TaskStore {
       new TransactGetCommand({
         TransactItems: [
           { Get: { TableName: this.table, Key: { pk: wsPk(workspaceId), sk: LINKS_EPOCH_SK } } },
-          ...ids.map((id) => ({ Get: { TableName: this.table, Key: { pk: wsPk(workspaceId), sk: taskSk(id) } } })),
+          ...ids.map((id) => ({ Get: { TableName: this.table, Key: taskKey(workspaceId, id) } })),
         ],
       }),
     );
@@ -420,7 +486,7 @@ export class DynamoTaskStore implements TaskStore {
         item: {
           Update: {
             TableName: this.table,
-            Key: { pk: wsPk(workspaceId), sk: taskSk(blockerId) },
+            Key: taskKey(workspaceId, blockerId),
             UpdateExpression: new Update(x)
               .delete('blocks', new Set([dependentId]))
               .add('linksVersion', 1)
@@ -464,12 +530,12 @@ export class DynamoTaskStore implements TaskStore {
             added.length ? or(x.absent('blocks'), x.sizeAtMost('blocks', MAX_DEPENDENTS - added.length)) : undefined,
             ...kept.map((d) => x.contains('blocks', d)),
           );
-    const key = `${this.table}|${wsPk(workspaceId)}|${taskSk(blockerId)}`;
+    const key = `${this.table}|${taskPk(workspaceId, blockerId)}|${TASK_ITEM_SK}`;
     return {
       item: {
         Update: {
           TableName: this.table,
-          Key: { pk: wsPk(workspaceId), sk: taskSk(blockerId) },
+          Key: taskKey(workspaceId, blockerId),
           UpdateExpression: new Update(x).add('blocks', new Set(dependents)).add('linksVersion', 1).toString(),
           ConditionExpression: and(x.exists('pk'), x.absent('deletedAt'), status ? x.eq('status', status) : undefined, room),
           ...x.input(),
@@ -517,12 +583,12 @@ export class DynamoTaskStore implements TaskStore {
     if (sets.deleteOpen.length) update.delete('openBlockers', new Set(sets.deleteOpen));
     if (sets.addGone.length) update.add('goneBlockers', new Set(sets.addGone));
     if (sets.deleteGone.length) update.delete('goneBlockers', new Set(sets.deleteGone));
-    const key = `${this.table}|${wsPk(workspaceId)}|${taskSk(dependentId)}`;
+    const key = `${this.table}|${taskPk(workspaceId, dependentId)}|${TASK_ITEM_SK}`;
     return {
       item: {
         Update: {
           TableName: this.table,
-          Key: { pk: wsPk(workspaceId), sk: taskSk(dependentId) },
+          Key: taskKey(workspaceId, dependentId),
           UpdateExpression: update.toString(),
           ConditionExpression: x.exists('pk'),
           ...x.input(),
@@ -556,7 +622,7 @@ export class DynamoTaskStore implements TaskStore {
       item: {
         ConditionCheck: {
           TableName: this.table,
-          Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) },
+          Key: taskKey(workspaceId, taskId),
           ConditionExpression: and(x.exists('pk'), x.absent('deletedAt'), version === undefined ? undefined : x.eq('version', version)),
           ...x.input(),
         },
@@ -574,7 +640,7 @@ export class DynamoTaskStore implements TaskStore {
       item: {
         ConditionCheck: {
           TableName: this.table,
-          Key: { pk: wsPk(workspaceId), sk: taskSk(taskId) },
+          Key: taskKey(workspaceId, taskId),
           ConditionExpression: and(x.exists('pk'), x.exists('deletedAt')),
           ...x.input(),
         },
@@ -585,164 +651,4 @@ export class DynamoTaskStore implements TaskStore {
       },
     };
   }
-
-  async search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
-    const found: { task: Task; segment: number; orderKey: string }[] = [];
-    const segments = segmentsFor(filter);
-    let spent = 0;
-    let stopped: TaskPosition | undefined;
-    for (let seg = after?.segment ?? 0; seg < segments.length && found.length <= limit && !stopped; seg++) {
-      const s = segments[seg]!;
-      let startKey: Record<string, unknown> | undefined =
-        after && seg === after.segment
-          ? { pk: wsPk(workspaceId), sk: taskSk(after.taskId), gsi1pk: tasksGsiPk(workspaceId), gsi1sk: after.orderKey }
-          : undefined;
-      do {
-        const x = new Expression();
-        const key = and(x.eq('gsi1pk', tasksGsiPk(workspaceId)), s.condition(x));
-        const filterExpression = filterOf(x, filter);
-        const needed = limit + 1 - found.length;
-        const out = await this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: 'gsi1',
-            KeyConditionExpression: key,
-            ...(filterExpression ? { FilterExpression: filterExpression } : {}),
-            ...x.input(),
-            ScanIndexForward: s.forward,
-            ExclusiveStartKey: startKey,
-            ReturnConsumedCapacity: 'TOTAL',
-            // Unfiltered, exactly what is missing (one more tells whether the list is truncated);
-            // filtered, more per round trip, since many items read may not match.
-            Limit: filterExpression ? Math.max(needed * 4, 100) : needed,
-          }),
-        );
-        spent += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
-        for (const item of out.Items ?? []) {
-          found.push({ task: this.task(item), segment: seg, orderKey: item.gsi1sk as string });
-          if (found.length > limit) break;
-        }
-        startKey = out.LastEvaluatedKey;
-        // A filter that matches little reads on: it stops where the call's read units end, and the
-        // cursor goes on from the last item read (not the last one returned).
-        if (startKey && found.length <= limit && spent >= MAX_READ_UNITS_PER_CALL) {
-          stopped = { segment: seg, taskId: String(startKey.sk).slice('TASK#'.length), orderKey: String(startKey.gsi1sk) };
-        }
-      } while (startKey && found.length <= limit && !stopped);
-    }
-    const page = found.slice(0, limit);
-    const last = page.at(-1);
-    if (stopped) return { tasks: page.map((f) => f.task), next: stopped, cut: true };
-    return {
-      tasks: page.map((f) => f.task),
-      ...(found.length > limit && last ? { next: { segment: last.segment, taskId: last.task.taskId, orderKey: last.orderKey } } : {}),
-    };
-  }
-
-  async all(workspaceId: string, filter: TaskFilter): Promise<Task[]> {
-    const tasks: Task[] = [];
-    for (const s of segmentsFor(filter)) {
-      // One builder per query: every placeholder it defines is one that query uses.
-      const x = new Expression();
-      const key = and(x.eq('gsi1pk', tasksGsiPk(workspaceId)), s.condition(x));
-      const filterExpression = filterOf(x, filter);
-      for await (const page of paginateQuery(
-        { client: this.db },
-        {
-          TableName: this.table,
-          IndexName: 'gsi1',
-          KeyConditionExpression: key,
-          ...(filterExpression ? { FilterExpression: filterExpression } : {}),
-          ...x.input(),
-          ScanIndexForward: s.forward,
-        },
-      )) {
-        for (const item of page.Items ?? []) tasks.push(this.task(item));
-      }
-    }
-    return tasks;
-  }
-
-  async agendaOf(workspaceId: string, assigneeId: string, fromIso: string, toIso: string): Promise<{ open: Task[]; done: Task[] }> {
-    const open: Task[] = [];
-    const done: Task[] = [];
-    const x = new Expression();
-    // `D#<from>` up to the last open key: done since `from` (none can be later than now), then open.
-    const key = and(
-      x.eq('gsi2pk', tasksOfAssigneeGsiPk(workspaceId, assigneeId)),
-      x.between('gsi2sk', `${AGENDA_DONE_PREFIX}${fromIso}`, `${OPEN_ORDER_PREFIX}\uffff`),
-    );
-    for await (const page of paginateQuery(
-      { client: this.db },
-      { TableName: this.table, IndexName: 'gsi2', KeyConditionExpression: key, ...x.input() },
-    )) {
-      for (const item of page.Items ?? []) {
-        const task = this.task(item);
-        if (task.status === 'open') open.push(task);
-        else if (task.completedAt! < toIso) done.push(task);
-      }
-    }
-    return { open, done };
-  }
-
-  async completedBetween(workspaceId: string, fromIso: string, toIso: string, filter: Omit<TaskFilter, 'status'> = {}): Promise<Task[]> {
-    const x = new Expression();
-    const key = and(
-      x.eq('gsi1pk', tasksGsiPk(workspaceId)),
-      x.between('gsi1sk', `${DONE_ORDER_PREFIX}${fromIso}`, `${DONE_ORDER_PREFIX}${toIso}`),
-    );
-    const filterExpression = filterOf(x, { ...filter, status: 'done' });
-    const tasks: Task[] = [];
-    for await (const page of paginateQuery(
-      { client: this.db },
-      {
-        TableName: this.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: key,
-        ...(filterExpression ? { FilterExpression: filterExpression } : {}),
-        ...x.input(),
-      },
-    )) {
-      tasks.push(...(page.Items ?? []).filter((i) => (i.completedAt as string) < toIso).map((i) => this.task(i)));
-    }
-    return tasks;
-  }
 }
-
-/** The index ranges a filter reads, in result order: open ascending, then done most recent first. */
-const segmentsFor = (f: TaskFilter): Segment[] => {
-  const segments: Segment[] = [];
-  if (f.status !== 'done') {
-    const dated = f.dueOnOrAfter !== undefined || f.dueOnOrBefore !== undefined || f.dueBefore !== undefined;
-    if (!dated) {
-      segments.push({ condition: (x) => x.beginsWith('gsi1sk', OPEN_ORDER_PREFIX), forward: true });
-    } else {
-      // `O#<date>` alone is no key (keys go on with `#…`), so it bounds a date range exactly.
-      const lo = `${OPEN_ORDER_PREFIX}${f.dueOnOrAfter ?? ''}`;
-      const his = [`${OPEN_ORDER_PREFIX}${UNDATED}`];
-      if (f.dueOnOrBefore !== undefined) his.push(`${OPEN_ORDER_PREFIX}${f.dueOnOrBefore}#${UNDATED}`);
-      if (f.dueBefore !== undefined) his.push(`${OPEN_ORDER_PREFIX}${f.dueBefore}`);
-      const hi = his.sort()[0]!;
-      if (lo <= hi) segments.push({ condition: (x) => x.between('gsi1sk', lo, hi), forward: true });
-    }
-  }
-  if (f.status !== 'open') segments.push({ condition: (x) => x.beginsWith('gsi1sk', DONE_ORDER_PREFIX), forward: false });
-  return segments;
-};
-
-const filterOf = (x: Expression, f: TaskFilter): string | undefined => {
-  const equalsOrAbsent = (attr: string, value: string | null | undefined) =>
-    value === undefined ? undefined : value === null ? x.absent(attr) : x.eq(attr, value);
-  const clause = and(
-    ...(f.words ?? []).map((w) => x.contains('search', w)),
-    equalsOrAbsent('assigneeId', f.assigneeId),
-    equalsOrAbsent('projectId', f.projectId),
-    equalsOrAbsent('priority', f.priority),
-    f.label !== undefined ? x.contains('labels', f.label) : undefined,
-    f.blocked === undefined ? undefined : f.blocked ? x.exists('openBlockers') : x.absent('openBlockers'),
-    f.dueOnOrAfter !== undefined ? x.ge('dueDate', f.dueOnOrAfter) : undefined,
-    f.dueOnOrBefore !== undefined ? x.le('dueDate', f.dueOnOrBefore) : undefined,
-    f.dueBefore !== undefined ? x.lt('dueDate', f.dueBefore) : undefined,
-  );
-  return clause || undefined;
-};

@@ -84,8 +84,8 @@ export const projectResource: ResourceTemplateDefinition<WorkspaceServices> = {
     const [project, names, open, done] = await Promise.all([
       services.projects.get(ws, projectId!),
       loadNames(services, principal),
-      services.tasks.search(ws, { status: 'open', projectId: projectId! }, MAX_TASKS),
-      services.tasks.search(ws, { status: 'done', projectId: projectId! }, 10),
+      services.tasks.search(principal, { status: 'open', projectId: projectId! }, MAX_TASKS),
+      services.tasks.search(principal, { status: 'done', projectId: projectId! }, 10),
     ]);
     if (!project) return undefined;
     const today = dateInZone(now, principal.timeZone);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
-import { invalid, taskDeleted } from '../model/refusals.js';
+import { invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
@@ -65,11 +66,17 @@ export interface PlannedTask {
   readonly blockers?: Blockers;
 }
 
+/** Tasks are written in the current layout only: a workspace of an earlier one is migrated first. */
+const refuseUnlessCurrentLayout = (caller: WriteContext['caller']): void => {
+  if (caller.layout !== CURRENT_LAYOUT || caller.migrating) throw upgrading(!!caller.migrating);
+};
+
 /** The task a creation makes (its number comes with the write); a refusal names the field. */
 export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanOptions = {}): Promise<PlannedTask> => {
   const { stores, caller, source } = ctx;
   const prefix = opts.prefix ?? '';
   requireRole(caller, 'member', 'creating a task');
+  refuseUnlessCurrentLayout(caller);
   if (fields.dueTime && !fields.dueDate) throw invalid(`${prefix}dueTime`, 'needs a dueDate as well.');
   const taskId = fields.taskId ?? randomUUID();
   const [assigneeId, , blockers] = await Promise.all([
@@ -121,6 +128,7 @@ export const planChange = async (
   const { stores, caller, source } = ctx;
   const prefix = opts.prefix ?? '';
   const at = source.now.toISOString();
+  refuseUnlessCurrentLayout(caller);
   if (patch.deleted !== undefined && patch.deleted !== !!task.deletedAt) {
     requireOwnOrAdmin(caller, task.createdBy, 'delete tasks');
     // A delete or a restore changes nothing else (links stay: tasks/links.ts).

@@ -91,6 +91,7 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(forget.length ? { forgetDependents: forget } : {}),
       name: nameOf(ctx, next),
+      now: ctx.source.now,
     }),
     ...(side ? blockerSideOps(stores, caller, next, side) : []),
     ...(before && stateMoves ? transitionOps(stores, before, next, dependents) : []),

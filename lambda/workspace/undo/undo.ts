@@ -6,7 +6,7 @@ import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
 import { type ActivityRecord, stateAfter } from '../model/activity.js';
 import { changedSince, notUndoable, projectDeleted, race, roleTooLow } from '../model/refusals.js';
-import type { Comment, Project, Task } from '../model/types.js';
+import type { Comment, Project } from '../model/types.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
 import { loadNames } from '../store/lookups.js';
 import type { Names } from '../store/names.js';
@@ -30,6 +30,8 @@ export interface UndoContext extends WriteContext {
 
 export interface UndoResult {
   readonly undo: ActivityRecord;
+  /** What the undo's write cost, where the writer counted it (a task's). */
+  readonly writeUnits?: number;
 }
 
 /** A refusal of the target's held state means it moved on: say by whom and when. */
@@ -55,36 +57,36 @@ const nothingToUndo = (record: ActivityRecord) =>
 
 // ---- tasks ---------------------------------------------------------------------------------------
 
-/** The patch that puts a task back to its state before the record's change. */
+/** The patch that puts a task back to its state before the record's change: each field's value before. */
 const taskPatchBack = (record: ActivityRecord): TaskPatch => {
-  const before = record.before as unknown as Task;
   const patch: Record<string, unknown> = {};
+  const was = (field: string) => record.changes.find((c) => c.field === field)?.before;
   for (const c of record.changes) {
-    const was = c.before;
     switch (c.field) {
       case 'title':
       case 'priority':
-        patch[c.field] = was;
+        patch[c.field] = c.before;
         break;
       case 'notes':
       case 'dueDate':
       case 'dueTime':
       case 'assigneeId':
       case 'projectId':
-        patch[c.field] = was ?? null;
+        patch[c.field] = c.before ?? null;
         break;
       case 'labels':
-        patch.labels = (was as string[] | undefined) ?? [];
+        patch.labels = (c.before as string[] | undefined) ?? [];
         break;
       case 'blockedBy':
-        patch.blockedBy = Object.keys((was as Record<string, number> | undefined) ?? {});
+        patch.blockedBy = Object.keys((c.before as Record<string, number> | undefined) ?? {});
         break;
       case 'status':
-        patch.status = was;
-        if (was === 'done' && before.completedAt) patch.completed = { at: before.completedAt, by: before.completedBy ?? record.actorId };
+        patch.status = c.before;
+        if (c.before === 'done' && was('completedAt'))
+          patch.completed = { at: was('completedAt'), by: was('completedBy') ?? record.actorId };
         break;
       case 'deletedAt':
-        patch.deleted = was !== undefined;
+        patch.deleted = c.before !== undefined;
         break;
     }
   }
@@ -92,18 +94,19 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
 };
 
 const undoTask = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
-  // The task as the change left it: what the writer holds the undo to (its version).
-  const current = { ...(stateAfter(record) as unknown as Task), version: record.version! };
-  const patch: TaskPatch = record.before ? taskPatchBack(record) : { deleted: true };
-  const back = record.before as unknown as Task | undefined;
-  if (patch.deleted === false && back?.projectId && !names.projects.has(back.projectId)) {
+  // The task as it is now: the writer holds the undo to the version the change made.
+  const current = await ctx.stores.tasks.getAny(ctx.caller.workspaceId, record.targetId);
+  if (!current) throw notUndoable(record.activityId, 'changed a task that is gone for good (its undo window is over).');
+  const patch: TaskPatch = record.action === 'created' ? { deleted: true } : taskPatchBack(record);
+  const projectBack = patch.projectId === undefined ? current.projectId : (patch.projectId ?? undefined);
+  if (patch.deleted === false && projectBack && !names.projects.has(projectBack)) {
     // Restoring into a project that is gone would make a task no list shows.
-    throw projectDeleted(back.projectId, 'meanwhile', 'activityId (its project)');
+    throw projectDeleted(projectBack, 'meanwhile', 'activityId (its project)');
   }
   try {
-    const written = await changeTask(ctx, current, patch, { undoes: record, fromRecord: true });
+    const written = await changeTask(ctx, current, patch, { undoes: record, expectVersion: record.version! });
     if (!written) throw nothingToUndo(record);
-    return { undo: written.record };
+    return { undo: written.record, writeUnits: written.writeUnits };
   } catch (err) {
     return conflictNamingLater(ctx, record, names, err);
   }

@@ -136,7 +136,7 @@ export const activityList = defineTool({
     ]);
     if (actorId === null) throw invalid('actor', '"me" or a userId (changes are always made by someone).');
     const page = await services.activity.list(
-      principal.workspaceId,
+      principal,
       {
         ...(args.task !== undefined ? { taskId: taskId ?? args.task } : {}),
         ...(args.project !== undefined ? { projectId: args.project } : {}),
@@ -212,7 +212,7 @@ const askBecause = (record: ActivityRecord, summary: string): string | undefined
   if (record.kind === 'member' && (record.action === 'invited' || record.action === 'restored')) {
     return `It removes ${record.targetLabel} from the workspace again and revokes their tokens and connected apps.`;
   }
-  if (!record.before && (record.kind === 'task' || record.kind === 'project' || record.kind === 'comment'))
+  if (record.action === 'created' && (record.kind === 'task' || record.kind === 'project' || record.kind === 'comment'))
     return `It deletes what that change made (${summary}).`;
   const fields = fieldsOf(record);
   if (fields.length > 1) return `It puts back ${fields.length} fields: ${fields.map((c) => c.field).join(', ')}.`;
@@ -243,7 +243,7 @@ export const changeUndo = defineTool({
       throw invalid('activityId', `${id} is not an activity id (act_ and 16 letters and digits); activity_list shows them.`);
     }
     const record = await services.activity.get(principal.workspaceId, id);
-    const items = record ? [] : await services.activity.itemsOfCall(principal.workspaceId, id);
+    const items = record ? [] : await services.activity.itemsOfCall(principal, id);
     const visible = (r: ActivityRecord) => !TEAM_KINDS.has(r.kind) || principal.scopes.includes('team:read');
     if ((!record && !items.length) || (record && !visible(record))) throw changeNotFound(id);
     const names = await loadNames(services, principal);
@@ -277,9 +277,11 @@ export const changeUndo = defineTool({
   },
 });
 
-/** What undoing a record is estimated to write (the target as it was, the undo's record, the mark), in write units. */
-const undoUnits = (r: ActivityRecord): number =>
-  2 * (writeUnitsOf(itemSize(r.before ?? r.after)) + writeUnitsOf(itemSize(r as unknown as Record<string, unknown>)) + 1);
+/**
+ * What undoing a record is estimated to write before it is tried: its target, the undo's record and
+ * the mark, each about the record's size. After it, what the writer counted replaces the estimate.
+ */
+const undoUnits = (r: ActivityRecord): number => 2 * (3 * writeUnitsOf(itemSize(r as unknown as Record<string, unknown>)) + 1);
 
 /**
  * Undoes the items of a bulk call that still can, each on its own, in order, within what one call
@@ -327,8 +329,8 @@ const undoCall = async (
       continue;
     }
     try {
-      const { undo } = await undoChange(undoContext(ctx), r);
-      spent += units;
+      const { undo, writeUnits } = await undoChange(undoContext(ctx), r);
+      spent += writeUnits ?? units;
       results.push({ activityId: r.activityId, undid: true, undoId: undo.activityId });
     } catch (err) {
       if (!(err instanceof ToolRefusal)) throw err;

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { addDays, dateInZone } from '../../model/time.js';
+import { addDays, dateInZone, instantInZone } from '../../model/time.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
 import { defineTool } from '../define-tool.js';
 import { toSummary } from '../outputs.js';
-import { cursorFor, isString, pageAfter, positionFrom } from '../paging.js';
+import { cursorFor, isString, positionFrom } from '../paging.js';
 import { moreLine, taskLine } from '../render.js';
 import { dateArg, dateOut, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
 import { READ } from './annotations.js';
@@ -29,9 +29,6 @@ const output = z.object({
   tasks: z.array(taskSummaryOutput).check(z.describe('Overdue and due-today open tasks, most urgent priority first')),
 });
 
-const PRIORITY_ORDER = (t: { priority: string; dueDate?: string | undefined; taskId: string }) =>
-  `${t.priority}#${t.dueDate ?? ''}#${t.taskId}`;
-
 export const agendaGet = defineTool({
   name: 'agenda_get',
   title: 'Agenda for a day',
@@ -44,39 +41,27 @@ export const agendaGet = defineTool({
   scope: 'tasks:read',
   run: async (args, ctx) => {
     const { principal, services, now } = ctx;
-    const ws = principal.workspaceId;
     const day = args.date ?? dateInZone(now, principal.timeZone);
     const after = await positionFrom(ctx, args, isString);
     const assigneeId = args.assignee === 'anyone' ? undefined : await resolveAssignee(services, principal, args.assignee, 'assignee');
     const who = assigneeId === undefined ? {} : { assigneeId };
-    // A day in any time zone lies within the UTC days before and after it.
-    const from = `${addDays(day, -1)}T00:00:00.000Z`;
-    const to = `${addDays(day, 2)}T00:00:00.000Z`;
-    const [{ open, done: doneWindow }, names] = await Promise.all([
-      assigneeId
-        ? // One person's day: their own partition of gsi2, one request.
-          services.tasks.agendaOf(ws, assigneeId, from, to)
-        : Promise.all([services.tasks.all(ws, { status: 'open', ...who }), services.tasks.completedBetween(ws, from, to, who)]).then(
-            ([o, d]) => ({
-              open: o,
-              done: d,
-            }),
-          ),
+    // The day in the user's time zone, as instants: what "done today" counts.
+    const from = new Date(instantInZone(day, '00:00', principal.timeZone)).toISOString();
+    const to = new Date(instantInZone(addDays(day, 1), '00:00', principal.timeZone)).toISOString();
+    // The page of urgent tasks and the scope's counts: each reads about what it returns.
+    const [urgent, counts, names] = await Promise.all([
+      services.tasks.urgent(principal, who, day, args.limit, after),
+      services.tasks.counts(principal, who, day, from, to),
       loadNames(services, principal),
     ]);
-    const doneToday = doneWindow.filter((t) => dateInZone(new Date(t.completedAt!), principal.timeZone) === day).length;
-    const overdue = open.filter((t) => t.dueDate !== undefined && t.dueDate < day);
-    const dueToday = open.filter((t) => t.dueDate === day);
-    const urgent = [...overdue, ...dueToday].sort((a, b) => (PRIORITY_ORDER(a) < PRIORITY_ORDER(b) ? -1 : 1));
-    const { page, last } = pageAfter(urgent, PRIORITY_ORDER, args.limit, after);
     return {
       day,
       timeZone: principal.timeZone,
-      counts: { open: open.length, overdue: overdue.length, dueToday: dueToday.length, doneToday },
-      returned: page.length,
-      truncated: last !== undefined,
-      ...(last !== undefined ? { nextCursor: await cursorFor(ctx, args, last) } : {}),
-      tasks: page.map((t) => toSummary(t, names)),
+      counts: { open: counts.open, overdue: counts.overdue, dueToday: counts.dueToday, doneToday: counts.doneBetween },
+      returned: urgent.tasks.length,
+      truncated: urgent.next !== undefined,
+      ...(urgent.next !== undefined ? { nextCursor: await cursorFor(ctx, args, urgent.next) } : {}),
+      tasks: urgent.tasks.map((t) => toSummary(t, names)),
     };
   },
   render: (a) => {

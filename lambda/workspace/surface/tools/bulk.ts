@@ -247,7 +247,10 @@ export const tasksUpdate = defineTool({
     // One task twice in one call: which change should win is not for the server to guess.
     const seen = new Map<string, number[]>();
     for (const e of live) seen.set(e.taskId, [...(seen.get(e.taskId) ?? []), e.i + 1]);
-    const tasks = live.length ? await services.tasks.getMany(principal.workspaceId, [...seen.keys()]) : new Map<string, Task>();
+    // Whole (with their notes): each is the "before" of its change.
+    const tasks = live.length
+      ? await services.tasks.getMany(principal.workspaceId, [...seen.keys()], { notes: true })
+      : new Map<string, Task>();
     const go = live.filter((e) => {
       const n = e.i + 1;
       const twins = seen.get(e.taskId)!;

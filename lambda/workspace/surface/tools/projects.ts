@@ -71,20 +71,15 @@ export const projectGet = defineTool({
   scope: 'tasks:read',
   run: async (args, { services, principal, now }) => {
     const today = dateInZone(now, principal.timeZone);
-    const [project, tasks] = await Promise.all([
+    // The counts the project's changes keep (one read, whatever its size).
+    const [project, counts] = await Promise.all([
       projectOrRefuse(services, principal, args.projectId),
-      services.tasks.all(principal.workspaceId, { status: 'any', projectId: args.projectId }),
+      services.tasks.counts(principal, { projectId: args.projectId }, today, now.toISOString(), now.toISOString()),
     ]);
-    const open = tasks.filter((t) => t.status === 'open');
     return {
       project: toProjectOutput(project),
       today,
-      counts: {
-        open: open.length,
-        overdue: open.filter((t) => t.dueDate !== undefined && t.dueDate < today).length,
-        dueToday: open.filter((t) => t.dueDate === today).length,
-        done: tasks.length - open.length,
-      },
+      counts: { open: counts.open, overdue: counts.overdue, dueToday: counts.dueToday, done: counts.done },
     };
   },
   render: (r) =>

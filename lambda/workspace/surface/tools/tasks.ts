@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
-import { keyField } from '../../model/task-refs.js';
+import { keyField, parseTaskRef } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
 import type { TaskPosition } from '../../store/task-store.js';
+import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
 import { changeTask, createTasks } from '../../tasks/task-writer.js';
 import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
@@ -64,7 +65,7 @@ const isTaskPosition = (v: unknown): v is TaskPosition => {
     !!p &&
     typeof p === 'object' &&
     Number.isInteger(p.segment) &&
-    p.segment >= 0 &&
+    p.segment >= -1 &&
     p.segment < 2 &&
     typeof p.taskId === 'string' &&
     typeof p.orderKey === 'string'
@@ -95,9 +96,22 @@ export const tasksSearch = defineTool({
       loadNames(services, principal),
       args.project === undefined || args.project === 'none' ? undefined : projectArgOrRefuse(services, principal, args.project, 'project'),
     ]);
-    const words = args.text?.toLowerCase().split(/\s+/).filter(Boolean);
+    // A key (`DEMO-42`, `#42`) as the text names that task; other text is searched by its words.
+    const ref = args.text !== undefined ? parseTaskRef(args.text) : undefined;
+    const keyed = ref && 'number' in ref ? await services.numbers.idOf(principal, args.text!, 'text').catch(() => undefined) : undefined;
+    const words =
+      keyed || args.text === undefined
+        ? undefined
+        : principal.layout === 2
+          ? searchWords(args.text)
+          : args.text.toLowerCase().split(/\s+/).filter(Boolean);
+    if (keyed) {
+      const task = await services.tasks.get(principal.workspaceId, keyed);
+      const shown = task && (args.status === 'any' || task.status === (args.overdue ? 'open' : args.status)) ? [task] : [];
+      return { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)) };
+    }
     const page = await services.tasks.search(
-      principal.workspaceId,
+      principal,
       {
         status: args.overdue ? 'open' : args.status,
         ...(words?.length ? { words } : {}),

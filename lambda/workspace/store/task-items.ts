@@ -1,0 +1,105 @@
+import { fromItem } from '../../platform/dynamodb.js';
+import {
+  assigneeListPk,
+  listSk,
+  NOTES_ITEM_SK,
+  projectListPk,
+  TASK_ITEM_SK,
+  taskPk,
+  taskSk,
+  workspaceListPk,
+  wsPk,
+} from '../../platform/item-keys.js';
+import type { Task } from '../model/types.js';
+import { notesWordsOf } from './words.js';
+
+/**
+ * A task as items, layout 2: the task item in the task's own partition carries everything a list
+ * shows and the three list keys (gsi1 the workspace's, gsi2 the assignee's, gsi3 the project's, each
+ * by priority); its notes are an item of their own beside it, read only where the whole task is
+ * shown. The task item keeps the first words of the notes (`nw`) that search finds it by, and
+ * whether it has notes at all. A deleted task is in no list.
+ */
+
+/** Sets as DynamoDB keeps them (no empty set exists: an empty one is no attribute). */
+const asSet = (values: readonly string[] | undefined): Set<string> | undefined => (values?.length ? new Set(values) : undefined);
+
+const SET_ATTRIBUTES = ['openBlockers', 'goneBlockers', 'blocks'] as const;
+
+export const taskKey = (workspaceId: string, taskId: string) => ({ pk: taskPk(workspaceId, taskId), sk: TASK_ITEM_SK });
+export const notesKey = (workspaceId: string, taskId: string) => ({ pk: taskPk(workspaceId, taskId), sk: NOTES_ITEM_SK });
+/** Where a task of layout 1 lives (read until its workspace is migrated). */
+export const legacyTaskKey = (workspaceId: string, taskId: string) => ({ pk: wsPk(workspaceId), sk: taskSk(taskId) });
+
+/** The list keys of a task that is not deleted. */
+export const listKeysOf = (t: Task): Record<string, string> => {
+  const sk = listSk(t);
+  return {
+    gsi1pk: workspaceListPk(t.workspaceId, t.priority),
+    gsi1sk: sk,
+    gsi2pk: assigneeListPk(t.workspaceId, t.assigneeId, t.priority),
+    gsi2sk: sk,
+    gsi3pk: projectListPk(t.workspaceId, t.projectId, t.priority),
+    gsi3sk: sk,
+  };
+};
+
+export const LIST_KEY_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'] as const;
+
+/** The task item (without its notes). */
+export const taskItemOf = (t: Task, expiresAt?: number): Record<string, unknown> => {
+  const { openBlockers, goneBlockers, blocks, notes, ...rest } = t;
+  const nw = notesWordsOf(notes);
+  return {
+    ...taskKey(t.workspaceId, t.taskId),
+    ...rest,
+    ...(openBlockers?.length ? { openBlockers: asSet(openBlockers) } : {}),
+    ...(goneBlockers?.length ? { goneBlockers: asSet(goneBlockers) } : {}),
+    ...(blocks?.length ? { blocks: asSet(blocks) } : {}),
+    ...(notes ? { hasNotes: true } : {}),
+    ...(nw.length ? { nw } : {}),
+    ...(t.deletedAt ? (expiresAt ? { expiresAt } : {}) : listKeysOf(t)),
+  };
+};
+
+/** The notes item of a task with notes. */
+export const notesItemOf = (t: Task, expiresAt?: number): Record<string, unknown> => ({
+  ...notesKey(t.workspaceId, t.taskId),
+  notes: t.notes,
+  ...(expiresAt ? { expiresAt } : {}),
+});
+
+/** The attributes of a task item that are not the task's own fields. */
+const ITEM_ONLY = ['pk', 'sk', 'expiresAt', 'search', 'hasNotes', 'nw', ...LIST_KEY_ATTRIBUTES] as const;
+
+/**
+ * A task from its item (either layout) and, in layout 2, its notes item. Without the notes item a
+ * task that has notes comes back without them (lists); `hasNotes` on the result says so.
+ */
+export const toTask = (item: Record<string, unknown>, notesItem?: Record<string, unknown>): Task & TaskItemExtras => {
+  const raw = fromItem<Record<string, unknown>>(item);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (!(ITEM_ONLY as readonly string[]).includes(k)) out[k] = v;
+  for (const attr of SET_ATTRIBUTES) {
+    if (out[attr] !== undefined) out[attr] = [...(out[attr] as Iterable<string>)].sort();
+  }
+  if (notesItem?.notes !== undefined) out.notes = notesItem.notes;
+  const legacy = String(raw.sk).startsWith('TASK#');
+  // A task of layout 1 holds its notes itself.
+  const hasNotes = legacy ? raw.notes !== undefined : raw.hasNotes === true;
+  return Object.assign(out as unknown as Task, {
+    [EXTRAS]: { hasNotes, nw: (raw.nw as string[] | undefined) ?? notesWordsOf(raw.notes as string | undefined), legacy },
+  }) as Task & TaskItemExtras;
+};
+
+/** What an item says of a task besides its fields, kept out of sight of every output (a symbol key). */
+export const EXTRAS = Symbol('task item');
+export interface TaskItemExtras {
+  readonly [EXTRAS]?: { readonly hasNotes: boolean; readonly nw: readonly string[]; readonly legacy: boolean };
+}
+
+export const extrasOf = (t: Task): { hasNotes: boolean; nw: readonly string[]; legacy: boolean } =>
+  (t as Task & TaskItemExtras)[EXTRAS] ?? { hasNotes: t.notes !== undefined, nw: notesWordsOf(t.notes), legacy: false };
+
+/** Whether a task as read holds its notes, or has none: it is whole (what a writer needs). */
+export const isWhole = (t: Task): boolean => t.notes !== undefined || !extrasOf(t).hasNotes;

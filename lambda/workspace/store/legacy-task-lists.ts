@@ -13,7 +13,7 @@ import { MAX_READ_UNITS_PER_CALL } from '../model/limits.js';
 import type { Task } from '../model/types.js';
 import { and, Expression } from './expressions.js';
 import { toTask } from './task-items.js';
-import type { TaskFilter, TaskPage, TaskPosition } from './task-store.js';
+import type { TaskFilter, TaskPage, TaskPosition } from './task-queries.js';
 
 /**
  * The list reads of layout 1, kept so that a workspace not yet migrated (npm run admin -- migrate)

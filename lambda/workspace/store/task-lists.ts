@@ -15,7 +15,7 @@ import { MAX_READ_UNITS_PER_CALL } from '../model/limits.js';
 import { PRIORITIES, type Priority, type Task } from '../model/types.js';
 import { and, Expression } from './expressions.js';
 import { extrasOf, taskKey, toTask } from './task-items.js';
-import type { TaskFilter, TaskPage, TaskPosition } from './task-store.js';
+import type { TaskFilter, TaskPage, TaskPosition } from './task-queries.js';
 import { labelKey, matchOf, taskWords } from './words.js';
 
 /**

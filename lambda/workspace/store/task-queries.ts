@@ -1,0 +1,58 @@
+import type { Priority, Task } from '../model/types.js';
+
+/** What the list reads take and give (task-store.ts, task-lists.ts, legacy-task-lists.ts). */
+
+/** Which tasks a search wants. Every condition must hold; an absent one does not filter. */
+export interface TaskFilter {
+  readonly status: 'open' | 'done' | 'any';
+  /** Lower-case words, each of which must occur in the title, notes or labels. */
+  readonly words?: readonly string[];
+  /** `null`: unassigned tasks only. */
+  readonly assigneeId?: string | null;
+  /** `null`: tasks in no project (the inbox). */
+  readonly projectId?: string | null;
+  readonly label?: string;
+  readonly priority?: Priority;
+  readonly dueOnOrAfter?: string;
+  readonly dueOnOrBefore?: string;
+  /** Exclusive upper bound: "overdue" is due before the user's today. */
+  readonly dueBefore?: string;
+  /** true: waiting on an open task; false: not. */
+  readonly blocked?: boolean;
+}
+
+/** Where a page ended: the search continues strictly after this task. */
+export interface TaskPosition {
+  readonly segment: number;
+  readonly taskId: string;
+  readonly orderKey: string;
+}
+
+export interface TaskPage {
+  readonly tasks: readonly Task[];
+  /** Present when more matches may follow. */
+  readonly next?: TaskPosition;
+  /** The page ended short because the read units one call may spend on it were spent. */
+  readonly cut?: boolean;
+}
+
+export interface UrgentPage {
+  readonly tasks: readonly Task[];
+  /** Where the next page goes on (present when more follow). */
+  readonly next?: string;
+}
+
+/** Counts of one scope: the workspace (no field), an assignee (`null`: nobody), or a project (`null`: the inbox). */
+export interface CountScope {
+  readonly assigneeId?: string | null;
+  readonly projectId?: string | null;
+}
+
+export interface Counts {
+  readonly open: number;
+  readonly overdue: number;
+  readonly dueToday: number;
+  /** All done tasks of a project (the workspace's and a person's are not kept). */
+  readonly done: number;
+  readonly doneBetween: number;
+}

@@ -163,8 +163,9 @@ describe('the credential', () => {
       const { answer, ops } = await countedInvoke(fn, fresh, event('tools/call', { name: 'agenda_get', arguments: {} }));
 
       structured(answer);
-      // Token record (by hash), then member and workspace; admission; members, projects, the agenda; release.
-      assert.deepEqual(ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem', 'Query', 'Query', 'Query', 'UpdateItem']);
+      // Token record (by hash), then member and workspace; admission; members, projects, the four
+      // priorities of the person's list and their counts; release.
+      assert.deepEqual(ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem', ...Array(7).fill('Query'), 'UpdateItem']);
     } finally {
       fresh.close();
     }
@@ -216,42 +217,50 @@ describe('tool calls: limits and the tool itself', () => {
         ids.key = o.key;
       },
     ],
-    // One person's day: the open and done-on-the-day tasks of their gsi2 partition, one Query.
-    ['agenda_get', () => ({}), 3],
-    ['agenda_get', () => ({ assignee: 'anyone' }), 4],
-    ['tasks_search', () => ({}), 3],
-    ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 3],
+    // One person's day: the overdue and due-today tasks of their list, one Query per priority (four,
+    // in parallel, each at most a page), and their counts (one Query of their count partition).
+    ['agenda_get', () => ({}), 7],
+    // Anyone's: the workspace's list by priority (four) and its counts, kept in four partitions (four).
+    ['agenda_get', () => ({ assignee: 'anyone' }), 10],
+    // A list is four partitions, one per priority, read in parallel and merged.
+    ['tasks_search', () => ({}), 6],
+    // Text: the entries of its word (one Query), then the tasks they name (one BatchGetItem).
+    ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 4],
     ['task_get', () => ({ taskId: ids.task }), 3],
     // A number this instance has given or read before: no read of its claim.
     ['task_get', () => ({ taskId: ids.key }), 3],
     ['task_update', () => ({ taskId: ids.task, version: 1, title: 'Counted task, renamed' }), 4, (o) => (ids.change = o.activityId)],
-    // The record's read and the one write that restores the task, records the undo and marks the original.
-    ['change_undo', () => ({ activityId: ids.change }), 4],
-    // One key range per page: the workspace's history, a task's, or an actor's.
-    ['activity_list', () => ({}), 3],
+    // The record, the task as it is now (records keep only what changed), and the one write that
+    // restores the task, records the undo and marks the original.
+    ['change_undo', () => ({ activityId: ids.change }), 5],
+    // One key range per page: a task's or an actor's history; the workspace's is four partitions merged.
+    ['activity_list', () => ({}), 6],
     ['activity_list', () => ({ task: ids.task }), 3],
     ['activity_list', () => ({ actor: 'me' }), 3],
-    ['activity_list', () => ({ since: '2020-01-01', until: '2099-12-31' }), 3],
+    ['activity_list', () => ({ since: '2020-01-01', until: '2099-12-31' }), 6],
     // One transaction per chunk of up to 100 actions: two tasks and their records are one write.
     ['tasks_create', () => ({ tasks: [{ title: 'Counted bulk one', assignee: 'me' }, { title: 'Counted bulk two' }] }), 3],
     // The tasks in one BatchGetItem, the changes and their records in one transaction.
     ['tasks_update', () => ({ tasks: [{ taskId: ids.task, title: 'Counted task, bulk-renamed' }] }), 4],
-    // Fifty tasks: 150 actions (task, number claim, record each) in two transactions of at most 100.
+    // Fifty tasks: each its item, number claim, record and two word entries (250 actions; their counts
+    // combine into a few), in five transactions of at most 100.
     [
       'tasks_create',
       () => ({ tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted fifty ${i + 1}`, priority: 'P3' })) }),
-      4,
+      7,
       (o) => (ids.fifty = o.items.map((i: { key: string }) => i.key).join(' ')),
     ],
-    // Fifty changes: the tasks in one BatchGetItem (of up to 100), 100 actions (change, record each) in one transaction.
-    ['tasks_update', () => ({ tasks: ids.fifty!.split(' ').map((key) => ({ taskId: key, status: 'done' })) }), 4],
+    // Fifty completions: the tasks in one BatchGetItem (of up to 100), 100 actions (change, record each)
+    // and their counts, combined per count item, in two transactions.
+    ['tasks_update', () => ({ tasks: ids.fifty!.split(' ').map((key) => ({ taskId: key, status: 'done' })) }), 5],
     ['task_complete', () => ({ taskId: ids.task }), 4],
     ['task_reopen', () => ({ taskId: ids.task }), 4],
     ['comment_add', () => ({ taskId: ids.task, body: 'A comment' }), 4, (o) => (ids.comment = o.commentId)],
     ['comments_list', () => ({ taskId: ids.task }), 4],
     ['comment_delete', () => ({ taskId: ids.task, commentId: ids.comment }), 4],
     ['projects_list', () => ({}), 3],
-    ['project_get', () => ({ projectId: ids.project }), 5],
+    // The project and its counts (one Query of its count partition, whatever it holds).
+    ['project_get', () => ({ projectId: ids.project }), 4],
     ['project_update', () => ({ projectId: ids.project, version: 1, description: 'Counted' }), 4],
     ['members_list', () => ({}), 3],
     // The member, its e-mail claim, its record and the directory's version in one transaction.
@@ -261,7 +270,8 @@ describe('tool calls: limits and the tool itself', () => {
     ['member_remove', () => ({ userId: ids.user }), 6],
     ['task_delete', () => ({ taskId: ids.task }), 5],
     ['project_archive', () => ({ projectId: ids.project }), 4],
-    ['project_delete', () => ({ projectId: ids.project }), 6],
+    // The project, its counts (is it empty?), the write.
+    ['project_delete', () => ({ projectId: ids.project }), 5],
   ];
   const seen: string[] = [];
   for (const [tool, args, budget, keep] of steps) {
@@ -278,7 +288,7 @@ describe('tool calls: limits and the tool itself', () => {
       if ((await directoryVersion()) !== version) {
         const reread = await call('tasks_search', { limit: 1 });
         seen.push(`  then the directory again: ${reread.ops.length} (${reread.ops.join(' ')})`);
-        assert.deepEqual(reread.ops, ['UpdateItem', 'Query', 'Query', 'Query', 'UpdateItem'], 'members, projects and the search');
+        assert.deepEqual(reread.ops, ['UpdateItem', ...Array(6).fill('Query'), 'UpdateItem'], 'members, projects and the search');
       }
     });
   }
@@ -294,21 +304,23 @@ describe('tool calls: limits and the tool itself', () => {
 
     assert.deepEqual(
       first.ops,
-      ['BatchGetItem', 'UpdateItem', 'Query', 'Query', 'Query', 'UpdateItem'],
-      'members, projects and the search',
+      ['BatchGetItem', 'UpdateItem', ...Array(6).fill('Query'), 'UpdateItem'],
+      'members, projects and the search (its four priorities)',
     );
-    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'Query', 'UpdateItem'], 'the search alone');
+    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', ...Array(4).fill('Query'), 'UpdateItem'], 'the search alone');
   });
 
-  test("a task key this instance has never seen costs one GetItem of its number's claim, then none", async () => {
+  test("a task key this instance has never seen costs one read of its number's claim, then none", async () => {
     const made = structured((await call('task_create', { title: 'Numbered elsewhere' })).answer);
 
     // The cold-credential instance has not created or read this task: its key is new to it.
     const first = await call('task_get', { taskId: made.key }, cold);
     const second = await call('task_get', { taskId: `#${made.number ?? made.key.split('-')[1]}` }, cold);
 
-    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem', 'GetItem', 'GetItem', 'UpdateItem'], 'the claim, then the task');
-    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'GetItem', 'UpdateItem'], 'the task alone');
+    // The claim (where numbers are claimed, and where the layout before claimed them: one BatchGetItem),
+    // then the task and its notes (one more).
+    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem', 'BatchGetItem', 'BatchGetItem', 'UpdateItem'], 'the claim, then the task');
+    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'BatchGetItem', 'UpdateItem'], 'the task alone');
   });
 
   test('a resource read: limits, the task and its comments', async () => {

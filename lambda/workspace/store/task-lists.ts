@@ -40,8 +40,6 @@ const LISTS = {
 } as const;
 type ListKind = keyof typeof LISTS;
 
-/** Entries of one word or label read for one search at most (about 12 read units). */
-const MAX_ENTRIES = 1_000;
 /** Tasks read per round while a text or label search fills its page. */
 const CANDIDATE_CHUNK = 40;
 /** The read units one page of a list may spend. */
@@ -212,101 +210,79 @@ export class TaskLists {
   }
 
   /**
-   * A search by text or label: the entries of its words (or its label) name the tasks, whole
-   * words before prefixes, newest first; the tasks are read a chunk at a time and checked against
-   * every filter until the page is full. Each page lists its tasks in the usual order.
+   * A search by text or label. Entries name the tasks (a word's: every task with it in its title,
+   * labels or first words of notes; a label's: every task with it), newest first; they are read a
+   * chunk at a time, the tasks they name read by id and checked against every filter (the other
+   * words included) until the page is full, so a page reads about a page of entries and tasks. Text
+   * reads its longest word's entries: the word's own first, then those of longer words it starts.
+   * Each page lists its tasks in the usual order, whole words first.
    */
   private async searchEntries(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
-    const sources: Promise<Map<string, boolean>>[] = [];
-    for (const w of filter.words ?? []) sources.push(this.wordEntries(workspaceId, w));
-    if (filter.label !== undefined) sources.push(this.labelEntries(workspaceId, filter.label));
-    const lists = await Promise.all(sources);
-    const [first, ...rest] = lists.sort((a, b) => a.size - b.size);
-    const candidates: { id: string; whole: number }[] = [];
-    for (const [id] of first ?? []) {
-      if (!rest.every((l) => l.has(id))) continue;
-      const whole = lists.reduce((n, l) => n + (l.get(id) ? 1 : 0), 0);
-      candidates.push({ id, whole });
+    const phases: { segment: number; pk: string; lo: string; hi: string; whole: boolean }[] = [];
+    if (filter.words?.length) {
+      const w = [...filter.words].sort((a, b) => b.length - a.length || cmp(a, b))[0]!;
+      const pk = wordPk(workspaceId, w);
+      phases.push({ segment: -1, pk, lo: `${w}#`, hi: `${w}#\uffff`, whole: true });
+      phases.push({ segment: -2, pk, lo: `${w}#\uffff`, hi: `${w}\uffff`, whole: false });
+    } else {
+      phases.push({ segment: -1, pk: labelPk(workspaceId, labelKey(filter.label!)), lo: ' ', hi: '\uffff', whole: true });
     }
-    // Whole words first, then newest first (task ids grow with time).
-    candidates.sort((a, b) => b.whole - a.whole || cmp(b.id, a.id));
-    const rank = (c: { id: string; whole: number }) => `${String(9 - c.whole)}#${c.id}`;
-    let i = after ? candidates.findIndex((c) => rank(c) === after.orderKey) + 1 : 0;
-    const found: { task: Task; at: number; whole: number }[] = [];
+    const idOf = (sk: string) => (filter.words?.length ? sk.slice(sk.lastIndexOf('#') + 1) : sk);
+    const found: { task: Task; whole: boolean }[] = [];
+    const pageOf = (next?: TaskPosition, cut = false): TaskPage => {
+      const page = found.slice(0, limit).sort((a, b) => Number(b.whole) - Number(a.whole) || listOrder(a.task, b.task));
+      return { tasks: page.map((f) => f.task), ...(next ? { next } : {}), ...(cut ? { cut: true } : {}) };
+    };
     let spent = 0;
-    while (i < candidates.length && found.length <= limit && spent < READ_CEILING) {
-      const chunk = candidates.slice(i, i + CANDIDATE_CHUNK);
-      const items = await batchGet(
-        this.db,
-        this.table,
-        chunk.map((c) => taskKey(workspaceId, c.id)),
-        false,
-      );
-      spent += chunk.length * 0.5;
-      const byId = new Map(items.map((it) => [String(it.taskId), it]));
-      for (const [j, c] of chunk.entries()) {
-        const item = byId.get(c.id);
-        if (!item) continue;
-        const task = this.task(item);
-        if (!matchesFilter(task, filter)) continue;
-        found.push({ task, at: i + j, whole: c.whole });
-        if (found.length > limit) break;
+    let lastShown = '';
+    const first = after ? Math.max(0, phases.findIndex((p) => p.segment === after.segment)) : 0;
+    for (let pi = first; pi < phases.length; pi++) {
+      const phase = phases[pi]!;
+      // Entries below `hi` (inclusive), newest first; `skip` is where the page before ended.
+      let hi = after && pi === first ? after.orderKey : phase.hi;
+      let skip = after && pi === first ? after.orderKey : undefined;
+      for (;;) {
+        if (spent >= READ_CEILING) return pageOf({ segment: phase.segment, taskId: '', orderKey: hi }, true);
+        const x = new Expression();
+        const res = await this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: and(x.eq('pk', phase.pk), x.between('sk', phase.lo, hi)),
+            ...x.input(),
+            ScanIndexForward: false,
+            ReturnConsumedCapacity: 'TOTAL',
+            Limit: (found.length ? CANDIDATE_CHUNK : limit + 1) + 1,
+          }),
+        );
+        spent += res.ConsumedCapacity?.CapacityUnits ?? 0.5;
+        const entries = (res.Items ?? []).map((i) => String(i.sk)).filter((sk) => sk !== skip);
+        if (entries.length) {
+          const items = await batchGet(
+            this.db,
+            this.table,
+            entries.map((sk) => taskKey(workspaceId, idOf(sk))),
+            false,
+          );
+          spent += entries.length * 0.5;
+          const byId = new Map(items.map((it) => [String(it.taskId), it]));
+          for (const sk of entries) {
+            const item = byId.get(idOf(sk));
+            if (!item) continue;
+            const task = this.task(item);
+            if (!matchesFilter(task, filter)) continue;
+            found.push({ task, whole: phase.whole });
+            // One more than a page: the next page goes on after the last one this one shows.
+            if (found.length > limit) return pageOf({ segment: phase.segment, taskId: '', orderKey: lastShown });
+            lastShown = sk;
+          }
+        }
+        const evaluated = res.LastEvaluatedKey?.sk;
+        if (evaluated === undefined) break;
+        hi = String(evaluated);
+        skip = hi;
       }
-      i += chunk.length;
     }
-    const page = found.slice(0, limit);
-    const more = found.length > limit || i < candidates.length;
-    const lastAt = found.length > limit ? page.at(-1)!.at : i - 1;
-    page.sort((a, b) => b.whole - a.whole || listOrder(a.task, b.task));
-    const next =
-      more && candidates[lastAt] ? { segment: -1, taskId: candidates[lastAt]!.id, orderKey: rank(candidates[lastAt]!) } : undefined;
-    return { tasks: page.map((f) => f.task), ...(next ? { next } : {}), ...(next && found.length <= limit ? { cut: true } : {}) };
-  }
-
-  /** The tasks having a word that starts with `w`: id → whether the word is `w` itself. */
-  private async wordEntries(workspaceId: string, w: string): Promise<Map<string, boolean>> {
-    const out = new Map<string, boolean>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const x = new Expression();
-      const res = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: and(x.eq('pk', wordPk(workspaceId, w)), x.beginsWith('sk', w)),
-          ...x.input(),
-          ExclusiveStartKey: start,
-          Limit: MAX_ENTRIES - out.size,
-        }),
-      );
-      for (const item of res.Items ?? []) {
-        const sk = String(item.sk);
-        const cut = sk.lastIndexOf('#');
-        const id = sk.slice(cut + 1);
-        out.set(id, out.get(id) === true || sk.slice(0, cut) === w);
-      }
-      start = res.LastEvaluatedKey;
-    } while (start && out.size < MAX_ENTRIES);
-    return out;
-  }
-
-  private async labelEntries(workspaceId: string, label: string): Promise<Map<string, boolean>> {
-    const out = new Map<string, boolean>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const x = new Expression();
-      const res = await this.db.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: x.eq('pk', labelPk(workspaceId, labelKey(label))),
-          ...x.input(),
-          ExclusiveStartKey: start,
-          Limit: MAX_ENTRIES - out.size,
-        }),
-      );
-      for (const item of res.Items ?? []) out.set(String(item.sk), true);
-      start = res.LastEvaluatedKey;
-    } while (start && out.size < MAX_ENTRIES);
-    return out;
+    return pageOf();
   }
 
   /**

@@ -1,6 +1,6 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BoundedMap } from '../../platform/bounded-map.js';
-import { batchGetConsistent } from '../../platform/dynamodb.js';
+import { batchGetConsistent, isConditionFailure } from '../../platform/dynamodb.js';
 import { numberPk, taskNumberSk, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { Caller } from '../model/caller.js';
@@ -62,6 +62,33 @@ export class TaskNumbers {
   /** Where an allocation starts: the higher of what the principal read and what this instance saw. */
   counterHint(principal: Caller): number {
     return Math.max(principal.taskCounter, this.counters.get(principal.workspaceId) ?? 0);
+  }
+
+  /**
+   * Takes `count` numbers at once (a bulk create that needs more than one transaction): the counter
+   * moves by `count` in one update that cannot conflict, and the first number is returned. The
+   * transactions after it claim those numbers only; a task the call then does not create leaves its
+   * number unused (numbers are never reused, so a gap is all it leaves).
+   */
+  async reserve(workspaceId: string, count: number): Promise<number> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
+          UpdateExpression: 'SET taskCounter = if_not_exists(taskCounter, :zero) + :k',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':zero': 0, ':k': count },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const counter = Number(out.Attributes?.taskCounter);
+      this.sawCounter(workspaceId, counter);
+      return counter - count + 1;
+    } catch (err) {
+      if (isConditionFailure(err)) throw workspaceNotFound(workspaceId);
+      throw err;
+    }
   }
 
   /** After a write, or a refusal that told the current counter. */

@@ -349,6 +349,11 @@ export const createTasks = async (
   const failedEarlier = (item: CreateItem) => (item.after ?? []).find((j) => j < 0 || (outcomes[j] !== undefined && !outcomes[j]!.ok));
   let spent = 0;
   let queue = [...planned];
+  // A call that needs more than one transaction takes its numbers first, in one update: its
+  // transactions then meet no other create on the counter (under contention each would go round).
+  const reserved = planned.length > 1 && takeChunk(ctx, queue).length < planned.length
+    ? { next: await ctx.stores.numbers.reserve(ctx.caller.workspaceId, planned.length) }
+    : undefined;
   while (queue.length) {
     // An item whose linked earlier item was refused is refused too.
     queue = queue.filter((x) => {
@@ -368,7 +373,7 @@ export const createTasks = async (
       continue;
     }
     try {
-      for (const w of await writeCreates(ctx, chunk, created)) outcomes[w.i] = { ok: true, written: w.written };
+      for (const w of await writeCreates(ctx, chunk, created, reserved)) outcomes[w.i] = { ok: true, written: w.written };
       spent += units;
     } catch (err) {
       if (err instanceof CounterMoved) throw err;
@@ -396,7 +401,7 @@ export const createTasks = async (
             continue;
           }
           try {
-            const [w] = await writeCreates(ctx, [x], created);
+            const [w] = await writeCreates(ctx, [x], created, reserved);
             outcomes[x.i] = { ok: true, written: w!.written };
           } catch (e) {
             if (e instanceof CounterMoved) throw e;
@@ -448,9 +453,17 @@ const writeCreates = async (
   chunk: readonly { i: number; p: PlannedTask; item: CreateItem }[],
   /** Tasks of this call written already: id → number (this transaction's are added once it is written). */
   created: Map<string, number>,
+  /** Numbers the call took up front (the next one to use): the transaction claims them, the counter is not in it. */
+  reserved?: { next: number },
 ) => {
   const { stores, caller } = ctx;
-  return withNewNumbers(stores.numbers, caller, chunk.length, async (first, counterAndClaims) => {
+  const allocate = <T>(write: (first: number, counterAndClaims: (taskIds: readonly string[]) => WriteOp[]) => Promise<T>): Promise<T> => {
+    if (!reserved) return withNewNumbers(stores.numbers, caller, chunk.length, write);
+    const first = reserved.next;
+    reserved.next += chunk.length;
+    return write(first, (taskIds) => taskIds.map((id, i) => stores.numbers.claimOp(caller.workspaceId, first + i, id)));
+  };
+  return allocate(async (first, counterAndClaims) => {
     // A link to a task the same call creates names its number, known only now (or when its transaction was written).
     const numbers = new Map([...created, ...chunk.map((x, j) => [x.p.next.taskId, first + j] as const)]);
     const numbered = chunk.map((x, j) => {

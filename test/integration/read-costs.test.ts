@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import { type CapacityProxy, startCapacityProxy } from '../helpers/capacity-proxy.js';
+import { startTestServer } from '../helpers/local.js';
+import { type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
+import { caller, toolText } from '../helpers/workspace-fixtures.js';
+
+// Every read path costs about what it returns, whatever the size of the workspace: the same calls on
+// two workspaces of the same shape, of 300 and 3,000 tasks, read (nearly) the same units, as
+// DynamoDB reports them (the embedded store behind a proxy that asks each request for its consumed
+// capacity). A read whose cost grew with the workspace (a filter over all its tasks, a count by
+// reading) fails here. The bench (npm run bench) runs the same at 2,000 and 20,000.
+
+let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+let units: CapacityProxy;
+let server: LocalServer;
+let small: SeededWorkspace;
+let large: SeededWorkspace;
+
+before(
+  async () => {
+    dynamo = await startEmbeddedDynamo(':memory:');
+    units = await startCapacityProxy(dynamo.endpoint);
+    server = await startTestServer({
+      DOERS_DYNAMODB_ENDPOINT: units.endpoint,
+      DOERS_RATE_LIMIT_CALLS: '0',
+      DOERS_MAX_CONCURRENT_CALLS: '0',
+      DOERS_AUTH_CACHE_SECONDS: '300',
+    });
+    [small, large] = await Promise.all([seedWorkspace(server, 300), seedWorkspace(server, 3_000)]);
+  },
+  { timeout: 600_000 },
+);
+after(async () => {
+  await server?.close();
+  await units?.stop();
+  await dynamo?.close();
+});
+
+/**
+ * The read units of one call, on a warm instance (the credential and the names are read already).
+ * Pages of three, so that every list fills its page at both sizes: a page that is not full at 300
+ * tasks would read less for returning less.
+ */
+const readUnits = async (s: SeededWorkspace, tool: string, given: Record<string, unknown>): Promise<number> => {
+  const args = ['tasks_search', 'agenda_get', 'activity_list', 'projects_list'].includes(tool) ? { limit: 3, ...given } : given;
+  const call = caller(server, s.ws.owner.token);
+  await call(tool, args);
+  const from = units.consumed.length;
+  const r = await call(tool, args);
+  assert.equal(r.isError, false, `${tool} ${JSON.stringify(args)}: ${toolText(r)}`);
+  return units.consumed.slice(from).reduce((sum, c) => sum + c.read, 0);
+};
+
+type Case = [name: string, tool: string, args: (s: SeededWorkspace) => Record<string, unknown>];
+const CASES: Case[] = [
+  ['tasks_search, open (the default)', 'tasks_search', () => ({})],
+  ['tasks_search, done', 'tasks_search', () => ({ status: 'done' })],
+  ['tasks_search, any status', 'tasks_search', () => ({ status: 'any' })],
+  ['tasks_search, a project', 'tasks_search', (s) => ({ project: s.projects[3] })],
+  ['tasks_search, the inbox', 'tasks_search', () => ({ project: 'none' })],
+  ['tasks_search, an assignee', 'tasks_search', (s) => ({ assignee: s.people[4] })],
+  ['tasks_search, unassigned', 'tasks_search', () => ({ assignee: 'none' })],
+  ['tasks_search, a label', 'tasks_search', () => ({ label: 'l3' })],
+  ['tasks_search, a priority', 'tasks_search', () => ({ priority: 'P2' })],
+  ['tasks_search, a due range', 'tasks_search', (s) => ({ dueAfter: s.day, dueBefore: s.day.replace(/-\d\d$/, '-28') })],
+  ['tasks_search, overdue', 'tasks_search', () => ({ overdue: true })],
+  ['tasks_search, one word with one hit', 'tasks_search', () => ({ text: 'quetzal' })],
+  ['tasks_search, two words with one hit', 'tasks_search', () => ({ text: 'quetzal feather' })],
+  ['tasks_search, a common word', 'tasks_search', () => ({ text: 'review' })],
+  ['agenda_get, me', 'agenda_get', (s) => ({ date: s.day })],
+  ['agenda_get, anyone', 'agenda_get', (s) => ({ date: s.day, assignee: 'anyone' })],
+  ['agenda_get, nobody', 'agenda_get', (s) => ({ date: s.day, assignee: 'none' })],
+  ['project_get', 'project_get', (s) => ({ projectId: s.projects[3] })],
+  ['projects_list', 'projects_list', () => ({})],
+  ['task_get', 'task_get', (s) => ({ taskId: s.keys[100] })],
+  ['activity_list', 'activity_list', () => ({})],
+  ['activity_list, a task', 'activity_list', (s) => ({ task: s.keys[100] })],
+  ['activity_list, an actor', 'activity_list', () => ({ actor: 'me' })],
+];
+
+describe('reads cost what they return, not what the workspace holds', () => {
+  const rows: string[] = [];
+  after(() => console.log(`Read units per call, 300 tasks → 3,000 tasks:\n  ${rows.join('\n  ')}`));
+  for (const [name, tool, args] of CASES) {
+    test(`${name}: the same read units at 300 and at 3,000 tasks (within 20 %), and at most 50`, async () => {
+      const at300 = await readUnits(small, tool, args(small));
+      const at3000 = await readUnits(large, tool, args(large));
+      rows.push(`${name}: ${at300} → ${at3000}`);
+
+      assert.ok(at3000 <= at300 * 1.2 + 1, `${name}: ${at300} read units at 300 tasks, ${at3000} at 3,000`);
+      assert.ok(at3000 <= 50, `${name}: ${at3000} read units`);
+    });
+  }
+});

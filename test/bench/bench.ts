@@ -11,6 +11,7 @@ import { VIEWS_DIR } from '../../lib/bundling.js';
 import { countedInvoke, startDeployedFunction } from '../helpers/deployed.js';
 import { bundleLambda, invokeFresh, mcpEvent, NODE22, ROOT } from '../helpers/lambda-bundle.js';
 import { createTestWorkspace } from '../helpers/workspace-fixtures.js';
+import { measureScale } from './scale-costs.js';
 import { measureToolCosts } from './tool-costs.js';
 
 /**
@@ -24,36 +25,44 @@ import { measureToolCosts } from './tool-costs.js';
  */
 const ROUNDS = 3;
 /**
- * Write units of one call of each writing tool at commit 2a937ca, before the activity record made
- * every change a transaction with its record (measured with this file's tool costs on that commit;
- * docs/testing.md, "What a deployed call costs in DynamoDB"). Reads are left out: they did not change.
+ * Write units of one call of each writing tool before data layout 2, limits included (2 of them):
+ * bench/results.md as this bench wrote it at commit 13d22dd, on the same store and the same calls.
  */
-const WRITE_UNITS_BEFORE_ACTIVITY: Readonly<Record<string, number>> = {
-  task_create: 4,
-  task_update: 5,
-  task_complete: 7,
-  task_reopen: 7,
-  task_delete: 6,
-  comment_add: 3,
-  comment_delete: 3,
-  project_create: 4,
-  project_update: 4,
-  project_archive: 4,
-  project_delete: 4,
-  member_invite: 5,
-  member_role_set: 4,
-  member_remove: 5,
+const WRITE_UNITS_BEFORE_LAYOUT_2: Readonly<Record<string, number>> = {
+  change_undo: 30,
+  comment_add: 10,
+  comment_delete: 12,
+  member_invite: 15,
+  member_remove: 15,
+  member_role_set: 13,
+  project_archive: 12,
+  project_create: 12,
+  project_delete: 12,
+  project_update: 12,
+  task_complete: 24,
+  task_create: 16,
+  task_delete: 16,
+  task_reopen: 24,
+  task_update: 14,
+  tasks_create: 16,
+  tasks_update: 14,
+  'tasks_create ×50': 606,
+  'tasks_update ×50': 602,
 };
-/** What a million `task_update` calls cost in write units, then and now. */
-const millionUpdates = (costs: readonly { tool: string; write: number }[]): string[] => {
-  const now = costs.find((c) => c.tool === 'task_update')?.write;
-  const then = WRITE_UNITS_BEFORE_ACTIVITY.task_update!;
-  return now === undefined
-    ? []
-    : [`A million \`task_update\` calls (a small task's title): ${then} million write units at 2a937ca, ${now} million now.`];
-};
+/** On-demand price of a million write request units (us-east-1, docs/deploy-and-operations.md). */
+const DOLLARS_PER_MILLION_WRITES = 0.625;
+/** What a million calls of each writing tool cost in write units, before layout 2 and now. */
+const millionCalls = (costs: readonly { tool: string; write: number }[]): string[] =>
+  costs
+    .filter((c) => WRITE_UNITS_BEFORE_LAYOUT_2[c.tool] !== undefined)
+    .map((c) => {
+      const then = WRITE_UNITS_BEFORE_LAYOUT_2[c.tool]!;
+      return `| ${c.tool} | ${then} | ${c.write} | $${(then * DOLLARS_PER_MILLION_WRITES).toFixed(2)} | $${(c.write * DOLLARS_PER_MILLION_WRITES).toFixed(2)} |`;
+    });
 /** Fresh processes per side of the cold-start comparison, alternating (docs/testing.md asks for at least 9). */
 const COLD_RUNS = 11;
+/** The workspaces the scale rows are measured on (docs/testing.md says how long the seeding takes). */
+const SCALE_SIZES = [2_000, 20_000];
 const SEQUENTIAL = 300;
 const SECONDS = 4;
 
@@ -288,6 +297,9 @@ try {
   const toolCosts = await measureToolCosts(costs);
   const storeName = costs.store.name;
   await costs.close();
+
+  // ---- a workspace of 2,000 and of 20,000 tasks: what each read and each change costs ----
+  const scale = await measureScale(SCALE_SIZES);
   for (const t of toolCosts) console.log(`${t.tool.padEnd(18)} ${t.ops.length} requests, ${t.read} RRU, ${t.write} WRU ${t.refused}`);
 
   // ---- report ----
@@ -337,14 +349,38 @@ try {
     'Every tool the function lists, called once with a warm credential (a cold one adds the BatchGetItem of the token record,',
     "member and workspace above); the limits' admission and release are two of the requests and 2 of the write units:",
     '',
-    '| tool | requests | what they are | read units | write units | write units at 2a937ca |',
+    '| tool | requests | what they are | read units | write units | write units before layout 2 |',
     '|---|---|---|---|---|---|',
     ...toolCosts.map(
       (t) =>
-        `| ${t.tool} | ${t.ops.length} | ${t.ops.join(', ')} | ${t.reported ? t.read : 'n/a'} | ${t.reported ? t.write : 'n/a'}${t.refused ? ` (refused: ${t.refused.slice(0, 80)})` : ''} | ${WRITE_UNITS_BEFORE_ACTIVITY[t.tool] ?? '—'} |`,
+        `| ${t.tool} | ${t.ops.length} | ${t.ops.join(', ')} | ${t.reported ? t.read : 'n/a'} | ${t.reported ? t.write : 'n/a'}${t.refused ? ` (refused: ${t.refused.slice(0, 80)})` : ''} | ${WRITE_UNITS_BEFORE_LAYOUT_2[t.tool] ?? '—'} |`,
     ),
     '',
-    ...millionUpdates(toolCosts),
+    `A million calls of each writing tool, in write units (millions) and on demand at $${DOLLARS_PER_MILLION_WRITES} a million:`,
+    '',
+    '| tool | before layout 2 | now | cost before | cost now |',
+    '|---|---|---|---|---|',
+    ...millionCalls(toolCosts),
+    '',
+    `### A workspace of ${SCALE_SIZES.map((n) => n.toLocaleString('en')).join(' and of ')} tasks`,
+    '',
+    `Seeded through \`tasks_create\` and \`tasks_update\` (test/helpers/seed-workspace.ts: 10 projects, 10 people, labels, 30 % done, 200-character notes, due dates over three months) in ${scale.seedSeconds.map((s, i) => `${s} s (${SCALE_SIZES[i]!.toLocaleString('en')})`).join(' and ')}; one call of each read, warm, pages of 20; read units as the store reports them, requests without the limits':`,
+    '',
+    `| read | ${scale.sizes.map((n) => `requests at ${n.toLocaleString('en')} | read units at ${n.toLocaleString('en')}`).join(' | ')} |`,
+    `|---|${scale.sizes.map(() => '---|---|').join('')}`,
+    ...scale.reads.map((r) => `| ${r.name} | ${r.at.map((a) => `${a.requests} | ${a.read}`).join(' | ')} |`),
+    '',
+    'What each change of one task (1 KB of notes, a due date, an assignee, a project, a label) writes, as DynamoDB bills it, the',
+    'partition keys it lands on, and how many such changes a second one workspace takes before one of its partitions is full',
+    '(1,000 write units a second each): spread over its tasks, people, projects and priorities, and all by one person in one',
+    'project at one priority (docs/workspace.md, "How many changes a second"):',
+    '',
+    '| change | write units | changes/s, spread | changes/s, all in one | partition keys (units) |',
+    '|---|---|---|---|---|',
+    ...scale.writes.map(
+      (w) =>
+        `| ${w.name} | ${w.write} | ${w.ceiling.spread.toLocaleString('en')} | ${w.ceiling.oneOfEach.toLocaleString('en')} | ${w.byKey.map((k) => `\`${k.key}\` ${k.units}`).join(', ')} |`,
+    ),
     '',
     'Ratios:',
     '',

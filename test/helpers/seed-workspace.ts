@@ -17,7 +17,20 @@ export interface SeededWorkspace {
   readonly day: string;
 }
 
-const WORDS = ['review', 'contract', 'homepage', 'pricing', 'invoice', 'launch', 'hiring', 'budget', 'design', 'report', 'meeting', 'draft'];
+const WORDS = [
+  'review',
+  'contract',
+  'homepage',
+  'pricing',
+  'invoice',
+  'launch',
+  'hiring',
+  'budget',
+  'design',
+  'report',
+  'meeting',
+  'draft',
+];
 const NOTES =
   'Check the numbers against last quarter, ask finance for the final figures, and send the summary to the team before the review. ';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LocalServer } from '../../lambda/local/server.js';
 import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import type { LocalServer } from '../../lambda/local/server.js';
 import { type CapacityProxy, startCapacityProxy } from '../helpers/capacity-proxy.js';
 import { startTestServer } from '../helpers/local.js';
 import { type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
@@ -70,7 +70,7 @@ const CASES: Case[] = [
   ['tasks_search, one word with one hit', 'tasks_search', () => ({ text: 'quetzal' })],
   ['tasks_search, two words with one hit', 'tasks_search', () => ({ text: 'quetzal feather' })],
   ['tasks_search, a common word', 'tasks_search', () => ({ text: 'review' })],
-  ['agenda_get, me', 'agenda_get', (s) => ({ date: s.day })],
+  ['agenda_get, one person', 'agenda_get', (s) => ({ date: s.day, assignee: s.people[4] })],
   ['agenda_get, anyone', 'agenda_get', (s) => ({ date: s.day, assignee: 'anyone' })],
   ['agenda_get, nobody', 'agenda_get', (s) => ({ date: s.day, assignee: 'none' })],
   ['project_get', 'project_get', (s) => ({ projectId: s.projects[3] })],

@@ -16,7 +16,7 @@ import { PRIORITIES, type Priority, type Task } from '../model/types.js';
 import { and, Expression } from './expressions.js';
 import { extrasOf, taskKey, toTask } from './task-items.js';
 import type { TaskFilter, TaskPage, TaskPosition } from './task-queries.js';
-import { labelKey, matchOf, taskWords } from './words.js';
+import { indexedWord, labelKey, matchOf, taskWords } from './words.js';
 
 /**
  * The list reads of layout 2: every one reads about what it returns, whatever the size of the
@@ -220,7 +220,7 @@ export class TaskLists {
   private async searchEntries(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
     const phases: { segment: number; pk: string; lo: string; hi: string; whole: boolean }[] = [];
     if (filter.words?.length) {
-      const w = [...filter.words].sort((a, b) => b.length - a.length || cmp(a, b))[0]!;
+      const w = indexedWord([...filter.words].sort((a, b) => b.length - a.length || cmp(a, b))[0]!);
       const pk = wordPk(workspaceId, w);
       phases.push({ segment: -1, pk, lo: `${w}#`, hi: `${w}#\uffff`, whole: true });
       phases.push({ segment: -2, pk, lo: `${w}#\uffff`, hi: `${w}\uffff`, whole: false });
@@ -235,7 +235,12 @@ export class TaskLists {
     };
     let spent = 0;
     let lastShown = '';
-    const first = after ? Math.max(0, phases.findIndex((p) => p.segment === after.segment)) : 0;
+    const first = after
+      ? Math.max(
+          0,
+          phases.findIndex((p) => p.segment === after.segment),
+        )
+      : 0;
     for (let pi = first; pi < phases.length; pi++) {
       const phase = phases[pi]!;
       // Entries below `hi` (inclusive), newest first; `skip` is where the page before ended.

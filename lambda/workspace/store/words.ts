@@ -27,6 +27,13 @@ export const MAX_TASK_WORDS = 40;
 /** How many words a search may ask for. */
 export const MAX_SEARCH_WORDS = 6;
 
+/**
+ * How much of a word its entry keys (a key holds at most 1 KB): a longer word is found by its first
+ * 32 characters, and every search checks the whole words of the tasks it reads.
+ */
+export const INDEXED_WORD_LENGTH = 32;
+export const indexedWord = (w: string): string => [...w].slice(0, INDEXED_WORD_LENGTH).join('');
+
 export const fold = (text: string): string => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 
 /** The distinct words of a text worth finding it by, in the order they first appear. */
@@ -45,11 +52,12 @@ export const wordsOf = (text: string, most = Number.POSITIVE_INFINITY): string[]
 };
 
 /** What of the notes a task keeps on itself to be found by (its index entries and search checks use it). */
-export const notesWordsOf = (notes: string | undefined): string[] => (notes ? wordsOf(notes, NOTES_WORDS) : []);
+export const notesWordsOf = (notes: string | undefined): string[] =>
+  notes ? [...new Set(wordsOf(notes, NOTES_WORDS).map(indexedWord))] : [];
 
 /** Every word a task is found by: its title's, its labels', and its notes' first words (`nw` on the item). */
 export const taskWords = (t: Pick<Task, 'title' | 'labels'> & { readonly nw?: readonly string[] }): string[] => {
-  const all = new Set<string>([...wordsOf(t.title), ...t.labels.flatMap((l) => wordsOf(l)), ...(t.nw ?? [])]);
+  const all = new Set<string>([...wordsOf(t.title), ...t.labels.flatMap((l) => wordsOf(l)), ...(t.nw ?? [])].map(indexedWord));
   return [...all].slice(0, MAX_TASK_WORDS);
 };
 
@@ -76,7 +84,7 @@ export const searchWords = (text: string): string[] => {
 /** Whether a task has a word starting with each of `words`, and how many of them it has whole. */
 export const matchOf = (taskWordList: readonly string[], words: readonly string[]): { all: boolean; whole: number } => {
   let whole = 0;
-  for (const w of words) {
+  for (const w of words.map(indexedWord)) {
     if (taskWordList.includes(w)) whole++;
     else if (!taskWordList.some((t) => t.startsWith(w))) return { all: false, whole };
   }

@@ -351,9 +351,10 @@ export const createTasks = async (
   let queue = [...planned];
   // A call that needs more than one transaction takes its numbers first, in one update: its
   // transactions then meet no other create on the counter (under contention each would go round).
-  const reserved = planned.length > 1 && takeChunk(ctx, queue).length < planned.length
-    ? { next: await ctx.stores.numbers.reserve(ctx.caller.workspaceId, planned.length) }
-    : undefined;
+  const reserved =
+    planned.length > 1 && takeChunk(ctx, queue).length < planned.length
+      ? { next: await ctx.stores.numbers.reserve(ctx.caller.workspaceId, planned.length) }
+      : undefined;
   while (queue.length) {
     // An item whose linked earlier item was refused is refused too.
     queue = queue.filter((x) => {

@@ -40,7 +40,9 @@ const changedTaskOutput = z.extend(taskSummaryOutput, activityIdOutput);
 // ---- tasks_search -------------------------------------------------------------------------------
 
 const searchInput = z.strictObject({
-  text: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.describe('Words in title, labels or notes start; a key finds its task')),
+  text: z
+    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
+    .check(z.describe('Words in title, labels or notes start; a key finds its task')),
   status: z._default(z.enum(['open', 'done', 'any']), 'open').check(z.describe('Default open')),
   assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" or a userId')),
   project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),

@@ -26,6 +26,8 @@ export interface WriteOp {
   readonly merge?: (other: WriteOp) => WriteOp | undefined;
   /** The size of the item this action leaves, when the writer knows it better than the request shows (bytes). */
   readonly sizeHint?: number;
+  /** How many index entries the write changes (each billed 1 per KB of the item, outside the transaction's 2 per KB). */
+  readonly indexEntries?: number;
 }
 
 /** DynamoDB's bounds on one TransactWriteItems: actions, payload, and any one item. */
@@ -61,8 +63,12 @@ export const opBytes = (op: WriteOp): number => {
   return Math.max(sent, op.sizeHint ?? 0);
 };
 
-/** The write units an action costs in a transaction, as estimated before it is sent: two per KB of the item. */
-export const opWriteUnits = (op: WriteOp): number => (kindOf(op.item).kind === 'ConditionCheck' ? 2 : 2 * writeUnitsOf(opBytes(op)));
+/**
+ * The write units an action costs in a transaction, as estimated before it is sent: two per KB of the
+ * item, and one per KB for each index entry it changes.
+ */
+export const opWriteUnits = (op: WriteOp): number =>
+  kindOf(op.item).kind === 'ConditionCheck' ? 2 : (2 + (op.indexEntries ?? 0)) * writeUnitsOf(opBytes(op));
 
 /** The item an action writes or checks: two actions on one item cannot share a transaction. */
 export const opKey = (op: WriteOp): string => {

@@ -220,6 +220,18 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
     );
   });
 
+  test('migrate on a workspace in the current data layout says so and changes nothing; a bad --drain-seconds is named', async () => {
+    const [migrated, bad] = await Promise.all([
+      cli('migrate', '--workspace', 'all', '--drain-seconds', '0'),
+      cli('migrate', '--drain-seconds', 'soon'),
+    ]);
+
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, new RegExp(`^${DEMO_WORKSPACE_ID}: in the current layout already\\.$`, 'm'));
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--drain-seconds: a number of seconds from 0 to 600/);
+  });
+
   test('bad input exits non-zero with an error naming the argument', async () => {
     const emptyDir = await mkdtemp(join(tmpdir(), 'doers-admin-empty-'));
     try {

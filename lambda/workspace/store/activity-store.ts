@@ -121,6 +121,8 @@ export class DynamoActivityStore implements ActivityStore {
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      // By target (gsi1) and by actor (gsi2).
+      indexEntries: 2,
     };
   }
 

@@ -148,6 +148,13 @@ const changeOf = (x: Expression, task: Task, expiresAt: number | undefined, link
 
 export { toTask };
 
+/**
+ * What an update of another task (a blocker's or a dependent's side of a link) is estimated to cost:
+ * its item is not read, so a typical one's size (2 KB, a task with a long title and many links), and
+ * its three list entries, which copy every attribute.
+ */
+const OTHER_TASK_COST = { sizeHint: 2048, indexEntries: 3 } as const;
+
 /** What a refused write on a task means, from the task as the failed condition saw it. */
 const taskRefusal = (name: string, expectedVersion: number | undefined, current: Record<string, unknown> | undefined): never => {
   if (!current) throw taskNotFound(name);
@@ -300,6 +307,8 @@ export class DynamoTaskStore implements TaskStore {
           },
         },
         sizeHint: itemSize(taskItemOf(next, opts.expiresAt)),
+        // Its three list entries, and the ones it leaves when it is deleted.
+        indexEntries: 3,
         refused: (current) => {
           // The version held but the links did not (a delete or a restore included: a restore meets
           // its own task deleted, as it was read).
@@ -332,6 +341,7 @@ export class DynamoTaskStore implements TaskStore {
     return {
       item: { Put: { TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
       sizeHint: itemSize(item),
+      indexEntries: 3,
       refused: (current) => taskRefusal(name, undefined, current),
       merge: (other) => {
         if (!isDependentAdd(other) || other.dependentAdd.key !== key) return undefined;
@@ -445,6 +455,7 @@ export class DynamoTaskStore implements TaskStore {
             ...x.input(),
           },
         },
+        ...OTHER_TASK_COST,
         refused: (current) => {
           if (!current) throw new DanglingLink(blockerId);
           throw race();
@@ -490,6 +501,7 @@ export class DynamoTaskStore implements TaskStore {
           ...x.input(),
         },
       },
+      ...OTHER_TASK_COST,
       dependentAdd: { key, dependents, kept, ...(status ? { status } : {}) },
       refused: () => {
         throw blockerMoved(name);
@@ -543,6 +555,7 @@ export class DynamoTaskStore implements TaskStore {
           ...x.input(),
         },
       },
+      ...OTHER_TASK_COST,
       refused: (current) => {
         if (!current) throw new DanglingLink(dependentId);
         throw race();

@@ -168,42 +168,40 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, timeZone: string,
   const waitsOn = (n: number) => DEMO_TASKS[n - 1]![6]?.after ?? [];
   const blocksOf = (n: number) => DEMO_TASKS.flatMap((_, j) => (waitsOn(j + 1).includes(n) ? [demoTaskId(j)] : []));
   const isDone = (n: number) => DEMO_TASKS[n - 1]![6]?.done !== undefined;
-  await Promise.all(
-    DEMO_TASKS.map(([title, due, priority, who, where, labels, extra = {}], i) => {
-      const after = waitsOn(i + 1);
-      const blocks = blocksOf(i + 1);
-      // Done a few hours ago means done today: not before today's midnight, even when seeded just after it.
-      const doneMs = extra.done === undefined ? undefined : now.getTime() - extra.done * 3_600_000;
-      const completedAt =
-        doneMs === undefined ? undefined : new Date(extra.done! < 24 ? Math.max(doneMs, startOfToday) : doneMs).toISOString();
-      const task: Task = {
-        workspaceId: ws,
-        taskId: demoTaskId(i),
-        number: i + 1,
-        title,
-        ...(extra.notes ? { notes: extra.notes } : {}),
-        status: completedAt ? 'done' : 'open',
-        priority,
-        ...(due !== null ? { dueDate: addDays(today, due) } : {}),
-        ...(extra.time ? { dueTime: extra.time } : {}),
-        ...(who ? { assigneeId: USER_OF[who] } : {}),
-        ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
-        labels,
-        createdBy: who === 'grace' ? 'usr_grace' : DEMO_OWNER.userId,
-        createdAt: at,
-        updatedAt: completedAt ?? at,
-        ...(completedAt ? { completedAt, completedBy: who ? USER_OF[who] : DEMO_OWNER.userId } : {}),
-        version: completedAt ? 2 : 1,
-        ...(after.length ? { blockedBy: Object.fromEntries(after.map((n) => [demoTaskId(n - 1), n])) } : {}),
-        ...(after.some((n) => !isDone(n)) ? { openBlockers: after.filter((n) => !isDone(n)).map((n) => demoTaskId(n - 1)) } : {}),
-        ...(blocks.length ? { blocks, linksVersion: 1 } : {}),
-      };
-      // The task and its number's claim together; both are there already after the first seeding.
-      return services
-        .commit([...services.tasks.writeOps(undefined, task), services.numbers.claimOp(ws, i + 1, task.taskId)])
-        .catch((err) => {
-          if (!(err instanceof ToolRefusal) && !(err instanceof CounterMoved)) throw err;
-        });
-    }),
-  );
+  // One task at a time: every task's write also moves the workspace's shared count items, and thirty
+  // transactions on those at once (times every server seeding the same store) only conflict.
+  for (const [i, [title, due, priority, who, where, labels, extra = {}]] of DEMO_TASKS.entries()) {
+    const after = waitsOn(i + 1);
+    const blocks = blocksOf(i + 1);
+    // Done a few hours ago means done today: not before today's midnight, even when seeded just after it.
+    const doneMs = extra.done === undefined ? undefined : now.getTime() - extra.done * 3_600_000;
+    const completedAt =
+      doneMs === undefined ? undefined : new Date(extra.done! < 24 ? Math.max(doneMs, startOfToday) : doneMs).toISOString();
+    const task: Task = {
+      workspaceId: ws,
+      taskId: demoTaskId(i),
+      number: i + 1,
+      title,
+      ...(extra.notes ? { notes: extra.notes } : {}),
+      status: completedAt ? 'done' : 'open',
+      priority,
+      ...(due !== null ? { dueDate: addDays(today, due) } : {}),
+      ...(extra.time ? { dueTime: extra.time } : {}),
+      ...(who ? { assigneeId: USER_OF[who] } : {}),
+      ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
+      labels,
+      createdBy: who === 'grace' ? 'usr_grace' : DEMO_OWNER.userId,
+      createdAt: at,
+      updatedAt: completedAt ?? at,
+      ...(completedAt ? { completedAt, completedBy: who ? USER_OF[who] : DEMO_OWNER.userId } : {}),
+      version: completedAt ? 2 : 1,
+      ...(after.length ? { blockedBy: Object.fromEntries(after.map((n) => [demoTaskId(n - 1), n])) } : {}),
+      ...(after.some((n) => !isDone(n)) ? { openBlockers: after.filter((n) => !isDone(n)).map((n) => demoTaskId(n - 1)) } : {}),
+      ...(blocks.length ? { blocks, linksVersion: 1 } : {}),
+    };
+    // The task and its number's claim together; both are there already after the first seeding.
+    await services.commit([...services.tasks.writeOps(undefined, task), services.numbers.claimOp(ws, i + 1, task.taskId)]).catch((err) => {
+      if (!(err instanceof ToolRefusal) && !(err instanceof CounterMoved)) throw err;
+    });
+  }
 };

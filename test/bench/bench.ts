@@ -11,6 +11,7 @@ import { VIEWS_DIR } from '../../lib/bundling.js';
 import { countedInvoke, startDeployedFunction } from '../helpers/deployed.js';
 import { bundleLambda, invokeFresh, mcpEvent, NODE22, ROOT } from '../helpers/lambda-bundle.js';
 import { createTestWorkspace } from '../helpers/workspace-fixtures.js';
+import { measureMigration } from './migration-speed.js';
 import { measureScale } from './scale-costs.js';
 import { measureToolCosts } from './tool-costs.js';
 
@@ -63,6 +64,8 @@ const millionCalls = (costs: readonly { tool: string; write: number }[]): string
 const COLD_RUNS = 11;
 /** The workspaces the scale rows are measured on (docs/testing.md says how long the seeding takes). */
 const SCALE_SIZES = [2_000, 20_000];
+/** Tasks of the layout-1 workspace the migration is timed on. */
+const MIGRATION_SIZE = 5_000;
 const SEQUENTIAL = 300;
 const SECONDS = 4;
 
@@ -300,6 +303,7 @@ try {
 
   // ---- a workspace of 2,000 and of 20,000 tasks: what each read and each change costs ----
   const scale = await measureScale(SCALE_SIZES);
+  const migration = await measureMigration(MIGRATION_SIZE);
   for (const t of toolCosts) console.log(`${t.tool.padEnd(18)} ${t.ops.length} requests, ${t.read} RRU, ${t.write} WRU ${t.refused}`);
 
   // ---- report ----
@@ -381,6 +385,8 @@ try {
       (w) =>
         `| ${w.name} | ${w.write} | ${w.ceiling.spread.toLocaleString('en')} | ${w.ceiling.oneOfEach.toLocaleString('en')} | ${w.byKey.map((k) => `\`${k.key}\` ${k.units}`).join(', ')} |`,
     ),
+    '',
+    `\`npm run admin -- migrate\` of a workspace of layout 1 with ${migration.size.toLocaleString('en')} tasks, each with its number's claim and a record (test/bench/migration-speed.ts, the embedded store, the two 20 s drain waits left out): ${migration.seconds} s, ${migration.tasksPerSecond.toLocaleString('en')} tasks a second.`,
     '',
     'Ratios:',
     '',

@@ -224,8 +224,9 @@ describe('tool calls: limits and the tool itself', () => {
     ['agenda_get', () => ({ assignee: 'anyone' }), 10],
     // A list is four partitions, one per priority, read in parallel and merged.
     ['tasks_search', () => ({}), 6],
-    // Text: the entries of its word (one Query), then the tasks they name (one BatchGetItem).
-    ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 4],
+    // Text: the entries of its word (one Query), the tasks they name (one BatchGetItem), and, when
+    // those do not fill the page, the entries of the longer words it starts (one Query; none match).
+    ['tasks_search', () => ({ assignee: 'me', text: 'counted' }), 5],
     ['task_get', () => ({ taskId: ids.task }), 3],
     // A number this instance has given or read before: no read of its claim.
     ['task_get', () => ({ taskId: ids.key }), 3],
@@ -242,12 +243,13 @@ describe('tool calls: limits and the tool itself', () => {
     ['tasks_create', () => ({ tasks: [{ title: 'Counted bulk one', assignee: 'me' }, { title: 'Counted bulk two' }] }), 3],
     // The tasks in one BatchGetItem, the changes and their records in one transaction.
     ['tasks_update', () => ({ tasks: [{ taskId: ids.task, title: 'Counted task, bulk-renamed' }] }), 4],
-    // Fifty tasks: each its item, number claim, record and two word entries (250 actions; their counts
-    // combine into a few), in five transactions of at most 100.
+    // Fifty tasks: each its item, number claim, record and word entries (about 300 actions; their
+    // counts combine into a few), in five transactions of at most 100, which take their fifty numbers
+    // first (one UpdateItem) so that the keys run in order whichever transaction lands first.
     [
       'tasks_create',
       () => ({ tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted fifty ${i + 1}`, priority: 'P3' })) }),
-      7,
+      8,
       (o) => (ids.fifty = o.items.map((i: { key: string }) => i.key).join(' ')),
     ],
     // Fifty completions: the tasks in one BatchGetItem (of up to 100), 100 actions (change, record each)

@@ -98,7 +98,7 @@ export const startAppsHost = async (mcpUrl: string, token: string): Promise<Apps
     res.setHeader('cache-control', 'no-store');
     res.setHeader('content-type', 'text/html; charset=utf-8');
     res.end(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sandbox</title><style>html,body{margin:0;height:100%;background:transparent}iframe{border:0;width:100%;height:100%;display:block}</style></head><body><script>${sandboxJs}</script></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>sandbox</title><style>html,body{margin:0;height:100%;background:transparent}iframe{border:0;width:100%;height:100%;display:block}</style></head><body><script>${sandboxJs}</script></body></html>`,
     );
   });
   const sandboxOrigin = await listen(sandboxServer);
@@ -112,7 +112,7 @@ export const startAppsHost = async (mcpUrl: string, token: string): Promise<Apps
     const config = JSON.stringify({ mcpUrl, token, sandboxUrl: `${sandboxOrigin}/sandbox.html` }).replace(/</g, '\\u003c');
     res.setHeader('content-type', 'text/html; charset=utf-8');
     res.end(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>doers views harness</title><style>${HOST_STYLE}</style></head><body><div class="turn"><p class="bubble" id="bubble">doers</p><div id="slot"></div></div><script>window.HARNESS=${config}</script><script>${hostJs}</script></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>doers views harness</title><style>${HOST_STYLE}</style></head><body><div class="turn"><p class="bubble" id="bubble">doers</p><div id="slot"></div></div><script>window.HARNESS=${config}</script><script>${hostJs}</script></body></html>`,
     );
   });
   const url = await listen(hostServer);

@@ -332,6 +332,8 @@ export interface ScenarioRecords {
    * (ToolCalls or ResourceReads) written with it, which is the next line of the same process.
    */
   readonly byClient: ReadonlyMap<string, { readonly audit: unknown; readonly meter: unknown }>;
+  /** How many `Requests` records name each HTTP status. */
+  readonly statuses: ReadonlyMap<number, number>;
   /** The Reason of every `Refusals` record. */
   readonly refusals: readonly unknown[];
 }
@@ -352,16 +354,18 @@ export const recordsSince = async (
   while (counted() < requests && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const byClient = new Map<string, { audit: unknown; meter: unknown }>();
   const refusals: unknown[] = [];
+  const statuses = new Map<number, number>();
   for (const lines of since()) {
     for (const [i, line] of lines.entries()) {
       if ('Refusals' in line) refusals.push(line.Reason);
+      if ('Requests' in line) statuses.set(Number(line.Status), (statuses.get(Number(line.Status)) ?? 0) + 1);
       if (line.audit !== 'tool_call' && line.audit !== 'resource_read') continue;
       const meterName = line.audit === 'tool_call' ? 'ToolCalls' : 'ResourceReads';
       const next = lines[i + 1];
       byClient.set(String(line.client), { audit: line.outcome, meter: next && meterName in next ? next.Outcome : undefined });
     }
   }
-  return { byClient, refusals };
+  return { byClient, statuses, refusals };
 };
 
 /** Largest number of intervals that overlap at one instant; an end at t comes before a start at t. */

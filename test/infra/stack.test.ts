@@ -499,6 +499,14 @@ describe('default deployment (cdk.json as shipped)', () => {
           ],
           Projection: { ProjectionType: 'ALL' },
         },
+        {
+          IndexName: k.gsi3.indexName,
+          KeySchema: [
+            { AttributeName: k.gsi3.partitionKey, KeyType: 'HASH' },
+            { AttributeName: k.gsi3.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
       ]);
       assert.deepEqual(table('TablesLimits').resource.Properties.KeySchema, [
         { AttributeName: LIMITS_TABLE_KEYS.partitionKey, KeyType: 'HASH' },

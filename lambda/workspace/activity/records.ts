@@ -1,6 +1,13 @@
 import type { PersonalTokenRecord } from '../../auth/personal-tokens.js';
 import type { Member } from '../../vocabulary.js';
-import { type ActivityAction, type ActivityRecord, buildRecord, type ChangeSource, fieldChanges } from '../model/activity.js';
+import {
+  type ActivityAction,
+  type ActivityRecord,
+  buildRecord,
+  type ChangeSource,
+  type FieldChange,
+  fieldChanges,
+} from '../model/activity.js';
 import type { Comment, Project, Task } from '../model/types.js';
 import type { ActivityStore } from '../store/activity-store.js';
 
@@ -47,6 +54,19 @@ export const actionOf = (
   return 'changed';
 };
 
+/** How much of the notes a change left its record keeps: enough to read what it said. */
+export const NOTES_AFTER_KEPT = 200;
+
+/**
+ * Undo puts back what was before and reads the task as it is now, so the notes a change left are
+ * never needed whole from its record; a record is written three times (the table and two indexes),
+ * and 10,000 characters of notes kept there would be most of what a notes edit costs.
+ */
+const shortNotesAfter = (c: FieldChange): FieldChange =>
+  c.field === 'notes' && typeof c.after === 'string' && c.after.length > NOTES_AFTER_KEPT
+    ? { ...c, after: `${Array.from(c.after).slice(0, NOTES_AFTER_KEPT).join('')}…` }
+    : c;
+
 /**
  * The record of a task change: the fields that moved, each before and after, and the version it
  * made. Undo reads the task as it is now and puts those fields back; the task's whole state is not
@@ -71,7 +91,7 @@ export const taskRecord = (
       taskId: after.taskId,
       ...(after.number !== undefined ? { taskNumber: after.number } : {}),
       ...((after.projectId ?? before?.projectId) ? { projectId: after.projectId ?? before?.projectId } : {}),
-      changes: fieldChanges(before, after, TASK_FIELDS),
+      changes: fieldChanges(before, after, TASK_FIELDS).map(shortNotesAfter),
       version: after.version,
       ...extra,
     },

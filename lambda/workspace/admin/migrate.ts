@@ -59,22 +59,36 @@ export interface MigrationOptions {
   readonly drainMs: number;
   readonly now?: () => Date;
   readonly progress?: (line: string) => void;
-  /** Test hook: called after each task written in step 3 (a fault test stops the process there). */
-  readonly afterTask?: (n: number) => void | Promise<void>;
+  /** Test hook: called with the tasks written so far after each batch of them in step 3 (a fault test stops the process there). */
+  readonly afterTasks?: (written: number) => void | Promise<void>;
 }
 
 const BATCH = 25;
+/** Writes in flight at once: a move of many tasks is bounded by round trips, not by the table. */
+const PARALLEL = 8;
+
+/** Runs `f` on every element, at most PARALLEL at a time. */
+const inParallel = async <T>(items: readonly T[], f: (item: T) => Promise<void>): Promise<void> => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL, items.length) }, async () => {
+      while (next < items.length) await f(items[next++]!);
+    }),
+  );
+};
 
 const batchWrite = async (db: DynamoDBDocumentClient, table: string, requests: Record<string, unknown>[]): Promise<void> => {
-  for (let i = 0; i < requests.length; i += BATCH) {
-    let pending = requests.slice(i, i + BATCH);
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < requests.length; i += BATCH) batches.push(requests.slice(i, i + BATCH));
+  await inParallel(batches, async (batch) => {
+    let pending = batch;
     for (let attempt = 0; pending.length; attempt++) {
       if (attempt > 8) throw Object.assign(new Error('BatchWriteItem left requests unprocessed'), { name: 'ThrottlingException' });
       if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending as never } }));
       pending = (out.UnprocessedItems?.[table] ?? []) as Record<string, unknown>[];
     }
-  }
+  });
 };
 
 const legacyItems = (db: DynamoDBDocumentClient, table: string, workspaceId: string, prefix: string) =>
@@ -150,6 +164,8 @@ export const migrateWorkspace = async (
           )
         ).map((i) => [String(i.taskId), Number(i.version)]),
       );
+      const parts: Record<string, unknown>[] = [];
+      const wholes: Record<string, unknown>[] = [];
       for (const task of legacy) {
         tasks++;
         if (task.deletedAt) deleted++;
@@ -171,15 +187,24 @@ export const migrateWorkspace = async (
           ...entryOps(table, undefined, task).map((op) => op.item.Put!.Item as Record<string, unknown>),
         ];
         entries += puts.length - 1 - (task.notes ? 1 : 0);
-        // The task item last: a task is "written" (and skipped by a run after) only when all of it is.
+        wholes.push(puts[0]!);
+        parts.push(...puts.slice(1));
+      }
+      // The task items last: a task is "written" (and skipped by a run after) only when all of it is.
+      await batchWrite(
+        db,
+        table,
+        parts.map((Item) => ({ PutRequest: { Item } })),
+      );
+      for (let i = 0; i < wholes.length; i += BATCH) {
+        const batch = wholes.slice(i, i + BATCH);
         await batchWrite(
           db,
           table,
-          puts.slice(1).map((Item) => ({ PutRequest: { Item } })),
+          batch.map((Item) => ({ PutRequest: { Item } })),
         );
-        await batchWrite(db, table, [{ PutRequest: { Item: puts[0] } }]);
-        written++;
-        await opts.afterTask?.(written);
+        written += batch.length;
+        await opts.afterTasks?.(written);
       }
       say(`${workspaceId}: ${tasks} task(s) in layout 2`);
     }
@@ -196,8 +221,9 @@ export const migrateWorkspace = async (
     // 5. The records, each moved in one write with its delete.
     for await (const page of legacyItems(db, table, workspaceId, ACTIVITY_PREFIX)) {
       const items = page.Items ?? [];
-      for (let i = 0; i < items.length; i += 50) {
-        const chunk = items.slice(i, i + 50);
+      const chunks: Record<string, unknown>[][] = [];
+      for (let i = 0; i < items.length; i += 50) chunks.push(items.slice(i, i + 50));
+      await inParallel(chunks, async (chunk) => {
         await commitWrites(
           db,
           chunk.flatMap((item) => {
@@ -211,7 +237,7 @@ export const migrateWorkspace = async (
           }),
         );
         recordsMoved += chunk.length;
-      }
+      });
     }
     if (recordsMoved) say(`${workspaceId}: ${recordsMoved} activity record(s) moved`);
 

@@ -47,7 +47,12 @@ const recorder = (stores: Stores, source: ChangeSource, opts: MemberChangeOption
   return { ops, record: () => record };
 };
 
-/** Adds a member (admins and owners; only owners add owners); their credentials start now. */
+/**
+ * Adds a member (admins and owners; only owners add owners). A member brought back by an undo keeps
+ * their id, so their credentials start now: those from before the removal stay dead. A new member
+ * has a new id that no credential names yet; a mark would only refuse an app connected within the
+ * invitation's own second (a grant's time is known to the second).
+ */
 export const inviteMember = async (
   stores: Stores,
   actor: Actor,
@@ -56,7 +61,7 @@ export const inviteMember = async (
   opts: MemberChangeOptions = {},
 ): Promise<MemberChange> => {
   checkInvite(actor, member.role);
-  const fresh: Member = { ...member, credentialsFrom: source.now.toISOString() };
+  const fresh: Member = opts.undoes ? { ...member, credentialsFrom: source.now.toISOString() } : member;
   const r = recorder(stores, source, opts);
   const outcome = await confirmedOr(`members_list shows whether ${member.email} was added.`, () =>
     stores.directory.inviteMember(fresh, r.ops(undefined, fresh)),

@@ -42,6 +42,13 @@ type ListKind = keyof typeof LISTS;
 
 /** Tasks read per round while a text or label search fills its page. */
 const CANDIDATE_CHUNK = 40;
+
+/**
+ * How many entries to read next for `missing` more matches, from the share of those read so far that
+ * matched: a page that is short of one task after mostly hits reads a few more, not a whole chunk.
+ */
+const chunkAfter = (missing: number, read: number, matched: number): number =>
+  read === 0 ? missing : Math.min(CANDIDATE_CHUNK, Math.ceil((missing * read) / Math.max(matched, 1)) + 1);
 /** The read units one page of a list may spend. */
 const READ_CEILING = Math.min(MAX_READ_UNITS_PER_CALL, 40);
 
@@ -234,6 +241,7 @@ export class TaskLists {
       return { tasks: page.map((f) => f.task), ...(next ? { next } : {}), ...(cut ? { cut: true } : {}) };
     };
     let spent = 0;
+    let read = 0;
     let lastShown = '';
     const first = after
       ? Math.max(
@@ -256,11 +264,12 @@ export class TaskLists {
             ...x.input(),
             ScanIndexForward: false,
             ReturnConsumedCapacity: 'TOTAL',
-            Limit: (found.length ? CANDIDATE_CHUNK : limit + 1) + 1,
+            Limit: chunkAfter(limit + 1 - found.length, read, found.length) + 1,
           }),
         );
         spent += res.ConsumedCapacity?.CapacityUnits ?? 0.5;
         const entries = (res.Items ?? []).map((i) => String(i.sk)).filter((sk) => sk !== skip);
+        read += entries.length;
         if (entries.length) {
           const items = await batchGet(
             this.db,

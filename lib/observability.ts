@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Annotations, Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -22,6 +22,9 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 
 /** CloudWatch namespace of the four meters (POWERTOOLS_METRICS_NAMESPACE). */
+/** The id of the synth warning a stack without an alarm e-mail carries. */
+export const NO_ALARM_EMAIL_WARNING = 'doers:alarms-notify-nobody';
+
 export const METRICS_NAMESPACE = 'Doers';
 /** Default dimension Powertools adds to every record (POWERTOOLS_SERVICE_NAME). */
 export const SERVICE_NAME = 'doers';
@@ -314,6 +317,10 @@ export class Observability extends Construct {
       }
     } else {
       this.topic = undefined;
+      Annotations.of(this).addWarningV2(
+        NO_ALARM_EMAIL_WARNING,
+        `The ${allAlarms.length} alarms notify nobody: deploy with -c doers:alarmEmail=ops@example.com to have them e-mailed (docs/deploy-and-operations.md, "Dashboard and alarms").`,
+      );
     }
 
     // ---- dashboard ----------------------------------------------------------------------------

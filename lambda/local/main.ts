@@ -1,8 +1,18 @@
+import { createCallLinesObserver } from '../observability/call-lines-observer.js';
 import { loadConfig } from '../platform/config.js';
 import { startLocalServer } from './server.js';
 
+/**
+ * The Inspector the banner names, pinned: it needs Node 22.19 or later, which `npm exec` in this
+ * directory provides (the project's own Node 22 first on the PATH).
+ */
+const INSPECTOR_VERSION = '2.12.0';
+
 const config = loadConfig();
-const local = await startLocalServer(config);
+const local = await startLocalServer(
+  config,
+  config.localLog === 'calls' ? { observer: createCallLinesObserver((line) => process.stdout.write(line)), quietLogger: true } : {},
+);
 
 process.stderr.write(
   `${[
@@ -23,7 +33,11 @@ process.stderr.write(
       ? ['Or with just the URL (it signs in through the browser):', `  claude mcp add --transport http doers ${local.mcpUrl}`]
       : []),
     'Or the MCP Inspector:',
-    `  npx @modelcontextprotocol/inspector  (Streamable HTTP, URL ${local.mcpUrl}; OAuth, or header Authorization: Bearer ${local.token})`,
+    `  npm exec -y -- @modelcontextprotocol/inspector@${INSPECTOR_VERSION}  (Streamable HTTP, URL ${local.mcpUrl}; OAuth, or header Authorization: Bearer ${local.token})`,
+    '',
+    config.localLog === 'calls'
+      ? 'One line per call below (time, tool, outcome, ms); DOERS_LOCAL_LOG=json prints the audit lines and metrics Lambda writes.'
+      : 'Audit lines and metric records below, as Lambda writes them.',
     '',
   ].join('\n')}\n`,
 );

@@ -39,6 +39,8 @@ export interface LocalServerOptions {
   readonly timeZone?: string;
   /** Where audit lines and meters go (default: Powertools to stdout, as in Lambda). */
   readonly observer?: Observer;
+  /** Log warnings and errors only (the other lines would bury a per-call observer's). */
+  readonly quietLogger?: boolean;
   /** Tests only: how the authorization server fetches Client ID Metadata Documents. */
   readonly oauthFetch?: typeof globalThis.fetch;
 }
@@ -74,7 +76,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   const dynamodbEndpoint = baseConfig.dynamodbEndpoint ?? embedded!.endpoint;
 
   const db = createDocumentClient({ endpoint: dynamodbEndpoint });
-  const logger = createLogger();
+  const logger = createLogger({ quiet: opts.quietLogger ?? false });
   const keys = dataDirKeySource(baseConfig.dataDir);
   const observer = opts.observer ?? createPowertoolsObserver(logger);
   const guard = createLimitsGuard(db, baseConfig, logger);

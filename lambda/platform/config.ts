@@ -42,6 +42,14 @@ const envSchema = z.object({
     z.transform((v) => v ?? '.data'),
   ),
   DOERS_DYNAMODB_ENDPOINT: z.pipe(optionalString, z.optional(z.url())),
+  // npm start: a short line per call, or the audit lines and metric records Lambda writes.
+  DOERS_LOCAL_LOG: z.pipe(
+    z.pipe(
+      optionalString,
+      z.transform((v) => v ?? 'calls'),
+    ),
+    z.enum(['calls', 'json'], { error: 'must be calls or json' }),
+  ),
   // Sent as a bearer token, so it must fit RFC 6750's token syntax, be hard to guess, and not look
   // like a JWT (those go to the JWT verifier).
   DOERS_DEV_TOKEN: z.pipe(
@@ -123,6 +131,8 @@ export interface Config {
   readonly port: number;
   readonly dataDir: string;
   readonly dynamodbEndpoint: string | undefined;
+  /** What `npm start` prints per call: a short line, or the JSON records Lambda writes. */
+  readonly localLog: 'calls' | 'json';
   readonly devToken: string | undefined;
   readonly publicUrl: string;
   readonly allowedOrigins: ReadonlySet<string>;
@@ -192,6 +202,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     port: e.PORT,
     dataDir: e.DOERS_DATA_DIR,
     dynamodbEndpoint: e.DOERS_DYNAMODB_ENDPOINT,
+    localLog: e.DOERS_LOCAL_LOG,
     devToken: e.DOERS_DEV_TOKEN,
     publicUrl: e.DOERS_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`,
     allowedOrigins: new Set(origins),

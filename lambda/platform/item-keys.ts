@@ -71,9 +71,23 @@ export const listSk = (t: {
 export const WORD_PREFIX_LENGTH = 3;
 export const wordPk = (workspaceId: string, word: string): string =>
   `WS#${workspaceId}#W#${[...word].slice(0, WORD_PREFIX_LENGTH).join('')}`;
-export const wordSk = (word: string, taskId: string): string => `${word}#${taskId}`;
+/** Who an entry names, in the order a search reads them. */
+interface Entered {
+  readonly createdAt: string;
+  readonly number?: number | undefined;
+  readonly taskId: string;
+}
+/**
+ * The tail of a word's or a label's entry: the task's creation time and number (neither ever
+ * changes; the number orders the tasks of one call), then its id, so a search reads newest first.
+ */
+const enteredAs = (t: Entered): string => `${t.createdAt}#${String(t.number ?? 0).padStart(10, '0')}#${t.taskId}`;
+/** A word's entry of a task. */
+export const wordSk = (word: string, task: Entered): string => `${word}#${enteredAs(task)}`;
 /** A label's tasks (a label is one word, matched whole, case folded). */
 export const labelPk = (workspaceId: string, label: string): string => `WS#${workspaceId}#LB#${label}`;
+/** A label's entry of a task. */
+export const labelSk = (task: Entered): string => enteredAs(task);
 
 /**
  * Counts of a scope, kept by the changes that move them: the workspace's (spread over four keys by

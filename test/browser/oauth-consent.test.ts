@@ -10,7 +10,7 @@ import { pkcePair } from '../helpers/oauth.js';
 /**
  * The sign-in and consent pages in headless Chromium, as a person meets them when an assistant
  * connects: JavaScript off (the pages must not need it), the development sign-in, the consent page
- * (kept as docs/screenshots for the README, at desktop and phone width), approve or deny. The
+ * (kept as docs/screenshots for docs/clients.md, at desktop and phone width), approve or deny. The
  * client's redirect URI is answered by the test inside the browser (request interception), as an
  * assistant's loopback listener would.
  */

@@ -21,45 +21,54 @@ const freePort = (): Promise<number> =>
     });
   });
 
-let child: ChildProcess | undefined;
-let dataDir: string | undefined;
+const children: ChildProcess[] = [];
+const dataDirs: string[] = [];
 
 after(async () => {
-  child?.kill('SIGTERM');
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  for (const child of children) child.kill('SIGTERM');
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
 
-test('npm start refuses connections until ready, then answers the printed token from its first request', { timeout: 60_000 }, async () => {
-  // Arrange
-  dataDir = await mkdtemp(join(tmpdir(), 'doers-startup-'));
+/** `npm start` in a fresh data dir; its stdout collected. */
+const start = async (env: Record<string, string> = {}) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'doers-startup-'));
+  dataDirs.push(dataDir);
   const port = await freePort();
   const token = generateTokenSecret();
-  child = spawn(TSX, ['lambda/local/main.ts'], {
+  const child = spawn(TSX, ['lambda/local/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DOERS_DATA_DIR: dataDir, DOERS_DEV_TOKEN: token },
-    stdio: 'ignore',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DOERS_DATA_DIR: dataDir, DOERS_DEV_TOKEN: token, ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'me_get', arguments: {}, _meta: modernMeta() },
+  children.push(child);
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += String(chunk);
   });
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    authorization: `Bearer ${token}`,
-    'mcp-protocol-version': MODERN,
-    'mcp-method': 'tools/call',
-    'mcp-name': 'me_get',
-  };
+  return { port, token, stdout: () => stdout };
+};
 
-  // Act: poll until the first 200
+const meGet = (port: number, token: string) =>
+  fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'me_get',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'me_get', arguments: {}, _meta: modernMeta() } }),
+  });
+
+/** Polls every 20 ms until the first 200; what it saw before, in order. */
+const untilAnswered = async (port: number, token: string): Promise<string[]> => {
   const seen: string[] = [];
   const deadline = Date.now() + 50_000;
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body });
+      const res = await meGet(port, token);
       const text = await res.text();
       seen.push(res.status === 503 ? `503 retry-after=${res.headers.get('retry-after')}` : `${res.status}`);
       if (res.status === 200) {
@@ -71,9 +80,44 @@ test('npm start refuses connections until ready, then answers the printed token 
     }
     await new Promise((r) => setTimeout(r, 20));
   }
+  return seen;
+};
+
+/** Waits until stdout holds a line matching `pattern`, or 5 s. */
+const lineOf = async (stdout: () => string, pattern: RegExp): Promise<string | undefined> => {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const line = stdout()
+      .split('\n')
+      .find((l) => pattern.test(l));
+    if (line || Date.now() > deadline) return line;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+test('npm start refuses connections until ready, then answers the printed token from its first request', { timeout: 60_000 }, async () => {
+  // Arrange
+  const server = await start();
+
+  // Act: poll until the first 200
+  const seen = await untilAnswered(server.port, server.token);
 
   // Assert: only refused connections (or a 503 asking to retry in a second) before the first 200
   assert.equal(seen.at(-1), '200', `never answered: ${seen.join(', ')}`);
   const before = seen.slice(0, -1).filter((s) => s !== 'refused' && s !== '503 retry-after=1');
   assert.deepEqual(before, [], `answers before ready: ${seen.join(', ')}`);
+  // One short line per call, no JSON records, so the banner stays readable.
+  assert.match((await lineOf(server.stdout, /me_get/)) ?? '', /^\d\d:\d\d:\d\d {2}me_get {2}ok {2}\d+ ms$/);
+  assert.doesNotMatch(server.stdout(), /"audit"|"_aws"/);
+});
+
+test('with DOERS_LOCAL_LOG=json npm start prints the audit line and metric records Lambda writes', { timeout: 60_000 }, async () => {
+  const server = await start({ DOERS_LOCAL_LOG: 'json' });
+
+  const seen = await untilAnswered(server.port, server.token);
+
+  assert.equal(seen.at(-1), '200', seen.join(', '));
+  const audit = await lineOf(server.stdout, /"audit":"tool_call"/);
+  assert.equal(JSON.parse(audit ?? '{}').tool, 'me_get');
+  assert.match(server.stdout(), /"_aws"/);
 });

@@ -10,6 +10,7 @@ import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
 import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
 import { STACK_OUTPUTS } from '../../lib/doers-stack.js';
 import { ACCESS_LOG_FIELDS, METADATA_PATH, ROOT_METADATA_PATH } from '../../lib/mcp-api.js';
+import { NO_ALARM_EMAIL_WARNING } from '../../lib/observability.js';
 import {
   acknowledgements,
   actionsOf,
@@ -179,7 +180,9 @@ const itPassesAwsSolutionsChecks = (get: () => Synthesized, context: Record<stri
 
     assert.deepEqual(annotations.findError('*', Match.anyValue()), []);
     assert.deepEqual(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')), []);
-    assert.deepEqual(annotations.findWarning('*', Match.anyValue()), []);
+    // The one warning a stack may carry: alarms without anyone to tell (its own test below).
+    const warnings = annotations.findWarning('*', Match.anyValue()).filter((w) => !String(w.entry.data).includes(NO_ALARM_EMAIL_WARNING));
+    assert.deepEqual(warnings, []);
   });
 
   test('gives every acknowledged finding a written reason', () => {
@@ -548,6 +551,13 @@ describe('default deployment (cdk.json as shipped)', () => {
   });
 
   describe('observability', () => {
+    test('warns at synth that the alarms notify nobody, naming how to set an e-mail', () => {
+      const warnings = Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp(NO_ALARM_EMAIL_WARNING));
+
+      assert.equal(warnings.length, 1);
+      assert.match(String(warnings[0]!.entry.data), /The 7 alarms notify nobody: deploy with -c doers:alarmEmail=/);
+    });
+
     test('charts the four meters with SEARCH expressions over their exact dimension sets', () => {
       const body = dashboardBody(s);
 
@@ -1024,6 +1034,10 @@ describe('alarm e-mail with the built-in authorization server', () => {
   let s: Synthesized;
   before(() => {
     s = synth({ 'doers:alarmEmail': 'ops@example.com' }, { bundle: false });
+  });
+
+  test('carries no warning that the alarms notify nobody', () => {
+    assert.deepEqual(Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp(NO_ALARM_EMAIL_WARNING)), []);
   });
 
   test("mails the authorization server's alarms through the same topic as the others", () => {

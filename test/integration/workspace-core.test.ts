@@ -315,6 +315,7 @@ describe("undoing an invite ends the person's access for good", () => {
 
     const undo = await caller(server, own.admin.token)('change_undo', { activityId: invited.activityId });
     const during = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
+    const redoAt = new Date().toISOString();
     const redo = await caller(server, own.admin.token)('change_undo', { activityId: undo.structuredContent.activityId });
     const afterRedo = await modernCall(server, 'tools/call', { name: 'me_get', arguments: {} }, { token });
 
@@ -326,6 +327,20 @@ describe("undoing an invite ends the person's access for good", () => {
       (await server.app.services.tokens.list(own.workspaceId)).find((t) => t.userId === invited.userId)?.revokedAt !== undefined,
       true,
     );
+    // Brought back under their old id, their credentials start at the redo.
+    const back = await server.app.services.directory.getMember(own.workspaceId, invited.userId);
+    assert.ok(back?.credentialsFrom && back.credentialsFrom >= redoAt, JSON.stringify(back));
+  });
+
+  test('a new member has no mark to be older than: an app they connect within the second of their invitation works', async () => {
+    const own = await createTestWorkspace(server);
+
+    const invited = (await caller(server, own.admin.token)('member_invite', { email: 'quick@example.test', name: 'Quick' }))
+      .structuredContent;
+
+    // A new id that no credential names: a grant's whole-second time in the invitation's own second
+    // would otherwise count as from before it.
+    assert.equal((await server.app.services.directory.getMember(own.workspaceId, invited.userId))?.credentialsFrom, undefined);
   });
 });
 

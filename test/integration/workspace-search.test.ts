@@ -178,6 +178,40 @@ describe('cursors', () => {
   });
 });
 
+describe('the order of a text or label search', () => {
+  test('pages go from the newest task with the word (or label) to the oldest, the tasks of one call by their numbers', async () => {
+    // Arrange: five tasks with the word, made by three calls, one after the other.
+    const w = await createTestWorkspace(server);
+    const owner = as(w.owner.token);
+    const made: string[] = [];
+    for (const titlesOfCall of [['Walrus one'], ['Walrus two', 'Walrus three'], ['Walrus four', 'Walrus five']]) {
+      const r = await owner('tasks_create', { tasks: titlesOfCall.map((title) => ({ title, labels: ['tusk'] })) });
+      assert.equal(r.isError, false, text(r));
+      made.push(...titlesOfCall);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+
+    // Act: one task a page.
+    const pages = async (args: Record<string, unknown>) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const r = await owner('tasks_search', { ...args, limit: 1, ...(cursor ? { cursor } : {}) });
+        assert.equal(r.isError, false, text(r));
+        seen.push(...titles(r));
+        cursor = r.structuredContent.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+
+    // Assert
+    const newestFirst = [...made].reverse();
+    assert.deepEqual(await pages({ text: 'walrus' }), newestFirst);
+    assert.deepEqual(await pages({ text: 'walr' }), newestFirst);
+    assert.deepEqual(await pages({ label: 'tusk' }), newestFirst);
+  });
+});
+
 describe('paging a large workspace', () => {
   test('paging 1,000 tasks to the end returns every task exactly once, in order', async () => {
     const big = await createTestWorkspace(server);

@@ -12,6 +12,7 @@ describe('configuration contract', () => {
     assert.equal(c.maxConcurrentCalls, 4);
     assert.equal(c.jwt, undefined);
     assert.ok(c.allowedOrigins.has('https://claude.ai'));
+    assert.equal(c.localLog, 'calls');
   });
 
   for (const [name, value, pattern] of [
@@ -19,6 +20,7 @@ describe('configuration contract', () => {
     ['DOERS_PUBLIC_URL', 'not a url', /DOERS_PUBLIC_URL/],
     ['DOERS_ALLOWED_ORIGINS', 'https://a.example/path', /DOERS_ALLOWED_ORIGINS/],
     ['DOERS_DEV_TOKEN', 'short', /DOERS_DEV_TOKEN: must be at least 16 characters/],
+    ['DOERS_LOCAL_LOG', 'verbose', /DOERS_LOCAL_LOG: must be calls or json/],
   ] as const) {
     test(`a bad ${name} stops start-up naming it`, () => {
       assert.throws(

@@ -4,6 +4,7 @@ import {
   countsPk,
   dueCountSk,
   labelPk,
+  labelSk,
   projectCountScope,
   wordPk,
   wordSk,
@@ -100,7 +101,7 @@ export const entryOps = (table: string, before: Task | undefined, after: Task | 
   const wordsOfTask = (t: Task | undefined) => (t && !t.deletedAt ? taskWords({ ...t, nw: notesWordsOf(t.notes) }) : []);
   const labelsOfTask = (t: Task | undefined) => (t && !t.deletedAt ? [...new Set(t.labels.map(labelKey))] : []);
   const ws = (after ?? before)!.workspaceId;
-  const id = (after ?? before)!.taskId;
+  const task = (after ?? before)!;
   const diff = (was: readonly string[], now: readonly string[]) => ({
     added: now.filter((w) => !was.includes(w)),
     removed: was.filter((w) => !now.includes(w)),
@@ -110,9 +111,9 @@ export const entryOps = (table: string, before: Task | undefined, after: Task | 
   const put = (pk: string, sk: string): WriteOp => ({ item: { Put: { TableName: table, Item: { pk, sk } } } });
   const del = (pk: string, sk: string): WriteOp => ({ item: { Delete: { TableName: table, Key: { pk, sk } } } });
   return [
-    ...words.added.map((w) => put(wordPk(ws, w), wordSk(w, id))),
-    ...words.removed.map((w) => del(wordPk(ws, w), wordSk(w, id))),
-    ...labels.added.map((l) => put(labelPk(ws, l), id)),
-    ...labels.removed.map((l) => del(labelPk(ws, l), id)),
+    ...words.added.map((w) => put(wordPk(ws, w), wordSk(w, task))),
+    ...words.removed.map((w) => del(wordPk(ws, w), wordSk(w, task))),
+    ...labels.added.map((l) => put(labelPk(ws, l), labelSk(task))),
+    ...labels.removed.map((l) => del(labelPk(ws, l), labelSk(task))),
   ];
 };

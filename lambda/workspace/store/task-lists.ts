@@ -234,7 +234,7 @@ export class TaskLists {
     } else {
       phases.push({ segment: -1, pk: labelPk(workspaceId, labelKey(filter.label!)), lo: ' ', hi: '\uffff', whole: true });
     }
-    const idOf = (sk: string) => (filter.words?.length ? sk.slice(sk.lastIndexOf('#') + 1) : sk);
+    const idOf = (sk: string) => sk.slice(sk.lastIndexOf('#') + 1);
     const found: { task: Task; whole: boolean }[] = [];
     const pageOf = (next?: TaskPosition, cut = false): TaskPage => {
       const page = found.slice(0, limit).sort((a, b) => Number(b.whole) - Number(a.whole) || listOrder(a.task, b.task));

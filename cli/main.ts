@@ -25,6 +25,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   user disable --email E
   user enable --email E
   user remove --email E
+  workspace show [--workspace W]
   workspace disable [--workspace W]
   workspace enable [--workspace W]
   workspace key --key ACME [--workspace W]
@@ -46,6 +47,8 @@ one-time migration of a workspace from before task numbers (idempotent: run it a
 migrate: brings a workspace (or all) from an earlier version's data layout to this one's, after
 cdk deploy of this version (docs/deploy-and-operations.md, "Upgrading"). Task changes pause while it
 runs; reads go on. Stopped anywhere, run it again: it goes on where it was.
+workspace show: the table the CLI reads, the workspace's task numbers, layout, open tasks and
+members: the check after adopting a restored table (docs/deploy-and-operations.md).
 grants: the apps people connected through the built-in authorization server; revoking one stops
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add

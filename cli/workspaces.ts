@@ -1,11 +1,12 @@
 import { InvalidArgumentRefusal } from '../lambda/errors.js';
 import type { Status } from '../lambda/vocabulary.js';
-import { workspaceKeyOf } from '../lambda/vocabulary.js';
+import { ROLES, workspaceKeyOf } from '../lambda/vocabulary.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
 import { listWorkspaceIds, migrateWorkspace } from '../lambda/workspace/admin/migrate.js';
 import { numberExistingTasks, setWorkspaceKey } from '../lambda/workspace/admin/numbering.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { buildRecord } from '../lambda/workspace/model/activity.js';
+import { DynamoTaskStore } from '../lambda/workspace/store/task-store.js';
 import { type Command, required, workspaceOf } from './args.js';
 import { CliError, usage } from './errors.js';
 
@@ -109,6 +110,38 @@ const tasksNumber: Command = {
   },
 };
 
+/**
+ * What the CLI sees of a workspace, and in which table: the check after adopting a restored table
+ * (docs/deploy-and-operations.md, "Restoring the table"). Counts are the workspace's count items,
+ * which the function's agenda reads too.
+ */
+const workspaceShow: Command = {
+  options: ['workspace'],
+  async run(o, target, out, now) {
+    const workspaceId = workspaceOf(o.workspace, target);
+    const [ws, members] = await Promise.all([target.directory.getWorkspace(workspaceId), target.directory.listMembers(workspaceId)]);
+    if (!ws) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+    const layout = ws.layout ?? 1;
+    const day = now.toISOString().slice(0, 10);
+    const counts = await new DynamoTaskStore(target.db, target.table).counts(
+      { workspaceId, layout, migrating: ws.migrating !== undefined },
+      {},
+      day,
+      `${day}T00:00:00.000Z`,
+      now.toISOString(),
+    );
+    const byRole = ROLES.map((r) => [r, members.filter((m) => m.role === r && m.status === 'active').length] as const).filter(([, n]) => n);
+    out.stdout(
+      [
+        `Workspace ${workspaceId} "${ws.name}" (${ws.status}) in table ${target.table} (${target.where})`,
+        `  tasks: ${workspaceKeyOf(ws)}-1 … ${workspaceKeyOf(ws)}-${ws.taskCounter ?? 0}; data layout ${layout}${ws.migrating ? ', being migrated' : ''}${layout === 2 ? '' : ' (run migrate)'}`,
+        `  open tasks: ${counts.open} (${counts.overdue} overdue, ${counts.dueToday} due today, UTC); done today: ${counts.doneBetween}`,
+        `  members: ${members.length} (${byRole.map(([r, n]) => `${n} ${r}`).join(', ') || 'none active'}${members.some((m) => m.status !== 'active') ? `, ${members.filter((m) => m.status !== 'active').length} disabled` : ''})`,
+      ].join('\n'),
+    );
+  },
+};
+
 /** The move of one workspace (or every one) to the current data layout; see workspace/admin/migrate.ts. */
 const migrate: Command = {
   options: ['workspace', 'drain-seconds'],
@@ -134,6 +167,7 @@ const migrate: Command = {
 
 export const WORKSPACE_COMMANDS: Readonly<Record<string, Command>> = {
   migrate,
+  'workspace show': workspaceShow,
   'workspace disable': workspaceStatus('disabled'),
   'workspace enable': workspaceStatus('active'),
   'workspace key': workspaceKey,

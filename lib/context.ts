@@ -34,6 +34,7 @@ export const CONTEXT_KEYS = {
   throttleRateLimit: 'doers:throttleRateLimit',
   throttleBurstLimit: 'doers:throttleBurstLimit',
   logRetentionDays: 'doers:logRetentionDays',
+  workspaceTableName: 'doers:workspaceTableName',
 } as const;
 
 /** The callback claude.ai uses for remote MCP connectors (and its claude.com twin). */
@@ -197,6 +198,15 @@ const contextSchema = z.object({
       .optional(),
   ),
   [K.alarmEmail]: z.preprocess(blankToUndefined, z.email({ error: 'must be an e-mail address' }).optional()),
+  // DynamoDB's table name rules; the table itself is looked at by the deploy, not by synth.
+  [K.workspaceTableName]: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name (3 to 255 letters, digits, _ . -)')
+      .optional(),
+  ),
   [K.throttleRateLimit]: wholeNumber(50, 1, 10_000),
   [K.throttleBurstLimit]: wholeNumber(100, 1, 5_000),
   [K.logRetentionDays]: z.preprocess(
@@ -244,6 +254,11 @@ export interface DoersSettings {
   /** API Gateway default-stage throttling (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetentionDays: number;
+  /**
+   * An existing workspace table the stack adopts instead of its own (a point-in-time restore:
+   * docs/deploy-and-operations.md, "Restoring the table"); undefined: the stack's own table.
+   */
+  readonly workspaceTableName: string | undefined;
 }
 
 /** The OpenID provider people sign in with at the built-in authorization server. */
@@ -362,6 +377,7 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     alarmEmail: c[K.alarmEmail],
     throttle: { rateLimit: c[K.throttleRateLimit], burstLimit: c[K.throttleBurstLimit] },
     logRetentionDays: c[K.logRetentionDays],
+    workspaceTableName: c[K.workspaceTableName],
   };
 };
 

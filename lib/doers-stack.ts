@@ -89,7 +89,9 @@ export class DoersStack extends Stack {
     const logRetention = settings.logRetentionDays as RetentionDays;
     Tags.of(this).add('app', 'doers');
 
-    this.tables = new DoersTables(this, 'Tables');
+    this.tables = new DoersTables(this, 'Tables', {
+      ...(settings.workspaceTableName ? { existingWorkspaceTableName: settings.workspaceTableName } : {}),
+    });
     this.secret = new DoersSecret(this, 'Secret');
 
     this.mcpApi = new McpApi(this, 'Api', {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -37,7 +37,7 @@ export interface OAuthFunctionProps {
    * codes, refresh tokens) and reads the members it signs in. The function gets read/write data access to
    * it, nothing more; it never touches the limits table.
    */
-  readonly workspaceTable: Table;
+  readonly workspaceTable: ITable;
   /** The generated secret (the seed its signing keys are derived from); the function gets read access. */
   readonly secret: ISecret;
   /**

@@ -15,7 +15,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -61,7 +61,7 @@ export interface ObservabilityProps {
   /** The HTTP API in front of it. */
   readonly api: HttpApi;
   /** The tables, labelled. */
-  readonly tables: ReadonlyArray<{ readonly label: string; readonly table: Table }>;
+  readonly tables: ReadonlyArray<{ readonly label: string; readonly table: ITable }>;
   /**
    * Address that receives alarm (and recovery) notifications through an SNS topic. The recipient must
    * confirm the subscription from the first mail.
@@ -319,7 +319,7 @@ export class Observability extends Construct {
       this.topic = undefined;
       Annotations.of(this).addWarningV2(
         NO_ALARM_EMAIL_WARNING,
-        `The ${allAlarms.length} alarms notify nobody: deploy with -c doers:alarmEmail=ops@example.com to have them e-mailed (docs/deploy-and-operations.md, "Dashboard and alarms").`,
+        `The ${allAlarms.length} alarms notify nobody: deploy with -c doers:alarmEmail=ops@example.com to have them e-mailed (docs/deploy-and-operations.md, "The dashboard").`,
       );
     }
 

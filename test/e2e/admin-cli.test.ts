@@ -232,6 +232,35 @@ describe('admin CLI against a running local server', { timeout: 300_000 }, () =>
     assert.match(bad.stderr, /--drain-seconds: a number of seconds from 0 to 600/);
   });
 
+  test('workspace show names the table it read and counts what the agenda counts', async () => {
+    // Arrange: what the function answers for the same workspace.
+    const agenda = await modernCall(
+      server,
+      'tools/call',
+      { name: 'agenda_get', arguments: { assignee: 'anyone' } },
+      { token: server.token },
+    );
+    const members = await new DynamoDirectoryStore(
+      createDocumentClient({ endpoint: server.dynamodbEndpoint }),
+      server.app.config.tables.workspace,
+    ).listMembers(DEMO_WORKSPACE_ID);
+
+    // Act
+    const shown = await cli('workspace', 'show');
+
+    // Assert
+    assert.equal(shown.code, 0, shown.stderr);
+    const { open } = agenda.json.result.structuredContent.counts as { open: number };
+    assert.ok(open > 0);
+    assert.match(
+      shown.stdout,
+      new RegExp(`^Workspace ${DEMO_WORKSPACE_ID} ".+" \\(active\\) in table ${server.app.config.tables.workspace} `, 'm'),
+    );
+    assert.match(shown.stdout, /data layout 2$/m);
+    assert.match(shown.stdout, new RegExp(`open tasks: ${open} \\(`));
+    assert.match(shown.stdout, new RegExp(`members: ${members.length} \\(`));
+  });
+
   test('bad input exits non-zero with an error naming the argument', async () => {
     const emptyDir = await mkdtemp(join(tmpdir(), 'doers-admin-empty-'));
     try {

@@ -41,6 +41,7 @@ describe('deployment settings (doers:* context)', () => {
       alarmEmail: undefined,
       throttle: { rateLimit: 50, burstLimit: 100 },
       logRetentionDays: 90,
+      workspaceTableName: undefined,
     });
   });
 
@@ -92,6 +93,7 @@ describe('deployment settings (doers:* context)', () => {
       [{ 'doers:certificateArn': 'arn:aws:iam::123:role/x', 'doers:domainName': 'a.example.com' }, 'doers:certificateArn', /ACM/],
       [{ 'doers:stackName': '1doers' }, 'doers:stackName', /letter/],
       [{ 'doers:logRetentionDays': 10 }, 'doers:logRetentionDays', /one of/],
+      [{ 'doers:workspaceTableName': 'my table' }, 'doers:workspaceTableName', /DynamoDB table name/],
       [{ 'doers:cognitoDomainPrefix': 'my-cognito-login', 'doers:cognito': true }, 'doers:cognitoDomainPrefix', /cognito/],
       [{ 'doers:signin': 'github' }, 'doers:signin', /must be cognito or oidc/],
       [{ 'doers:signin': true }, 'doers:signin', /must be cognito or oidc/],

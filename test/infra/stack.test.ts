@@ -11,6 +11,7 @@ import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
 import { STACK_OUTPUTS } from '../../lib/doers-stack.js';
 import { ACCESS_LOG_FIELDS, METADATA_PATH, ROOT_METADATA_PATH } from '../../lib/mcp-api.js';
 import { NO_ALARM_EMAIL_WARNING } from '../../lib/observability.js';
+import { ADOPTED_TABLE_NOTE } from '../../lib/tables.js';
 import {
   acknowledgements,
   actionsOf,
@@ -1273,5 +1274,64 @@ describe('behind your own proxy (doers:publicUrl)', () => {
 
     assert.equal(env.DOERS_PUBLIC_URL, 'https://tasks.example.org');
     assert.deepEqual(client.resource.Properties.CallbackURLs, ['https://tasks.example.org/oauth/callback']);
+  });
+});
+
+describe('a restored workspace table adopted by name (doers:workspaceTableName)', () => {
+  const RESTORED = 'doers-workspace-restored-20261202';
+  const context = { 'doers:workspaceTableName': RESTORED };
+  let s: Synthesized;
+  before(() => {
+    s = synth(context, { bundle: false });
+  });
+
+  itPassesAwsSolutionsChecks(() => s, context);
+
+  test('holds no workspace table of its own: the limits table is the only table resource', () => {
+    const tables = Object.values(s.template.findResources('AWS::DynamoDB::Table')) as Array<{ Properties: { KeySchema: unknown } }>;
+
+    assert.equal(tables.length, 1);
+    assert.deepEqual(tables[0]!.Properties.KeySchema, [{ AttributeName: LIMITS_TABLE_KEYS.partitionKey, KeyType: 'HASH' }]);
+  });
+
+  test('points both functions, the output and the throttle alarm at the restored table', () => {
+    const outputs = (s.template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs;
+    const alarms = JSON.stringify(s.template.findResources('AWS::CloudWatch::Alarm'));
+
+    assert.equal(functionEnvironment(s.template, 'mcp').DOERS_WORKSPACE_TABLE, RESTORED);
+    assert.equal(functionEnvironment(s.template, 'oauth').DOERS_WORKSPACE_TABLE, RESTORED);
+    assert.equal(outputs[STACK_OUTPUTS.workspaceTableName]!.Value, RESTORED);
+    assert.ok(alarms.includes(`"Value":"${RESTORED}"`), 'the throttle alarm watches it');
+  });
+
+  test('grants both functions the data-plane actions on that table and its indexes, by name', () => {
+    for (const name of ['mcp', 'oauth'] as const) {
+      const resources = rolePolicyStatements(s.template, name)
+        .filter((st) => actionsOf(st).includes('dynamodb:PutItem'))
+        .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]))
+        .map(render);
+
+      assert.ok(
+        resources.some((r) => r.endsWith(`:table/${RESTORED}`)),
+        `${name}: ${resources.join(', ')}`,
+      );
+      assert.ok(
+        resources.some((r) => r.endsWith(`:table/${RESTORED}/index/*`)),
+        `${name}: ${resources.join(', ')}`,
+      );
+    }
+  });
+
+  test("notes at synth that the table's time to live, recovery and deletion protection are the operator's", () => {
+    const notes = Annotations.fromStack(s.stack).findInfo('*', Match.stringLikeRegexp(ADOPTED_TABLE_NOTE));
+
+    assert.equal(notes.length, 1);
+    assert.match(String(notes[0]!.entry.data), new RegExp(`${RESTORED}.*time to live.*point-in-time recovery.*deletion protection`));
+  });
+
+  test('the stack of its own table carries no such note', () => {
+    const own = synth({}, { bundle: false });
+
+    assert.deepEqual(Annotations.fromStack(own.stack).findInfo('*', Match.stringLikeRegexp(ADOPTED_TABLE_NOTE)), []);
   });
 });

@@ -94,6 +94,7 @@ const startOf = (seg: Segment, priority: Priority, after: string | undefined): {
   }
   const [, due, prio, id] = after.split('#') as [string, string, Priority, string];
   const lo = priority < prio ? `O#${due}#\uffff` : priority === prio ? `O#${due}#${id}` : `O#${due}#`;
+  // biome-ignore lint/complexity/useMathMinMax: these are strings, which Math.max would make NaN.
   return { lo: lo > seg.lo ? lo : seg.lo, hi: seg.hi, ...(priority === prio ? { skip: `O#${due}#${id}` } : {}) };
 };
 

@@ -72,7 +72,11 @@ const OPTION_NAMES = [
   'drain-seconds',
 ] as const;
 
-export const main = async (argv: readonly string[], out: Out): Promise<number> => {
+/**
+ * One run of the CLI: `env` holds the configuration names (the script passes its environment; a
+ * test its own), parsed once by the target.
+ */
+export const main = async (argv: readonly string[], out: Out, env: Record<string, string | undefined>): Promise<number> => {
   let target: Target | undefined;
   try {
     let parsed: ReturnType<typeof parse>;
@@ -94,7 +98,7 @@ export const main = async (argv: readonly string[], out: Out): Promise<number> =
     for (const option of Object.keys(options)) {
       if (!command.options.includes(option as keyof Options)) throw usage(`--${option}: not an option of "${name}"`);
     }
-    target = await connect(stack, region);
+    target = await connect(stack, region, env);
     await command.run(options as Options, target, out, new Date());
     return 0;
   } catch (err) {
@@ -135,8 +139,12 @@ const parse = (argv: readonly string[]) =>
 
 // Run as a script (npm run admin), not when imported.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await main(process.argv.slice(2), {
-    stdout: (line) => process.stdout.write(`${line}\n`),
-    stderr: (line) => process.stderr.write(`${line}\n`),
-  });
+  process.exitCode = await main(
+    process.argv.slice(2),
+    {
+      stdout: (line) => process.stdout.write(`${line}\n`),
+      stderr: (line) => process.stderr.write(`${line}\n`),
+    },
+    process.env,
+  );
 }

@@ -73,9 +73,14 @@ const stores = (
  * A deployed stack (its CloudFormation outputs and your AWS credentials), or the running local
  * server's data (the file it leaves in DOERS_DATA_DIR).
  */
-export const connect = async (stack: string | undefined, region: string | undefined): Promise<Target> => {
+export const connect = async (
+  stack: string | undefined,
+  region: string | undefined,
+  env: Record<string, string | undefined>,
+): Promise<Target> => {
+  const config = loadConfig(env);
   if (stack !== undefined) {
-    const r = region ?? loadConfig().region;
+    const r = region ?? config.region;
     if (!r) throw usage('--region: required with --stack (or set AWS_REGION)');
     const outputs = await stackOutputs(stack, r);
     const table = outputs.WorkspaceTableName;
@@ -88,11 +93,10 @@ export const connect = async (stack: string | undefined, region: string | undefi
     const userPoolId = outputs.SignInUserPoolId;
     const signInPool = userPoolId ? { userPoolId, cognito: new CognitoIdentityProviderClient({ region: stackRegion }) } : undefined;
     // The stack's retention (its output), so records the CLI writes last as long as the functions' do.
-    const activityDays = Number(outputs.ActivityDays ?? loadConfig().activityDays);
+    const activityDays = Number(outputs.ActivityDays ?? config.activityDays);
     return stores(db, table, keys, activityDays, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`, signInPool);
   }
   if (region !== undefined) throw usage('--region: only meaningful with --stack');
-  const config = loadConfig();
   const file = join(config.dataDir, LOCAL_SERVER_FILE);
   let local: Partial<LocalServerFile>;
   try {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { main } from '../../cli/main.js';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
@@ -16,11 +17,12 @@ import { modernCall, startTestServer } from '../helpers/local.js';
 import { approve, pkcePair, startHttpsServer, trustingFetch } from '../helpers/oauth.js';
 import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secrets-manager.js';
 
-// `npm run admin`, end to end: the CLI as a separate process against a running local server's data,
-// and the server refusing or admitting what the CLI minted, revoked, disabled and enabled. The
-// deployed path runs too, offline: the SDK's standard endpoint variables point CloudFormation,
-// DynamoDB, Secrets Manager and Cognito at loopback, so the CLI's production code reads the stack's
-// outputs and calls each service exactly as it would on AWS.
+// `npm run admin`, end to end: the CLI against a running local server's data, and the server
+// refusing or admitting what the CLI minted, revoked, disabled and enabled. Against local data it
+// runs in this process (`main` with its own environment: a process per call cost a second each);
+// the deployed path runs as the script an operator runs, offline: the SDK's standard endpoint
+// variables point CloudFormation, DynamoDB, Secrets Manager and Cognito at loopback, so the CLI's
+// production code reads the stack's outputs and calls each service exactly as it would on AWS.
 const ROOT = new URL('../../', import.meta.url).pathname;
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
@@ -39,7 +41,23 @@ const run = (env: Record<string, string>, args: readonly string[]): Promise<CliR
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-const admin = (dataDir: string, ...args: string[]): Promise<CliResult> => run({ DOERS_DATA_DIR: dataDir }, args);
+const admin = async (dataDir: string, ...args: string[]): Promise<CliResult> => {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(
+    args,
+    {
+      stdout: (line) => {
+        stdout += `${line}\n`;
+      },
+      stderr: (line) => {
+        stderr += `${line}\n`;
+      },
+    },
+    { DOERS_DATA_DIR: dataDir },
+  );
+  return { code, stdout, stderr };
+};
 
 let dataDir: string;
 let server: LocalServer;

@@ -118,7 +118,7 @@ const list = (key: string, items: readonly unknown[]): MethodResult => ({ result
 
 /** Methods of both eras; the dispatcher adds `initialize`/`ping` or `server/discover` by era. */
 export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
-  'tools/list': (app, c) => list('tools', app.tools.list(c.principal)),
+  'tools/list': (app, c) => list('tools', app.tools.list(c.principal, c.meta.era.version)),
   'prompts/list': (app, c) => list('prompts', app.prompts.list(c.principal)),
   'resources/list': (app, c) => list('resources', app.resources.listResources(c.principal)),
   'resources/templates/list': (app, c) => list('resourceTemplates', app.resources.listTemplates(c.principal)),

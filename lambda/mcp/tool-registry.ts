@@ -40,6 +40,13 @@ export interface ToolContext<S> {
   readonly input?: { readonly responses: Readonly<Record<string, unknown>>; readonly state: unknown };
 }
 
+/**
+ * A result may carry lines for its text only (`textNotes`): how the server read the caller's words,
+ * for instance "dueDate 'friday' read as Fri 4 Dec 2026". The structured result already holds what
+ * was read (the date itself), so the notes are not in its schema; they follow the text's first line.
+ */
+export type WithTextNotes<T> = T extends object ? T & { readonly textNotes?: readonly string[] } : T;
+
 /** On zod's core type, so a tool may declare classic schemas too (the test fixtures do). */
 export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, O extends z.core.$ZodType = z.core.$ZodType> {
   readonly name: string;
@@ -57,7 +64,7 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly annotations: ToolAnnotations;
   /** `null`: every valid token may call it (me_get). */
   readonly scope: Scope | null;
-  readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<z.input<O> | InputRequired>;
+  readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<WithTextNotes<z.input<O>> | InputRequired>;
   /** The compact text for `content[0]`, with the identifiers in it; never the JSON again. */
   readonly render?: (output: z.output<O>) => string;
   /** A bulk tool's item count, for the audit line and the ToolCalls meter. */
@@ -94,7 +101,10 @@ const LEGACY_INVALID_ARGS = new Set(['2025-03-26', '2025-06-18']);
  */
 export class ToolRegistry<S> {
   private readonly tools = new Map<string, ToolDefinition<S>>();
-  private readonly listCache = new ScopeCache<readonly Record<string, unknown>[]>();
+  private readonly listCache = {
+    titled: new ScopeCache<readonly Record<string, unknown>[]>(),
+    plain: new ScopeCache<readonly Record<string, unknown>[]>(),
+  };
   private listed?: ReadonlyMap<string, Record<string, unknown>>;
 
   constructor(
@@ -117,10 +127,24 @@ export class ToolRegistry<S> {
     return [...new Set([...this.tools.values()].flatMap((t) => (t.scope ? [t.scope] : [])))];
   }
 
-  list(principal: Principal): readonly Record<string, unknown>[] {
-    return this.listCache.get(principal, () => {
+  /**
+   * The tools a principal may call, as `version` lists them. A tool's `title` sits beside its name
+   * from 2025-06-18 on, where clients show it before `annotations.title`; 2025-03-26 has no such
+   * field and gets it in the annotations instead. Never both: 26 titles are some 700 bytes of every
+   * context.
+   */
+  list(principal: Principal, version: string): readonly Record<string, unknown>[] {
+    const titled = version === '2025-03-26';
+    return this.listCache[titled ? 'titled' : 'plain'].get(principal, () => {
       this.listed ??= new Map([...this.tools.values()].map((def) => [def.name, listing(def)]));
-      return [...this.tools.values()].filter((def) => covers(principal, def.scope)).map((def) => this.listed!.get(def.name)!);
+      return [...this.tools.values()]
+        .filter((def) => covers(principal, def.scope))
+        .map((def) => {
+          const entry = this.listed!.get(def.name)!;
+          if (!titled) return entry;
+          const { title: _beside, ...rest } = entry;
+          return { ...rest, annotations: { title: def.title, ...def.annotations } };
+        });
     });
   }
 
@@ -178,9 +202,10 @@ export class ToolRegistry<S> {
       }
       const checked = def.output ? z.safeParse(def.output, out) : { success: true as const, data: out };
       if (!checked.success) throw new Error(`tool ${name} produced output outside its schema: ${describeIssues(checked.error)}`);
+      const notes = (out as WithTextNotes<object>).textNotes;
       const content = def.content
         ? def.content(checked.data)
-        : [{ type: 'text', text: def.render ? def.render(checked.data) : String(checked.data) }];
+        : [{ type: 'text', text: withNotes(def.render ? def.render(checked.data) : String(checked.data), notes) }];
       outcome = 'ok';
       return { result: { content, ...(def.output ? { structuredContent: checked.data } : {}), isError: false } };
     } catch (err) {
@@ -194,13 +219,19 @@ export class ToolRegistry<S> {
   }
 }
 
+const withNotes = (text: string, notes: readonly string[] | undefined): string => {
+  if (!notes?.length) return text;
+  const end = text.indexOf('\n');
+  return end < 0 ? `${text}\n${notes.join('\n')}` : `${text.slice(0, end)}\n${notes.join('\n')}${text.slice(end)}`;
+};
+
 const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
   name: def.name,
   title: def.title,
   description: def.description,
   inputSchema: toJsonSchema(def.listedInput ?? def.input, 'input'),
   ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
-  annotations: { title: def.title, ...def.annotations },
+  annotations: def.annotations,
   ...(def.meta ? { _meta: def.meta } : {}),
 });
 

@@ -37,7 +37,7 @@ import { synth } from '../infra/synth.js';
  * their member, 512 KB with layout 2's lists, counts and word entries (the cold start measured beside
  * it in bench/results.md). What would bring it to 400 KB is in docs/testing.md, "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 530 * 1024;
+const MAX_BUNDLE_BYTES = 580 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;

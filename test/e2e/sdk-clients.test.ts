@@ -39,7 +39,7 @@ type AnyClient = Pick<LegacyClient, 'callTool' | 'listTools'>;
 
 /**
  * The bulk tools through a real client, which checks each result against the listed outputSchema:
- * three tasks of which one is refused, then two changes of which one is stale.
+ * three tasks of which one is refused (and one is due "next friday 3pm"), then two changes of which one is stale.
  */
 const bulkRoundTrip = async (client: AnyClient, tag: string) => {
   await client.listTools();
@@ -49,7 +49,7 @@ const bulkRoundTrip = async (client: AnyClient, tag: string) => {
       tasks: [
         { title: `${tag} one`, priority: 'P2' },
         { title: `${tag} two`, dueDate: '2026-02-30' },
-        { title: `${tag} three`, labels: ['sdk'] },
+        { title: `${tag} three`, labels: ['sdk'], dueDate: 'next friday 3pm' },
       ],
     },
   });
@@ -74,6 +74,8 @@ const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkR
     ['created', 'refused', 'created'],
   );
   assert.match((created.content as { text: string }[])[0]!.text, /^Created 2 of 3; 1 refused: item 2 dueDate: 2026-02-30 is not a date/);
+  // Words are read by the server, in the member's zone, and the text says what they were read as.
+  assert.match((created.content as { text: string }[])[0]!.text, /\nitem 3 dueDate 'next friday 3pm' read as \w{3} \d{1,2} \w{3} \d{4} 15:00 \(/);
   assert.ok(
     items.every((i) => i.status === 'refused' || /^DEMO-\d+$/.test(i.key!)),
     JSON.stringify(items),

@@ -304,9 +304,35 @@ interface Method {
   readonly nameParam?: 'name' | 'uri';
 }
 
+/** Dates as people type them, the ambiguous and the unreadable among them, and ISO: what every date argument takes. */
+const DATE_WORDS = [
+  'today',
+  'tomorrow',
+  'friday',
+  'next friday 3pm',
+  'in 2 weeks',
+  'end of month',
+  'dec 24',
+  '24/12',
+  '5/6',
+  'yesterday 25:00',
+  'someday',
+  'friday and monday',
+  '2026-02-30',
+  '2026-12-24',
+  '2026-12-24T10:00',
+];
+
 const knownValues = (fixture: FuzzFixture): KnownValues => {
   const { ids } = fixture;
+  const dates = () => DATE_WORDS;
   return {
+    dueDate: dates,
+    dueBefore: dates,
+    dueAfter: dates,
+    date: dates,
+    since: dates,
+    until: dates,
     taskId: () => ids.tasks,
     projectId: () => ids.projects,
     project: () => [...ids.projects, 'none'],

@@ -162,20 +162,34 @@ describe('tool results', () => {
 
   test('tools/list shows only what the scopes cover, sorted by name, the same list object per scope set', async () => {
     const p = principal({ scopes: ['team:read'] });
-    const first = tools.list(p);
+    const first = tools.list(p, '2026-07-28');
     assert.deepEqual(
       first.map((t) => t.name),
       ['broken', 'confirm', 'refusing'],
     );
-    assert.equal(tools.list(principal({ scopes: ['team:read'] })), first);
+    assert.equal(tools.list(principal({ scopes: ['team:read'] }), '2026-07-28'), first);
     assert.deepEqual(
-      tools.list(principal()).map((t) => t.name),
+      tools.list(principal(), '2026-07-28').map((t) => t.name),
       ['broken', 'confirm', 'echo', 'refusing'],
     );
   });
 
+  test("a tool's title sits beside its name from 2025-06-18 on, and in its annotations on 2025-03-26, never twice", () => {
+    // Arrange
+    const listedOn = (version: string) => tools.list(principal(), version).find((t) => t.name === 'echo')!;
+
+    // Act
+    const [old, current] = [listedOn('2025-03-26'), listedOn('2025-11-25')];
+
+    // Assert
+    assert.equal(typeof current.title, 'string');
+    assert.equal((current.annotations as { title?: string }).title, undefined);
+    assert.equal((old.annotations as { title?: string }).title, current.title);
+    assert.equal(old.title, undefined);
+  });
+
   test('every listed tool has a JSON Schema made by zod, without a $schema dialect', () => {
-    const listed = tools.list(principal()).find((t) => t.name === 'echo')!;
+    const listed = tools.list(principal(), '2026-07-28').find((t) => t.name === 'echo')!;
     assert.deepEqual(listed.inputSchema, {
       type: 'object',
       properties: { text: { type: 'string' } },

@@ -234,3 +234,13 @@ export const answeredAnotherState = () =>
     'Conflict: it changed between the question and the answer, so nothing was changed; read it again and ask once more.',
     'version-conflict',
   );
+
+// ---- dates in words ---------------------------------------------------------------------------
+
+/** A date argument whose words cannot be read as one day: the words, why, and what is read. */
+export const dateUnreadable = (param: string, words: string, problem: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: ${/^[\d-]+$/.test(words) ? words : `'${words}'`} ${problem}. Dates read here: 'friday', 'next friday 3pm', 'in 2 weeks', 'end of month', 'dec 24', '24/12' (day/month) or 2026-12-24.`,
+    'invalid-argument',
+    { param, words },
+  );

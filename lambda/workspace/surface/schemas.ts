@@ -18,10 +18,14 @@ export const blockedByArg = z
   .check(z.maxLength(MAX_BLOCKERS), z.describe('Keys of all tasks it waits on; [] clears'));
 /** A task by its key (DEMO-42, demo-42, #42, 42) or its id. */
 export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe('Task key (DEMO-42) or id'));
-/** A calendar date; 2026-02-30 is refused by name, not as "Invalid ISO date". */
-export const dateArg = z.iso.date({
-  error: (issue) => (typeof issue.input === 'string' ? `${issue.input} is not a date (YYYY-MM-DD)` : undefined),
-});
+/**
+ * A day: YYYY-MM-DD or the words a person types ("friday", "next friday 3pm", "in 2 weeks"), read by
+ * the tool in the caller's time zone (model/date-words.ts), so 2026-02-30 and "5/6" are refused there,
+ * naming the words.
+ */
+export const dateArg = z
+  .string()
+  .check(z.trim(), z.minLength(1), z.maxLength(60), z.describe('YYYY-MM-DD or words: friday, next fri 3pm, in 2 weeks'));
 /** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
 export const dateOut = z.iso.date();
 export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));
@@ -133,7 +137,7 @@ export const newTaskFields = {
   title: titleArg,
   notes: z.optional(notesArg),
   priority: z._default(priorityArg, 'P4').check(z.describe('P1 most urgent; default P4')),
-  dueDate: z.optional(dateArg).check(z.describe("In the user's calendar")),
+  dueDate: z.optional(dateArg),
   dueTime: z.optional(timeArg).check(z.describe('Needs dueDate')),
   assignee: z.optional(whoArg).check(z.describe('"me" or a userId')),
   projectId: z.optional(idArg('project')),
@@ -146,7 +150,7 @@ export const taskChangeFields = {
   title: z.optional(titleArg),
   notes: z.optional(z.nullable(notesArg)).check(z.describe('null clears')),
   priority: z.optional(priorityArg),
-  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('null clears (and the time)')),
+  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('YYYY-MM-DD or words (friday 3pm); null clears it and the time')),
   dueTime: z.optional(z.nullable(timeArg)).check(z.describe('null clears')),
   assignee: z.optional(z.nullable(whoArg)).check(z.describe('"me", a userId or null')),
   projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('null: no project')),

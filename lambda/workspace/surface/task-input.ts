@@ -1,4 +1,5 @@
 import type { Caller } from '../model/caller.js';
+import { type DayRead, readDay, readLine } from '../model/date-words.js';
 import { invalid } from '../model/refusals.js';
 import { parseTaskRef } from '../model/task-refs.js';
 import type { Priority } from '../model/types.js';
@@ -22,6 +23,31 @@ export interface ToolTaskFields {
   readonly labels?: readonly string[] | undefined;
   readonly blockedBy?: readonly string[] | undefined;
 }
+
+/**
+ * The fields with `dueDate` read as a day (words in the caller's zone: "next friday 3pm" gives the
+ * date and, when the words name one, the time), and the line the answer shows for words it read.
+ * A time in the words and a `dueTime` besides are refused: which one was meant is not for the
+ * server to guess. `prefix` leads a bulk item's note ("item 3 "); its refusals are placed by the item.
+ */
+export const readDueDate = async <F extends ToolTaskFields>(
+  fields: F,
+  caller: Pick<Caller, 'timeZone'>,
+  now: Date,
+  prefix = '',
+): Promise<{ readonly fields: F; readonly note?: string }> => {
+  if (typeof fields.dueDate !== 'string') return { fields };
+  const read: DayRead = await readDay(fields.dueDate, 'dueDate', { now, timeZone: caller.timeZone, forward: true });
+  if (read.time && typeof fields.dueTime === 'string' && fields.dueTime !== read.time)
+    throw invalid(
+      'dueTime',
+      `dueDate '${read.words}' names a time (${read.time}) and dueTime another (${fields.dueTime}); give the time once.`,
+    );
+  return {
+    fields: { ...fields, dueDate: read.date, ...(read.time ? { dueTime: read.time } : {}) },
+    ...(read.words ? { note: `${prefix}${readLine('dueDate', read, caller.timeZone)}` } : {}),
+  };
+};
 
 /** Task references as ids, and how each id was written (for refusals). `@n` names item n of the call, given in `items`. */
 export interface ResolvedRefs {
@@ -103,3 +129,6 @@ export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: Reso
 
 /** Whether a change names at least one field. */
 export const namesAField = (fields: Readonly<Record<string, unknown>>): boolean => Object.values(fields).some((v) => v !== undefined);
+
+/** A note as a result's `textNotes` (the lines its text shows after the first). */
+export const notesOf = (note: string | undefined): { textNotes?: string[] } => (note ? { textNotes: [note] } : {});

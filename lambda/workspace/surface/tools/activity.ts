@@ -6,6 +6,7 @@ import type { Role } from '../../../vocabulary.js';
 import { describeChange, whenPhrase } from '../../activity/render.js';
 import { lowersPower } from '../../membership/rules.js';
 import { ACTIVITY_ID_PATTERN, ACTIVITY_KINDS, type ActivityRecord, TEAM_KINDS } from '../../model/activity.js';
+import { readDay, readLine } from '../../model/date-words.js';
 import { MAX_WRITE_UNITS_PER_CALL } from '../../model/limits.js';
 import { alreadyUndone, changeExpired, changeNotFound, invalid } from '../../model/refusals.js';
 import { addDays, instantInZone } from '../../model/time.js';
@@ -22,23 +23,17 @@ import { READ, REMOVE } from './annotations.js';
 
 // ---- activity_list --------------------------------------------------------------------------------
 
-/** A date (the user's day) or a date-time (with an offset, or else in the user's zone). */
-const whenArg = z
-  .string()
-  .check(
-    z.regex(
-      /^\d{4}-\d{2}-\d{2}(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?)?$/,
-      'expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][offset]',
-    ),
-  );
+/** A date (the user's day), a date-time (with an offset, or else in the user's zone), or words ("monday", "yesterday 3pm"). */
+const whenArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(60));
+const ISO_WHEN = /^\d{4}-\d{2}-\d{2}(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?)?$/;
 
 const listInput = z.strictObject({
   task: z.optional(idArg('task')).check(z.describe('Task key or id')),
   project: z.optional(idArg('project')).check(z.describe('projectId: it and its tasks')),
   actor: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me" or a userId')),
   client: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(60))).check(z.describe('Part of the client name')),
-  since: z.optional(whenArg).check(z.describe("Date or date-time, user's zone unless offset given")),
-  until: z.optional(whenArg).check(z.describe('Date (whole day) or date-time')),
+  since: z.optional(whenArg).check(z.describe("Date, date-time or words (monday, yesterday 3pm); user's zone unless offset given")),
+  until: z.optional(whenArg).check(z.describe('Date (whole day), date-time or words')),
   kind: z.optional(z.enum(ACTIVITY_KINDS)),
   ...pagingArgs,
 });
@@ -67,14 +62,15 @@ type EntryOutput = z.output<typeof entryOutput>;
 const listOutput = z.object({ ...listFields, entries: z.array(entryOutput) });
 
 /** The instant a `since`/`until` argument names; a bare date means the user's day (its start, or for `until` its end). */
+const dayBoundIn = (day: string, side: 'since' | 'until', timeZone: string): number =>
+  side === 'since' ? instantInZone(day, '00:00:00', timeZone) : instantInZone(addDays(day, 1), '00:00:00', timeZone) - 1;
+
 const boundOf = (value: string, side: 'since' | 'until', timeZone: string): number => {
   const day = value.slice(0, 10);
   // A calendar date that does not exist (2026-02-30) is not rolled over into the next month.
   const midnight = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(midnight.getTime()) || midnight.toISOString().slice(0, 10) !== day) return Number.NaN;
-  if (value.length === 10) {
-    return side === 'since' ? instantInZone(value, '00:00:00', timeZone) : instantInZone(addDays(value, 1), '00:00:00', timeZone) - 1;
-  }
+  if (value.length === 10) return dayBoundIn(value, side, timeZone);
   if (/(Z|[+-]\d{2}:\d{2})$/.test(value)) return Date.parse(value);
   const [date, time] = value.split('T') as [string, string];
   return instantInZone(date, time.length === 5 ? `${time}:00` : time, timeZone);
@@ -121,10 +117,21 @@ export const activityList = defineTool({
     const includeTeam = principal.scopes.includes('team:read');
     if (args.kind && TEAM_KINDS.has(args.kind) && !includeTeam)
       throw invalid('kind', `${args.kind} changes need a token with the scope team:read.`);
-    const sinceMs = args.since === undefined ? undefined : boundOf(args.since, 'since', principal.timeZone);
-    const untilMs = args.until === undefined ? undefined : boundOf(args.until, 'until', principal.timeZone);
-    if (Number.isNaN(sinceMs)) throw invalid('since', `${args.since} is not a real date or time.`);
-    if (Number.isNaN(untilMs)) throw invalid('until', `${args.until} is not a real date or time.`);
+    // Words are read as the last such day ("monday" is the one before today), in the user's zone.
+    const textNotes: string[] = [];
+    const bound = async (value: string | undefined, side: 'since' | 'until'): Promise<number | undefined> => {
+      if (value === undefined) return undefined;
+      if (ISO_WHEN.test(value)) {
+        const ms = boundOf(value, side, principal.timeZone);
+        if (Number.isNaN(ms)) throw invalid(side, `${value} is not a real date or time.`);
+        return ms;
+      }
+      if (/^\d{4}-/.test(value)) throw invalid(side, `expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][offset] (or words), not ${value}.`);
+      const read = await readDay(value, side, { now, timeZone: principal.timeZone, forward: false });
+      textNotes[side === 'since' ? 0 : 1] = readLine(side, read, principal.timeZone);
+      return read.time ? instantInZone(read.date, `${read.time}:00`, principal.timeZone) : dayBoundIn(read.date, side, principal.timeZone);
+    };
+    const [sinceMs, untilMs] = await Promise.all([bound(args.since, 'since'), bound(args.until, 'until')]);
     if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs)
       throw invalid('since', 'is later than until, so nothing can match.');
     const after = await positionFrom(ctx, args, isString);
@@ -156,6 +163,7 @@ export const activityList = defineTool({
       truncated: page.next !== undefined,
       ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
       entries: page.records.map((r) => toEntry(r, describeChange(r, names), whenPhrase(r.at, now, principal.timeZone))),
+      textNotes: textNotes.filter(Boolean),
     };
   },
   render: (r) =>

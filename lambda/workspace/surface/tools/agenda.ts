@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { readDay, readLine } from '../../model/date-words.js';
 import { addDays, dateInZone, instantInZone } from '../../model/time.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
 import { defineTool } from '../define-tool.js';
@@ -9,7 +10,7 @@ import { dateArg, dateOut, listFields, pagingArgs, taskSummaryOutput } from '../
 import { READ } from './annotations.js';
 
 const input = z.strictObject({
-  date: z.optional(dateArg).check(z.describe("Default: the user's today")),
+  date: z.optional(dateArg).check(z.describe("Default: the user's today; a date or words (tomorrow, monday)")),
   assignee: z
     ._default(z.string().check(z.minLength(1), z.maxLength(100)), 'me')
     .check(z.describe('"me" (default), "anyone", "none" or a userId')),
@@ -41,7 +42,9 @@ export const agendaGet = defineTool({
   scope: 'tasks:read',
   run: async (args, ctx) => {
     const { principal, services, now } = ctx;
-    const day = args.date ?? dateInZone(now, principal.timeZone);
+    const read =
+      args.date === undefined ? undefined : await readDay(args.date, 'date', { now, timeZone: principal.timeZone, forward: true });
+    const day = read?.date ?? dateInZone(now, principal.timeZone);
     const after = await positionFrom(ctx, args, isString);
     const assigneeId = args.assignee === 'anyone' ? undefined : await resolveAssignee(services, principal, args.assignee, 'assignee');
     const who = assigneeId === undefined ? {} : { assigneeId };
@@ -62,6 +65,7 @@ export const agendaGet = defineTool({
       truncated: urgent.next !== undefined,
       ...(urgent.next !== undefined ? { nextCursor: await cursorFor(ctx, args, urgent.next) } : {}),
       tasks: urgent.tasks.map((t) => toSummary(t, names)),
+      ...(read?.words ? { textNotes: [readLine('date', { ...read, time: undefined }, principal.timeZone)] } : {}),
     };
   },
   render: (a) => {

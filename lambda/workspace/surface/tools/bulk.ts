@@ -12,7 +12,7 @@ import { changeTasks, createTasks, type ItemOutcome } from '../../tasks/task-wri
 import { defineTool } from '../define-tool.js';
 import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../schemas.js';
 import { replayKeyOf, writeContext } from '../sources.js';
-import { namesAField, newTaskOf, patchOf, type ResolvedRefs, resolveRefs } from '../task-input.js';
+import { namesAField, newTaskOf, patchOf, type ResolvedRefs, readDueDate, resolveRefs } from '../task-input.js';
 import { CREATE, UPDATE } from './annotations.js';
 
 /**
@@ -124,6 +124,10 @@ const written = (workspaceKey: string, n: number, outcome: ItemOutcome & { ok: t
   };
 };
 
+/** How the items' date words were read, for the items that were written (a refused item's words changed nothing). */
+const notesFor = (notes: readonly (string | undefined)[], results: readonly ResultItem[], done: ResultItem['status']): string[] =>
+  notes.flatMap((note, i) => (note && (results[i]?.status === done || results[i]?.status === 'unchanged') ? [note] : []));
+
 // ---- tasks_create -------------------------------------------------------------------------------
 
 export const tasksCreate = defineTool({
@@ -144,6 +148,7 @@ export const tasksCreate = defineTool({
     const callId = newActivityId(ctx.now);
     const results: ResultItem[] = new Array(args.tasks.length);
     const parsed = args.tasks.map((raw) => parseItem(createItem, raw));
+    const notes: (string | undefined)[] = [];
     // Each item's task id, known before any is written, so a later item can name an earlier one (@n).
     const ids = parsed.map((p) => (p.ok ? randomUUID() : undefined));
     const items = await Promise.all(
@@ -153,7 +158,11 @@ export const tasksCreate = defineTool({
           return undefined;
         }
         let refs: ResolvedRefs | undefined;
+        let fields: typeof p.value;
         try {
+          const due = await readDueDate(p.value, principal, ctx.now, `item ${i + 1} `);
+          fields = due.fields;
+          if (due.note) notes[i] = due.note;
           refs = p.value.blockedBy
             ? await resolveRefs(services, principal, p.value.blockedBy, 'blockedBy', { position: i, idOf: (n) => ids[n] })
             : undefined;
@@ -168,7 +177,7 @@ export const tasksCreate = defineTool({
         return {
           i,
           item: {
-            fields: { ...newTaskOf(principal, p.value, refs), taskId: ids[i]! },
+            fields: { ...newTaskOf(principal, fields, refs), taskId: ids[i]! },
             recordId: bulkItemId(callId, i),
             ...(refs ? { after: refs.items, plan: { refOf: refs.refOf, fresh } } : {}),
           },
@@ -194,7 +203,12 @@ export const tasksCreate = defineTool({
       results[x.i] = o.ok ? written(principal.workspaceKey, x.i + 1, o, 'created') : refused(x.i + 1, reasonOf(o.error));
     }
     const anyDone = results.some((r) => r.status === 'created');
-    return { summary: summaryOf('Created', results), ...(anyDone ? { activityId: callId } : {}), items: results };
+    return {
+      summary: summaryOf('Created', results),
+      ...(anyDone ? { activityId: callId } : {}),
+      items: results,
+      textNotes: notesFor(notes, results, 'created'),
+    };
   },
   render,
 });
@@ -218,6 +232,7 @@ export const tasksUpdate = defineTool({
     requireRole(principal, 'member', 'changing tasks');
     const callId = newActivityId(ctx.now);
     const results: ResultItem[] = new Array(args.tasks.length);
+    const notes: (string | undefined)[] = [];
     // Each entry's fields, and the task it names (keys resolved; all tasks read in one request).
     const entries = await Promise.all(
       args.tasks.map(async (raw, i) => {
@@ -226,12 +241,14 @@ export const tasksUpdate = defineTool({
           results[i] = refused(i + 1, p.reason);
           return undefined;
         }
-        const { taskId: ref, version, status, ...fields } = p.value;
-        if (!namesAField({ ...fields, status })) {
+        const { taskId: ref, version, status, ...given } = p.value;
+        if (!namesAField({ ...given, status })) {
           results[i] = refused(i + 1, nothingToChange().message);
           return undefined;
         }
         try {
+          const { fields, note } = await readDueDate(given, principal, ctx.now, `item ${i + 1} `);
+          if (note) notes[i] = note;
           const [taskId, refs] = await Promise.all([
             services.numbers.idOrRefuse(principal, ref, 'taskId'),
             fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
@@ -285,7 +302,12 @@ export const tasksUpdate = defineTool({
           });
     }
     const anyDone = results.some((r) => r.status === 'updated');
-    return { summary: summaryOf('Changed', results), ...(anyDone ? { activityId: callId } : {}), items: results };
+    return {
+      summary: summaryOf('Changed', results),
+      ...(anyDone ? { activityId: callId } : {}),
+      items: results,
+      textNotes: notesFor(notes, results, 'updated'),
+    };
   },
   render,
 });

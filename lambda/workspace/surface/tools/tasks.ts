@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
+import { readDay, readLine } from '../../model/date-words.js';
 import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
 import { keyField, parseTaskRef } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
@@ -31,7 +32,7 @@ import {
   versionArg,
 } from '../schemas.js';
 import { replayKeyOf, writeContext } from '../sources.js';
-import { namesAField, newTaskOf, patchOf, resolveRefs } from '../task-input.js';
+import { namesAField, newTaskOf, notesOf, patchOf, readDueDate, resolveRefs } from '../task-input.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 /** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
@@ -48,8 +49,8 @@ const searchInput = z.strictObject({
   project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),
   label: z.optional(labelArg),
   priority: z.optional(priorityArg),
-  dueBefore: z.optional(dateArg).check(z.describe('Due on or before')),
-  dueAfter: z.optional(dateArg).check(z.describe('Due on or after')),
+  dueBefore: z.optional(dateArg).check(z.describe('Due on or before (date or words)')),
+  dueAfter: z.optional(dateArg).check(z.describe('Due on or after (date or words)')),
   overdue: z.optional(z.boolean()).check(z.describe('Open, due before today')),
   blocked: z.optional(z.boolean()).check(z.describe('Waiting on an open task')),
   ...pagingArgs,
@@ -89,8 +90,17 @@ export const tasksSearch = defineTool({
     const today = dateInZone(now, principal.timeZone);
     if (args.overdue && args.status === 'done')
       throw invalid('overdue', 'only open tasks are overdue; leave status out or set it to "open".');
-    if (args.dueAfter && args.dueBefore && args.dueAfter > args.dueBefore)
-      throw invalid('dueAfter', 'is later than dueBefore, so nothing can match.');
+    const read = { now, timeZone: principal.timeZone, forward: true };
+    const [dueAfter, dueBefore] = await Promise.all([
+      args.dueAfter === undefined ? undefined : readDay(args.dueAfter, 'dueAfter', read),
+      args.dueBefore === undefined ? undefined : readDay(args.dueBefore, 'dueBefore', read),
+    ]);
+    if (dueAfter && dueBefore && dueAfter.date > dueBefore.date)
+      throw invalid('dueAfter', `is later than dueBefore (${dueAfter.date} > ${dueBefore.date}), so nothing can match.`);
+    const textNotes = [
+      ...(dueAfter?.words ? [readLine('dueAfter', { ...dueAfter, time: undefined }, principal.timeZone)] : []),
+      ...(dueBefore?.words ? [readLine('dueBefore', { ...dueBefore, time: undefined }, principal.timeZone)] : []),
+    ];
     const after = await positionFrom(ctx, args, isTaskPosition);
     // An unknown project is refused like an unknown assignee, not answered "no tasks match".
     const [assigneeId, names] = await Promise.all([
@@ -110,7 +120,7 @@ export const tasksSearch = defineTool({
     if (keyed) {
       const task = await services.tasks.get(principal.workspaceId, keyed);
       const shown = task && (args.status === 'any' || task.status === (args.overdue ? 'open' : args.status)) ? [task] : [];
-      return { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)) };
+      return { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)), textNotes };
     }
     const page = await services.tasks.search(
       principal,
@@ -121,8 +131,8 @@ export const tasksSearch = defineTool({
         ...(args.project !== undefined ? { projectId: args.project === 'none' ? null : args.project } : {}),
         ...(args.label !== undefined ? { label: args.label } : {}),
         ...(args.priority !== undefined ? { priority: args.priority } : {}),
-        ...(args.dueAfter !== undefined ? { dueOnOrAfter: args.dueAfter } : {}),
-        ...(args.dueBefore !== undefined ? { dueOnOrBefore: args.dueBefore } : {}),
+        ...(dueAfter !== undefined ? { dueOnOrAfter: dueAfter.date } : {}),
+        ...(dueBefore !== undefined ? { dueOnOrBefore: dueBefore.date } : {}),
         ...(args.overdue ? { dueBefore: today } : {}),
         ...(args.blocked !== undefined ? { blocked: args.blocked } : {}),
       },
@@ -135,6 +145,7 @@ export const tasksSearch = defineTool({
       truncated: page.next !== undefined,
       ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
       tasks: page.tasks.map((t) => toSummary(t, names)),
+      textNotes,
     };
   },
   render: (r) =>
@@ -176,18 +187,19 @@ export const taskCreate = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'creating a task');
+    const due = await readDueDate(args, principal, ctx.now);
     const blockedBy = args.blockedBy ? await resolveRefs(services, principal, args.blockedBy, 'blockedBy') : undefined;
     const [names, [outcome]] = await Promise.all([
       loadNames(services, principal),
       createTasks(
         writeContext(ctx),
-        [{ fields: newTaskOf(principal, args, blockedBy), ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}) }],
+        [{ fields: newTaskOf(principal, due.fields, blockedBy), ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}) }],
         { replayKey: replayKeyOf(ctx, args) },
       ),
     ]);
     if (!outcome!.ok) throw outcome!.error;
     const written = 'written' in outcome! ? outcome!.written : undefined;
-    return { ...toSummary(written!.task, names), activityId: written!.record.activityId };
+    return { ...toSummary(written!.task, names), activityId: written!.record.activityId, ...notesOf(due.note) };
   },
   render: (t) => `Created: ${writtenLine(t)}${undoLine(t.activityId)}`,
 });
@@ -206,8 +218,9 @@ export const taskUpdate = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'changing a task');
-    const { taskId, version, ...fields } = args;
-    if (!namesAField(fields)) throw nothingToChange();
+    const { taskId, version, ...given } = args;
+    if (!namesAField(given)) throw nothingToChange();
+    const { fields, note } = await readDueDate(given, principal, ctx.now);
     const [task, blockedBy] = await Promise.all([
       taskOrRefuse(services, principal, taskId),
       fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
@@ -219,8 +232,8 @@ export const taskUpdate = defineTool({
         ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}),
       }),
     ]);
-    if (!written) return toSummary(task, names);
-    return { ...toSummary(written.task, names), activityId: written.record.activityId };
+    if (!written) return { ...toSummary(task, names), ...notesOf(note) };
+    return { ...toSummary(written.task, names), activityId: written.record.activityId, ...notesOf(note) };
   },
   render: (t) =>
     t.activityId ? `Updated: ${writtenLine(t)}${undoLine(t.activityId)}` : `Unchanged (it was so already): ${writtenLine(t)}`,

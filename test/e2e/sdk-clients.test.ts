@@ -75,7 +75,10 @@ const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkR
   );
   assert.match((created.content as { text: string }[])[0]!.text, /^Created 2 of 3; 1 refused: item 2 dueDate: 2026-02-30 is not a date/);
   // Words are read by the server, in the member's zone, and the text says what they were read as.
-  assert.match((created.content as { text: string }[])[0]!.text, /\nitem 3 dueDate 'next friday 3pm' read as \w{3} \d{1,2} \w{3} \d{4} 15:00 \(/);
+  assert.match(
+    (created.content as { text: string }[])[0]!.text,
+    /\nitem 3 dueDate 'next friday 3pm' read as \w{3} \d{1,2} \w{3} \d{4} 15:00 \(/,
+  );
   assert.ok(
     items.every((i) => i.status === 'refused' || /^DEMO-\d+$/.test(i.key!)),
     JSON.stringify(items),

@@ -202,7 +202,8 @@ export class ToolRegistry<S> {
       }
       const checked = def.output ? z.safeParse(def.output, out) : { success: true as const, data: out };
       if (!checked.success) throw new Error(`tool ${name} produced output outside its schema: ${describeIssues(checked.error)}`);
-      const notes = (out as WithTextNotes<object>).textNotes;
+      // Fixtures may answer with no object at all (a bare string, or nothing).
+      const notes = typeof out === 'object' && out !== null ? (out as WithTextNotes<object>).textNotes : undefined;
       const content = def.content
         ? def.content(checked.data)
         : [{ type: 'text', text: withNotes(def.render ? def.render(checked.data) : String(checked.data), notes) }];

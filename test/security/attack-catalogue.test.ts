@@ -753,7 +753,10 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
   };
 
   /** Free text (a title, a name, notes): always valid, and it gives a tool that insists on a change one to make. */
-  const isFreeText = (schema: JsonSchema): boolean => {
+  // Days are strings too (ISO or words such as "friday"), but not free text: the probe is no date.
+  const DAY_ARGS = new Set(['dueDate', 'dueBefore', 'dueAfter', 'date', 'since', 'until']);
+  const isFreeText = (schema: JsonSchema, name?: string): boolean => {
+    if (name !== undefined && DAY_ARGS.has(name)) return false;
     const s = schema.anyOf?.find((b) => b.type !== 'null') ?? schema;
     return s.type === 'string' && !s.enum && s.const === undefined && !s.format && !s.pattern;
   };
@@ -816,7 +819,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
         const kind = idKindOf(name, schema);
         if (required.has(name)) base[name] = kind ? own()[kind] : plainValue(schema);
         // Not on a read: a text filter would make any list come back empty, foreign id or not.
-        else if (!kind && !tool.annotations.readOnlyHint && name !== 'cursor' && isFreeText(schema)) base[name] = 'catalogue probe';
+        else if (!kind && !tool.annotations.readOnlyHint && name !== 'cursor' && isFreeText(schema, name)) base[name] = 'catalogue probe';
       }
       // Each id argument foreign on its own, then (with several) all of them foreign together.
       const cases = idProps.map((p) => [p]);

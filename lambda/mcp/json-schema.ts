@@ -13,11 +13,13 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
 /**
  * What every listing carries for every tool is paid for in every conversation's context, so what
  * says nothing is left out: an integer's bounds when they are JavaScript's safe-integer range (the
- * type says it), a date's 300-character pattern beside `format: date` (which says the same, RFC
- * 3339's full-date), and on results `additionalProperties: false` (a client needs to know what a
+ * type says it), a date's or an instant's 300-character pattern beside `format: date` or
+ * `date-time` (which say the same, RFC 3339's full-date and date-time), and on results `additionalProperties: false` (a client needs to know what a
  * result holds, not to refuse one that holds more: the server checks its results itself) and the
  * fields' descriptions.
  */
+const DATE_FORMATS = new Set<unknown>(['date', 'date-time']);
+
 const slim = (node: unknown, io: 'input' | 'output'): unknown => {
   if (Array.isArray(node)) return node.map((n) => slim(n, io));
   if (typeof node !== 'object' || node === null) return node;
@@ -26,7 +28,7 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     if (k === 'maximum' && v === Number.MAX_SAFE_INTEGER) continue;
     if (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) continue;
     if (io === 'output' && k === 'additionalProperties' && v === false) continue;
-    if (k === 'pattern' && (node as { format?: unknown }).format === 'date') continue;
+    if (k === 'pattern' && DATE_FORMATS.has((node as { format?: unknown }).format)) continue;
     // A result's fields are described by the tool's description and its text; their descriptions
     // would be read by no one but paid for in every context.
     if (io === 'output' && k === 'description' && typeof v === 'string') continue;

@@ -50,7 +50,8 @@ export const CACHE_HINTS = {
 
 export const INSTRUCTIONS = [
   "doers is the team's task workspace. Call me_get first: it names the user, their role and time zone,",
-  'and today\'s date there; every other tool takes absolute dates, so turn "tomorrow" into a date with it.',
+  "and today's date there. Dates and repeat rules may be given in words ('next friday 3pm', 'every monday'): the tools read",
+  "them in the user's time zone and say what they read, so never convert a date yourself.",
   'Search, then read: tasks_search returns summaries with identifiers, task_get the whole task.',
   'Lists are paged: pass nextCursor back as cursor with the same other arguments, or narrow the query.',
   "Updates take the task's current version; a conflict means someone else changed it: read it again.",

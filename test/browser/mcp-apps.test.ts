@@ -404,3 +404,40 @@ describe('the board view (ui://doers/board) in a web host', () => {
     }
   });
 });
+
+describe('recurring tasks in the views', () => {
+  test('ticking a recurring task shows its rule and next date, and Undo puts the occurrence back', async () => {
+    // Arrange: a task due today that repeats every day, for the demo user
+    const { day } = await read('agenda_get', {});
+    const made = await read('task_create', { title: 'Water the office plants', dueDate: day, repeat: 'every day', assignee: 'me' });
+    const { page, view, problems } = await open('agenda_get', {});
+    try {
+      await waitForTaskIn(view, '[data-section=today]', made.taskId);
+      const rule = await view.$eval(`li[data-task-id="${made.taskId}"] .repeat`, (e) => e.textContent ?? '');
+
+      // Act: tick it
+      await view.click(`li[data-task-id="${made.taskId}"] input.check`);
+      await waitForTaskIn(view, '[data-section=upcoming]', made.taskId);
+
+      // Assert: still open, due tomorrow, the notice says which occurrence was done
+      assert.equal(rule, '↻ every day');
+      const after = await read('task_get', { taskId: made.taskId });
+      assert.equal(after.status, 'open');
+      assert.equal(after.dueDate, addDays(day, 1));
+      assert.match(await view.$eval('#notice', (e) => e.textContent ?? ''), /^Done for .*: “Water the office plants”, next due /);
+      const told = (await page.evaluate(() => window.harness.modelContext())) as string[];
+      assert.match(told.at(-1)!, new RegExp(`completed the ${day} occurrence of “Water the office plants” \\[${ref(made)}\\]`));
+
+      // Act: Undo
+      await view.click('#notice button:not(.quiet-button)');
+      await waitForTaskIn(view, '[data-section=today]', made.taskId);
+
+      // Assert: the occurrence is back
+      assert.equal((await read('task_get', { taskId: made.taskId })).dueDate, day);
+      assert.match(await view.$eval('#notice', (e) => e.textContent ?? ''), /^Undone: /);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -35,9 +35,11 @@ import { synth } from '../infra/synth.js';
  * keys and the bulk tools, 476 KB with the SDK's event-stream codec and endpoint cache left out
  * (lib/bundling.ts), 493 KB with the one task writer, its typed refusals and the credentials that follow
  * their member, 512 KB with layout 2's lists, counts and word entries (the cold start measured beside
- * it in bench/results.md). What would bring it to 400 KB is in docs/testing.md, "Benchmarks".
+ * it in bench/results.md), 565 KB with chrono-node's English parser for dates in words, 622 KB with
+ * rrule for repeat rules (both evaluated on first use only: the cold start of me_get did not move
+ * beyond its spread, docs/testing.md). What would bring it to 400 KB is in docs/testing.md, "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 580 * 1024;
+const MAX_BUNDLE_BYTES = 640 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;

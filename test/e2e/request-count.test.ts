@@ -296,6 +296,18 @@ describe('tool calls: limits and the tool itself', () => {
   }
   after(() => console.log(`DynamoDB requests per tool call (warm instance, warm credential):\n  ${seen.join('\n  ')}`));
 
+  test('completing a recurring task moves it to its next occurrence in the one write task_complete makes', async () => {
+    const made = structured((await call('task_create', { title: 'Counted recurring', repeat: 'every monday' })).answer);
+
+    const { answer, ops } = await call('task_complete', { taskId: made.key });
+
+    const out = structured(answer);
+    assert.equal(out.status, 'open');
+    assert.equal(out.doneFor, made.dueDate);
+    assertBudget('task_complete of a recurring task', ops, 4);
+    assert.equal(ops.filter((op) => op === 'TransactWriteItems').length, 1, ops.join(' '));
+  });
+
   test('a member or project change costs every instance one reading of the directory (members, projects), then none', async () => {
     await call('project_create', { name: 'Changes the directory' });
     // The cold-credential instance sees the new version with its next credential read.

@@ -67,6 +67,35 @@ const bulkRoundTrip = async (client: AnyClient, tag: string) => {
   return { created, items, updated };
 };
 
+/**
+ * A recurring task through a real client (each result checked against its outputSchema by the
+ * client): made from a phrase, completed twice (the due date advances a week each time), one
+ * completion undone.
+ */
+const recurringRoundTrip = async (client: AnyClient, tag: string) => {
+  await client.listTools();
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.equal(r.isError, false, JSON.stringify(r.content));
+    return r.structuredContent as Record<string, any>;
+  };
+  const made = await call('task_create', { title: `${tag} water the plants`, repeat: 'every monday' });
+  const once = await call('task_complete', { taskId: made.key });
+  const twice = await call('task_complete', { taskId: made.key });
+  await call('change_undo', { activityId: twice.activityId });
+  const now = await call('task_get', { taskId: made.key });
+  return { made, once, twice, now };
+};
+
+const assertRecurring = ({ made, once, twice, now }: Awaited<ReturnType<typeof recurringRoundTrip>>) => {
+  const week = (d: string, n: number) => new Date(Date.parse(`${d}T00:00:00Z`) + n * 7 * 86_400_000).toISOString().slice(0, 10);
+  assert.equal(made.repeat, 'every Monday');
+  assert.equal(new Date(`${made.dueDate}T00:00:00Z`).getUTCDay(), 1, 'due on a Monday');
+  assert.deepEqual([once.doneFor, once.dueDate, once.status], [made.dueDate, week(made.dueDate, 1), 'open']);
+  assert.deepEqual([twice.doneFor, twice.dueDate], [week(made.dueDate, 1), week(made.dueDate, 2)]);
+  assert.deepEqual([now.dueDate, now.repeat, now.status], [week(made.dueDate, 1), 'every Monday', 'open']);
+};
+
 const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkRoundTrip>>) => {
   assert.equal(created.isError, false);
   assert.deepEqual(
@@ -121,6 +150,16 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
 
     assertBulk(outcome);
   });
+
+  test('makes a recurring task from a phrase, completes it twice and undoes one completion, every result valid', async () => {
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await recurringRoundTrip(client, 'SDK v1');
+    await client.close();
+
+    assertRecurring(outcome);
+  });
 });
 
 describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionNegotiation auto)', () => {
@@ -155,6 +194,16 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     await client.close();
 
     assertBulk(outcome);
+  });
+
+  test('makes a recurring task from a phrase, completes it twice and undoes one completion, every result valid', async () => {
+    const client = modernClient();
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await recurringRoundTrip(client as unknown as AnyClient, 'SDK v2');
+    await client.close();
+
+    assertRecurring(outcome);
   });
 
   test('without a token, connecting fails with the HTTP 401 the server answered', async () => {

@@ -323,6 +323,25 @@ const DATE_WORDS = [
   '2026-12-24T10:00',
 ];
 
+/** Rules as people type them and as RRULEs, with the ones refused (never, too often, parts a task cannot have). */
+const REPEAT_RULES = [
+  'every monday',
+  'every weekday at 9:00',
+  'every 2 weeks on friday',
+  'monthly on the 1st',
+  'every last friday',
+  'yearly on 5 march',
+  'every 3 days after completion',
+  'FREQ=WEEKLY;BYDAY=MO',
+  'every day for 2 times',
+  'yearly on 30 feb',
+  'every hour',
+  'FREQ=MINUTELY',
+  'FREQ=WEEKLY;BYWEEKNO=2',
+  'FREQ=WEEKLY;BYDAY=XX',
+  'every blue moon',
+];
+
 const knownValues = (fixture: FuzzFixture): KnownValues => {
   const { ids } = fixture;
   const dates = () => DATE_WORDS;
@@ -333,6 +352,7 @@ const knownValues = (fixture: FuzzFixture): KnownValues => {
     date: dates,
     since: dates,
     until: dates,
+    repeat: () => REPEAT_RULES,
     taskId: () => ids.tasks,
     projectId: () => ids.projects,
     project: () => [...ids.projects, 'none'],

@@ -188,6 +188,11 @@ describe('prompts', () => {
       for (const tool of tools) assert.ok(messages[0].content.text.includes(tool), `${name} drives ${tool}`);
       assert.match(messages[0].content.text, /Report only what the tools returned/);
     }
+    const weekly = await modernCall(server, 'prompts/get', { name: 'weekly_review', arguments: {} });
+    assert.match(
+      weekly.json.result.messages[0].content.text,
+      /recurring true and dueBefore seven days from today for what repeats next week/,
+    );
     const catchUp = await modernCall(server, 'prompts/get', { name: 'catch_up_on', arguments: { project: 'Acme renewal' } });
     assert.match(catchUp.json.result.messages[0].content.text, /"Acme renewal"/);
   });

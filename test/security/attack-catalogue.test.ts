@@ -753,8 +753,9 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
   };
 
   /** Free text (a title, a name, notes): always valid, and it gives a tool that insists on a change one to make. */
-  // Days are strings too (ISO or words such as "friday"), but not free text: the probe is no date.
-  const DAY_ARGS = new Set(['dueDate', 'dueBefore', 'dueAfter', 'date', 'since', 'until']);
+  // Days and repeat rules are strings too (ISO or words such as "friday", "every monday"), but not
+  // free text: the probe is no date and no rule.
+  const DAY_ARGS = new Set(['dueDate', 'dueBefore', 'dueAfter', 'date', 'since', 'until', 'repeat']);
   const isFreeText = (schema: JsonSchema, name?: string): boolean => {
     if (name !== undefined && DAY_ARGS.has(name)) return false;
     const s = schema.anyOf?.find((b) => b.type !== 'null') ?? schema;

@@ -1,6 +1,6 @@
 import { shortDate } from './dates.js';
 import type { ViewHost } from './host.js';
-import { type Json, modelRef, type Task, toTask } from './model.js';
+import { date, isObject, type Json, modelRef, str, type Task, toTask } from './model.js';
 
 export interface Notice {
   readonly text: string;
@@ -76,7 +76,7 @@ export const taskActions = (ctx: ActionsContext): TaskActions => {
     task: Task,
     tool: string,
     fields: Json,
-    said: (after: Task) => { user: string; model: string; undo?: (after: Task) => void },
+    said: (after: Task, data: Json) => { user: string; model: string; undo?: (after: Task) => void },
   ): Promise<void> => {
     items.busy.add(task.taskId);
     ctx.rerender();
@@ -88,7 +88,7 @@ export const taskActions = (ctx: ActionsContext): TaskActions => {
       });
       if (out.ok) {
         const after = toTask(out.data) ?? task;
-        const told = said(after);
+        const told = said(after, isObject(out.data) ? out.data : {});
         host.tellModel(`${told.model} ${modelRef(after)}${after.version === undefined ? '' : `, now version ${after.version}`}`);
         const undo = told.undo;
         ctx.notify({ kind: 'info', text: told.user, ...(undo ? { undo: () => undo(after) } : {}) });
@@ -105,13 +105,41 @@ export const taskActions = (ctx: ActionsContext): TaskActions => {
     }
   };
 
+  /** Takes one change back by its record (change_undo), as the server's own Undo line says. */
+  const undoChange = async (task: Task, activityId: string): Promise<void> => {
+    items.busy.add(task.taskId);
+    ctx.rerender();
+    try {
+      const out = await host.call('change_undo', { activityId });
+      if (out.ok) {
+        host.tellModel(`undid ${activityId} on ${modelRef(task)}`);
+        ctx.notify({ kind: 'info', text: `Undone: “${task.title}” is back as it was.` });
+        await ctx.reload();
+      } else ctx.notify({ kind: 'error', text: out.text || 'The undo was refused.' });
+    } finally {
+      items.busy.delete(task.taskId);
+      ctx.rerender();
+    }
+  };
+
   const actions: TaskActions = {
     setDone: (task, done) =>
-      write(task, done ? 'task_complete' : 'task_reopen', {}, () => ({
-        user: `${done ? 'Done' : 'Reopened'}: “${task.title}”.`,
-        model: done ? 'completed' : 'reopened',
-        undo: (after) => void actions.setDone(after, !done),
-      })),
+      write(task, done ? 'task_complete' : 'task_reopen', {}, (after, data) => {
+        // A recurring task stays open, due at its next occurrence: undone by its change, not by reopening.
+        const doneFor = date(data.doneFor);
+        const activityId = str(data.activityId);
+        if (done && doneFor && activityId)
+          return {
+            user: `Done for ${shortDate(doneFor, host.locale())}: “${task.title}”, next ${dueText(after, host.locale())}.`,
+            model: `completed the ${doneFor} occurrence of`,
+            undo: () => void undoChange(task, activityId),
+          };
+        return {
+          user: `${done ? 'Done' : 'Reopened'}: “${task.title}”.`,
+          model: done ? 'completed' : 'reopened',
+          undo: (after) => void actions.setDone(after, !done),
+        };
+      }),
     move: (task, dueDate) =>
       write(task, 'task_update', { dueDate }, (after) => ({
         user: `Moved “${task.title}”: ${dueText(after, host.locale())}.`,

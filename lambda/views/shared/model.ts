@@ -18,6 +18,8 @@ export interface Task {
   readonly projectId?: string;
   readonly projectName?: string;
   readonly labels: readonly string[];
+  /** A recurring task's rule in words ("every Monday"). */
+  readonly repeat?: string;
   readonly completedAt?: string;
   readonly version?: number;
   readonly notes?: string;
@@ -47,6 +49,7 @@ export const toTask = (v: unknown): Task | undefined => {
     assigneeName: str(v.assigneeName),
     projectId: str(v.projectId),
     projectName: str(v.projectName),
+    repeat: str(v.repeat),
     completedAt: str(v.completedAt),
     version: num(v.version),
     notes: str(v.notes),

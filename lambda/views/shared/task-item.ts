@@ -86,6 +86,7 @@ const detailsPanel = (t: Task, o: ItemOptions): HTMLElement => {
       row('Assignee', shown.assigneeName ?? shown.assigneeId ?? 'none'),
       row('Project', shown.projectName ?? shown.projectId),
       row('Labels', shown.labels.length ? shown.labels.map((l) => `#${l}`).join(' ') : undefined),
+      row('Repeats', shown.repeat),
       row('Id', `${t.key ? `${t.key} · ` : ''}${t.taskId}${shown.version === undefined ? '' : ` · version ${shown.version}`}`),
     ),
   );
@@ -105,6 +106,7 @@ export const taskItem = (t: Task, o: ItemOptions): HTMLElement => {
     !o.hide?.assignee && t.assigneeName ? h('span', {}, `@${t.assigneeName}`) : null,
     !o.hide?.project && t.projectName ? h('span', {}, t.projectName) : null,
     ...t.labels.map((l) => h('span', { class: 'label' }, `#${l}`)),
+    t.repeat ? h('span', { class: 'repeat', title: `Repeats ${t.repeat}` }, `↻ ${t.repeat}`) : null,
   ];
   const toggle = (which: 'move' | 'details', label: string, aria: string) =>
     h(

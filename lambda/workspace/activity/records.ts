@@ -28,6 +28,7 @@ export const TASK_FIELDS = [
   'assigneeId',
   'projectId',
   'labels',
+  'repeat',
   'completedAt',
   'completedBy',
   'blockedBy',
@@ -77,7 +78,7 @@ export const taskRecord = (
   source: ChangeSource,
   before: Task | undefined,
   after: Task,
-  extra: Partial<Pick<ActivityRecord, 'undoOf' | 'commentCount'>> = {},
+  extra: Partial<Pick<ActivityRecord, 'undoOf' | 'commentCount' | 'occurrence'>> = {},
   activityId?: string,
 ): ActivityRecord =>
   buildRecord(
@@ -85,7 +86,8 @@ export const taskRecord = (
     after.workspaceId,
     {
       kind: 'task',
-      action: actionOf(before, after),
+      // A recurring task's completion leaves it open, due at its next occurrence: still a completion.
+      action: extra.occurrence ? 'completed' : actionOf(before, after),
       targetId: after.taskId,
       targetLabel: after.title,
       taskId: after.taskId,

@@ -85,6 +85,10 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
       return `role ${c.before} → ${c.after}`;
     case 'status':
       return `status ${c.before} → ${c.after}`;
+    case 'repeat': {
+      const words = (v: unknown) => (v && typeof v === 'object' ? String((v as { words?: unknown }).words) : 'none');
+      return `repeats ${words(c.before)} → ${words(c.after)}`;
+    }
     default:
       return `${c.field} ${typeof c.before === 'object' ? JSON.stringify(c.before) : String(c.before ?? 'none')} → ${typeof c.after === 'object' ? JSON.stringify(c.after) : String(c.after ?? 'none')}`;
   }
@@ -103,8 +107,11 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
     switch (`${r.kind}:${r.action}`) {
       case 'task:created':
         return `created task ${label}`;
-      case 'task:completed':
-        return `completed ${label}`;
+      case 'task:completed': {
+        if (!r.occurrence) return `completed ${label}`;
+        const next = r.changes.find((c) => c.field === 'dueDate')?.after;
+        return `completed ${label}: done for ${dayPhrase(r.occurrence)}${typeof next === 'string' ? `, next due ${dayPhrase(next)}` : ''}`;
+      }
       case 'task:reopened':
         return `reopened ${label}`;
       case 'task:deleted':

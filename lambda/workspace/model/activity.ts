@@ -67,6 +67,8 @@ export interface ActivityRecord {
   readonly after?: Record<string, unknown>;
   /** A deleted task's comments at the time (deleted and restored with it). */
   readonly commentCount?: number;
+  /** A recurring task's completion: the due date of the occurrence done (the task stays open, due at the next). */
+  readonly occurrence?: string;
   /** This record undid that one. */
   readonly undoOf?: string;
   /** Set on this record when a later change undid it. */

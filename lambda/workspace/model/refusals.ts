@@ -244,3 +244,10 @@ export const dateUnreadable = (param: string, words: string, problem: string) =>
     'invalid-argument',
     { param, words },
   );
+
+/** A `repeat` argument that is no rule a task can have: the words, why, and rules that are read. */
+export const repeatUnreadable = (param: string, words: string, problem: string, examples: string) =>
+  new InvalidArgumentRefusal(`${param}: '${words}' ${problem}. Rules read here: ${examples}; null stops one.`, 'invalid-argument', {
+    param,
+    words,
+  });

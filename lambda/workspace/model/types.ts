@@ -1,3 +1,5 @@
+import type { Repeat } from './repeat-rules.js';
+
 export const PRIORITIES = ['P1', 'P2', 'P3', 'P4'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 export type TaskStatus = 'open' | 'done';
@@ -19,6 +21,8 @@ export interface Task {
   readonly assigneeId?: string;
   readonly projectId?: string;
   readonly labels: readonly string[];
+  /** A recurring task's rule: completing it moves `dueDate` to the next occurrence (model/repeat-rules.ts). */
+  readonly repeat?: Repeat;
   /**
    * The tasks this one waits on: task id → its number (0 for one from before numbers). Written by
    * this task's own changes only; a blocker's delete or restore changes only which of them wait

@@ -218,6 +218,7 @@ const filterOf = (x: Expression, f: TaskFilter): string | undefined => {
     equalsOrAbsent('priority', f.priority),
     f.label !== undefined ? x.contains('labels', f.label) : undefined,
     f.blocked === undefined ? undefined : f.blocked ? x.exists('openBlockers') : x.absent('openBlockers'),
+    f.recurring === undefined ? undefined : f.recurring ? x.exists('repeat') : x.absent('repeat'),
     f.dueOnOrAfter !== undefined ? x.ge('dueDate', f.dueOnOrAfter) : undefined,
     f.dueOnOrBefore !== undefined ? x.le('dueDate', f.dueOnOrBefore) : undefined,
     f.dueBefore !== undefined ? x.lt('dueDate', f.dueBefore) : undefined,

@@ -394,6 +394,7 @@ const residualFilter = (x: Expression, f: TaskFilter, kind: ListKind): string | 
     kind !== 'assignee' ? equalsOrAbsent('assigneeId', f.assigneeId) : undefined,
     kind !== 'project' ? equalsOrAbsent('projectId', f.projectId) : undefined,
     f.blocked === undefined ? undefined : f.blocked ? x.exists('openBlockers') : x.absent('openBlockers'),
+    f.recurring === undefined ? undefined : f.recurring ? x.exists('repeat') : x.absent('repeat'),
   );
   return clause || undefined;
 };
@@ -410,6 +411,7 @@ const matchesFilter = (t: Task, f: TaskFilter): boolean => {
   if (f.dueOnOrBefore !== undefined && (t.dueDate === undefined || t.dueDate > f.dueOnOrBefore)) return false;
   if (f.dueBefore !== undefined && (t.dueDate === undefined || t.dueDate >= f.dueBefore)) return false;
   if (f.blocked !== undefined && (t.openBlockers?.length ?? 0) > 0 !== f.blocked) return false;
+  if (f.recurring !== undefined && !!t.repeat !== f.recurring) return false;
   if (f.words?.length && !matchOf(taskWords({ ...t, nw: extrasOf(t).nw }), f.words).all) return false;
   return true;
 };

@@ -19,6 +19,8 @@ export interface TaskFilter {
   readonly dueBefore?: string;
   /** true: waiting on an open task; false: not. */
   readonly blocked?: boolean;
+  /** true: has a repeat rule; false: has none. */
+  readonly recurring?: boolean;
 }
 
 /** Where a page ended: the search continues strictly after this task. */

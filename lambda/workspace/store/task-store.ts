@@ -122,6 +122,7 @@ const OPTIONAL = [
   'goneBlockers',
   'hasNotes',
   'nw',
+  'repeat',
 ] as const;
 /** Kept by other tasks' changes (workspace/tasks/links.ts): a task's own change never writes them. */
 const MAINTAINED = new Set(['blocks', 'linksVersion']);

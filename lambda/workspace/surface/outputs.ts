@@ -16,6 +16,7 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   ...(t.assigneeId ? { assigneeId: t.assigneeId, ...optionalName(names.members.get(t.assigneeId)?.name, 'assigneeName') } : {}),
   ...(t.projectId ? { projectId: t.projectId, ...optionalName(names.projects.get(t.projectId)?.name, 'projectName') } : {}),
   labels: [...t.labels],
+  ...(t.repeat ? { repeat: t.repeat.words } : {}),
   ...(t.completedAt ? { completedAt: t.completedAt } : {}),
   ...(t.blockedBy && Object.keys(t.blockedBy).length
     ? {

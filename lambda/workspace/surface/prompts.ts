@@ -25,7 +25,8 @@ export const dailyBriefing = definePrompt({
         "4. Call activity_list with since yesterday's date for what changed in the last day.\n" +
         'Then give me a short briefing: first the counts, then what is overdue, then what is due today in priority order, then the ' +
         'next few days. Then, in one or two lines, what other people changed on my tasks since yesterday (who, through which ' +
-        'assistant, what) from step 4; leave out my own changes. Suggest at most three things to do first.\n' +
+        'assistant, what) from step 4; leave out my own changes. A recurring task (↻) stays open when done: its completions ' +
+        'are the "done for" lines of step 4. Suggest at most three things to do first.\n' +
         REPORT_ONLY,
     ),
 });
@@ -45,7 +46,10 @@ export const weeklyReview = definePrompt({
         'they are older than seven days).\n' +
         '4. Call tasks_search with overdue true and assignee "me" for what slipped.\n' +
         '5. Call tasks_search with assignee "me", dueAfter today and dueBefore seven days from today for the week ahead.\n' +
-        'Summarise: done last week, overdue now, due next week, grouped by project (or "no project"). End with up to three ' +
+        '6. Call tasks_search with assignee "me", recurring true and dueBefore seven days from today for what repeats next week ' +
+        '(each line shows its rule after ↻; a recurring task stays open when done, so it is never in step 3).\n' +
+        'Summarise: done last week, overdue now, due next week, what repeats next week (with its rule), grouped by project (or ' +
+        '"no project"). End with up to three ' +
         'suggestions (reschedule, delegate, drop).\n' +
         REPORT_ONLY,
     ),

@@ -42,6 +42,7 @@ export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssig
     t.assigneeId && !opts.omitAssignee ? `@${t.assigneeName ?? t.assigneeId}` : undefined,
     t.projectId ? (t.projectName ?? t.projectId) : undefined,
     t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
+    t.repeat ? `↻ ${t.repeat}` : undefined,
     links ?? (waiting.length ? `blocked by ${waiting.map((b) => `${taskName(b)} (open)`).join(', ')}` : undefined),
   ].filter(Boolean);
   return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;

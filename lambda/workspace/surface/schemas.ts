@@ -66,6 +66,7 @@ const taskCore = {
   projectId: z.optional(z.string()),
   projectName: z.optional(z.string()),
   labels: z.array(z.string()),
+  repeat: z.optional(z.string()),
   completedAt: z.optional(z.string()),
   blockedBy: z.optional(
     z
@@ -131,6 +132,8 @@ export const titleArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(3
 export const notesArg = z.string().check(z.maxLength(10_000));
 export const labelsArg = z.array(labelArg).check(z.maxLength(10));
 export const whoArg = z.string().check(z.minLength(1), z.maxLength(100));
+/** A recurring task's rule: a phrase or an RRULE, read by model/repeat-rules.ts (which names what it refuses). */
+export const repeatArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
 
 /** What a new task may be given (task_create, and each item of tasks_create). */
 export const newTaskFields = {
@@ -143,6 +146,7 @@ export const newTaskFields = {
   projectId: z.optional(idArg('project')),
   labels: z.optional(labelsArg),
   blockedBy: z.optional(blockedByArg),
+  repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
 };
 
 /** What a change of a task may set (task_update, and each entry of tasks_update). */
@@ -156,4 +160,5 @@ export const taskChangeFields = {
   projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('null: no project')),
   labels: z.optional(labelsArg).check(z.describe('All labels')),
   blockedBy: z.optional(blockedByArg),
+  repeat: z.optional(z.nullable(repeatArg)).check(z.describe('As task_create; null stops')),
 };

@@ -1,6 +1,7 @@
 import type { Caller } from '../model/caller.js';
-import { type DayRead, readDay, readLine } from '../model/date-words.js';
+import { readDay, readLine } from '../model/date-words.js';
 import { invalid } from '../model/refusals.js';
+import { type RepeatRead, readRepeat } from '../model/repeat-rules.js';
 import { parseTaskRef } from '../model/task-refs.js';
 import type { Priority } from '../model/types.js';
 import type { WorkspaceStores } from '../store/stores.js';
@@ -22,30 +23,51 @@ export interface ToolTaskFields {
   readonly projectId?: string | null | undefined;
   readonly labels?: readonly string[] | undefined;
   readonly blockedBy?: readonly string[] | undefined;
+  /** A rule as given: a phrase or an RRULE; null stops it. */
+  readonly repeat?: string | null | undefined;
+  /** The rule, read (readWords puts it here). */
+  readonly rule?: RepeatRead | null | undefined;
 }
 
 /**
- * The fields with `dueDate` read as a day (words in the caller's zone: "next friday 3pm" gives the
- * date and, when the words name one, the time), and the line the answer shows for words it read.
- * A time in the words and a `dueTime` besides are refused: which one was meant is not for the
- * server to guess. `prefix` leads a bulk item's note ("item 3 "); its refusals are placed by the item.
+ * The fields with the words in them read: `dueDate` as a day (words in the caller's zone: "next
+ * friday 3pm" gives the date and, when the words name one, the time) and `repeat` as a rule, with
+ * the lines the answer shows for what it read. A time named twice (in the words, a rule's "at 9:00"
+ * and `dueTime`) and differently is refused: which one was meant is not for the server to guess.
+ * `prefix` leads a bulk item's note ("item 3 "); its refusals are placed by the item.
  */
-export const readDueDate = async <F extends ToolTaskFields>(
+export const readWords = async <F extends ToolTaskFields>(
   fields: F,
   caller: Pick<Caller, 'timeZone'>,
   now: Date,
   prefix = '',
 ): Promise<{ readonly fields: F; readonly note?: string }> => {
-  if (typeof fields.dueDate !== 'string') return { fields };
-  const read: DayRead = await readDay(fields.dueDate, 'dueDate', { now, timeZone: caller.timeZone, forward: true });
-  if (read.time && typeof fields.dueTime === 'string' && fields.dueTime !== read.time)
+  const [read, rule] = await Promise.all([
+    typeof fields.dueDate === 'string' ? readDay(fields.dueDate, 'dueDate', { now, timeZone: caller.timeZone, forward: true }) : undefined,
+    typeof fields.repeat === 'string' ? readRepeat(fields.repeat, 'repeat', { now, timeZone: caller.timeZone }) : undefined,
+  ]);
+  const times = [
+    read?.time ? { from: `dueDate '${read.words}'`, time: read.time } : undefined,
+    rule?.time ? { from: `repeat '${rule.given}'`, time: rule.time } : undefined,
+    typeof fields.dueTime === 'string' ? { from: 'dueTime', time: fields.dueTime } : undefined,
+  ].filter((t) => t !== undefined);
+  const clash = times.find((t) => t.time !== times[0]!.time);
+  if (clash)
     throw invalid(
-      'dueTime',
-      `dueDate '${read.words}' names a time (${read.time}) and dueTime another (${fields.dueTime}); give the time once.`,
+      typeof fields.dueTime === 'string' ? 'dueTime' : 'repeat',
+      `${times[0]!.from} names a time (${times[0]!.time}) and ${clash.from} another (${clash.time}); give the time once.`,
     );
+  const lines = [
+    ...(read?.words ? [`${prefix}${readLine('dueDate', read, caller.timeZone)}`] : []),
+    ...(rule ? [`${prefix}repeat '${rule.given}' read as ${rule.words} (${caller.timeZone}).`] : []),
+  ];
   return {
-    fields: { ...fields, dueDate: read.date, ...(read.time ? { dueTime: read.time } : {}) },
-    ...(read.words ? { note: `${prefix}${readLine('dueDate', read, caller.timeZone)}` } : {}),
+    fields: {
+      ...fields,
+      ...(read ? { dueDate: read.date, ...(read.time ? { dueTime: read.time } : {}) } : {}),
+      ...(rule ? { rule } : fields.repeat === null ? { rule: null } : {}),
+    },
+    ...(lines.length ? { note: lines.join('\n') } : {}),
   };
 };
 
@@ -112,6 +134,7 @@ export const newTaskOf = (
     ...(fields.projectId ? { projectId: fields.projectId } : {}),
     ...(fields.labels ? { labels: fields.labels } : {}),
     ...(blockedBy ? { blockedBy: blockedBy.ids } : {}),
+    ...(fields.rule ? { repeat: fields.rule } : {}),
   };
 };
 
@@ -125,6 +148,7 @@ export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: Reso
   ...(fields.projectId !== undefined ? { projectId: fields.projectId } : {}),
   ...(fields.labels !== undefined ? { labels: fields.labels } : {}),
   ...(blockedBy ? { blockedBy: blockedBy.ids } : {}),
+  ...(fields.rule !== undefined ? { repeat: fields.rule } : {}),
 });
 
 /** Whether a change names at least one field. */

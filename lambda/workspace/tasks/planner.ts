@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import { invalid, taskDeleted, upgrading } from '../model/refusals.js';
+import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
 import { taskNameOf } from '../model/task-refs.js';
+import { dateInZone } from '../model/time.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
 import type { WriteContext } from '../store/stores.js';
@@ -28,6 +30,8 @@ export interface NewTask {
   readonly projectId?: string | undefined;
   readonly labels?: readonly string[] | undefined;
   readonly blockedBy?: readonly string[] | undefined;
+  /** Its rule, read; it counts from dueDate, or from its first occurrence when there is none. */
+  readonly repeat?: RepeatRead | undefined;
 }
 
 /** A change of a task's fields: an absent field stays, `null` clears it. */
@@ -42,7 +46,9 @@ export interface TaskPatch {
   readonly labels?: readonly string[] | undefined;
   /** All the tasks it waits on, by id: the whole set (an empty one clears it). */
   readonly blockedBy?: readonly string[] | undefined;
-  /** done completes the task, open reopens it. */
+  /** A rule read from a tool (it counts from the due date), a rule as a record kept it (an undo), or null to stop. */
+  readonly repeat?: RepeatRead | Repeat | null | undefined;
+  /** done completes the task (a recurring one: this occurrence), open reopens it. */
   readonly status?: TaskStatus | undefined;
   /** When a completion is put back (an undo), when and by whom it was: else now, and the caller. */
   readonly completed?: { readonly at: string; readonly by: string } | undefined;
@@ -64,7 +70,36 @@ export interface PlannedTask {
   readonly before: Task | undefined;
   readonly next: Task;
   readonly blockers?: Blockers;
+  /** A recurring task's completion: the due date of the occurrence it completed. */
+  readonly occurrence?: string;
 }
+
+/**
+ * A rule and its anchor: the due date the task has (this occurrence, kept as the person set it),
+ * else its first occurrence from the caller's today, which becomes the due date.
+ */
+const anchored = async (
+  caller: WriteContext['caller'],
+  now: Date,
+  read: RepeatRead,
+  dueDate: string | undefined,
+  param: string,
+): Promise<{ repeat: Repeat; dueDate: string }> => {
+  const anchor = dueDate ?? (await firstOccurrence(read, dateInZone(now, caller.timeZone)));
+  if (!anchor) throw invalid(param, `'${read.given}' has no occurrence from today on.`);
+  return {
+    repeat: {
+      rule: read.rule,
+      anchor,
+      zone: caller.timeZone,
+      ...(read.afterCompletion ? { afterCompletion: true as const } : {}),
+      words: read.words,
+    },
+    dueDate: anchor,
+  };
+};
+
+const isStored = (r: RepeatRead | Repeat): r is Repeat => 'anchor' in r;
 
 /** Tasks are written in the current layout only: a workspace of an earlier one is migrated first. */
 const refuseUnlessCurrentLayout = (caller: WriteContext['caller']): void => {
@@ -87,6 +122,9 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
       : undefined,
   ]);
   const at = source.now.toISOString();
+  const rule = fields.repeat ? await anchored(caller, source.now, fields.repeat, fields.dueDate, `${prefix}repeat`) : undefined;
+  const dueDate = rule?.dueDate ?? fields.dueDate;
+  const dueTime = fields.dueTime ?? fields.repeat?.time;
   const next: Task = {
     workspaceId: caller.workspaceId,
     taskId,
@@ -94,11 +132,12 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     ...(fields.notes ? { notes: fields.notes } : {}),
     status: 'open',
     priority: fields.priority,
-    ...(fields.dueDate ? { dueDate: fields.dueDate } : {}),
-    ...(fields.dueTime ? { dueTime: fields.dueTime } : {}),
+    ...(dueDate ? { dueDate } : {}),
+    ...(dueTime ? { dueTime } : {}),
     ...(assigneeId ? { assigneeId } : {}),
     ...(fields.projectId ? { projectId: fields.projectId } : {}),
     labels: [...new Set(fields.labels ?? [])],
+    ...(rule ? { repeat: rule.repeat } : {}),
     ...(blockers ? linkFields(blockers) : {}),
     createdBy: caller.userId,
     createdAt: at,
@@ -151,9 +190,36 @@ export const planChange = async (
       ? undefined
       : resolveBlockers(stores, caller, task, patch.blockedBy, `${prefix}blockedBy`, opts.refOf, opts.fresh),
   ]);
-  const dueDate = patch.dueDate === undefined ? task.dueDate : (patch.dueDate ?? undefined);
-  const dueTime = patch.dueDate === null || patch.dueTime === null ? undefined : (patch.dueTime ?? task.dueTime);
+  let dueDate = patch.dueDate === undefined ? task.dueDate : (patch.dueDate ?? undefined);
+  const ruleTime = patch.repeat && !isStored(patch.repeat) ? patch.repeat.time : undefined;
+  let dueTime = patch.dueDate === null || patch.dueTime === null ? undefined : (patch.dueTime ?? ruleTime ?? task.dueTime);
+  // A new rule counts from the due date the task will have; a rule kept (an undo) comes back as it was.
+  let repeat: Repeat | undefined =
+    patch.repeat === undefined ? task.repeat : patch.repeat && isStored(patch.repeat) ? patch.repeat : undefined;
+  if (patch.repeat && !isStored(patch.repeat)) {
+    const rule = await anchored(caller, source.now, patch.repeat, dueDate, `${prefix}repeat`);
+    repeat = rule.repeat;
+    dueDate = rule.dueDate;
+  }
+  if (repeat && !dueDate)
+    throw invalid(
+      `${prefix}dueDate`,
+      `a recurring task is due at its next occurrence (${repeat.words}); to clear the date, stop the rule too (repeat: null).`,
+    );
   if (dueTime && !dueDate) throw invalid(`${prefix}dueTime`, 'the task has no due date; set dueDate as well.');
+  // Completing an occurrence of a recurring task moves it to the next one; the last one completes it.
+  let status = patch.status ?? task.status;
+  let occurrence: string | undefined;
+  if (status === 'done' && task.status !== 'done' && repeat && dueDate && !patch.completed) {
+    const doneOn = dateInZone(source.now, repeat.zone);
+    const after = await nextOccurrence(repeat, dueDate, doneOn);
+    if (after) {
+      occurrence = dueDate;
+      dueDate = after;
+      status = 'open';
+    }
+  }
+  if (dueDate === undefined) dueTime = undefined;
   const {
     notes: _n,
     dueDate: _d,
@@ -165,12 +231,12 @@ export const planChange = async (
     blockedBy: _bb,
     openBlockers: _ob,
     goneBlockers: _gb,
+    repeat: _r,
     ...kept
   } = task;
   const notes = patch.notes === undefined ? task.notes : (patch.notes ?? undefined);
   const nextAssignee = assigneeId === undefined ? task.assigneeId : (assigneeId ?? undefined);
   const nextProject = patch.projectId === undefined ? task.projectId : (patch.projectId ?? undefined);
-  const status = patch.status ?? task.status;
   const done =
     status === 'done'
       ? task.status === 'done'
@@ -194,6 +260,7 @@ export const planChange = async (
     ...(dueTime ? { dueTime } : {}),
     ...(nextAssignee ? { assigneeId: nextAssignee } : {}),
     ...(nextProject ? { projectId: nextProject } : {}),
+    ...(repeat ? { repeat } : {}),
     ...(done ?? {}),
     status,
     ...links,
@@ -201,5 +268,5 @@ export const planChange = async (
     version: task.version + 1,
   };
   if (sameTask(task, next)) return undefined;
-  return { before: task, next, ...(blockers ? { blockers } : {}) };
+  return { before: task, next, ...(blockers ? { blockers } : {}), ...(occurrence ? { occurrence } : {}) };
 };

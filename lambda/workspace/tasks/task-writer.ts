@@ -116,7 +116,11 @@ const recordFor = (ctx: WriteContext, planned: PlannedTask, opts: ChangeOptions,
     ctx.source,
     planned.before,
     planned.next,
-    { ...(opts.undoes ? { undoOf: opts.undoes.activityId } : {}), ...(commentCount ? { commentCount } : {}) },
+    {
+      ...(opts.undoes ? { undoOf: opts.undoes.activityId } : {}),
+      ...(commentCount ? { commentCount } : {}),
+      ...(planned.occurrence ? { occurrence: planned.occurrence } : {}),
+    },
     opts.recordId,
   );
 

@@ -74,6 +74,9 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
       case 'projectId':
         patch[c.field] = c.before ?? null;
         break;
+      case 'repeat':
+        patch.repeat = c.before ?? null;
+        break;
       case 'labels':
         patch.labels = (c.before as string[] | undefined) ?? [];
         break;

@@ -12,7 +12,7 @@ import { changeTasks, createTasks, type ItemOutcome } from '../../tasks/task-wri
 import { defineTool } from '../define-tool.js';
 import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../schemas.js';
 import { replayKeyOf, writeContext } from '../sources.js';
-import { namesAField, newTaskOf, patchOf, type ResolvedRefs, readDueDate, resolveRefs } from '../task-input.js';
+import { namesAField, newTaskOf, patchOf, type ResolvedRefs, readWords, resolveRefs } from '../task-input.js';
 import { CREATE, UPDATE } from './annotations.js';
 
 /**
@@ -160,7 +160,7 @@ export const tasksCreate = defineTool({
         let refs: ResolvedRefs | undefined;
         let fields: typeof p.value;
         try {
-          const due = await readDueDate(p.value, principal, ctx.now, `item ${i + 1} `);
+          const due = await readWords(p.value, principal, ctx.now, `item ${i + 1} `);
           fields = due.fields;
           if (due.note) notes[i] = due.note;
           refs = p.value.blockedBy
@@ -247,7 +247,7 @@ export const tasksUpdate = defineTool({
           return undefined;
         }
         try {
-          const { fields, note } = await readDueDate(given, principal, ctx.now, `item ${i + 1} `);
+          const { fields, note } = await readWords(given, principal, ctx.now, `item ${i + 1} `);
           if (note) notes[i] = note;
           const [taskId, refs] = await Promise.all([
             services.numbers.idOrRefuse(principal, ref, 'taskId'),

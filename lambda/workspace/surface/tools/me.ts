@@ -20,9 +20,7 @@ const meOutput = z.object({
 export const meGet = defineTool({
   name: 'me_get',
   title: 'Who am I',
-  description:
-    "The calling user: name, e-mail, workspace and its task key, role, time zone, today there, and the token's scopes. Call it " +
-    'first to turn "tomorrow" into a date.',
+  description: "The calling user: name, e-mail, workspace and its task key, role, time zone, today there, and the token's scopes.",
   input: z.strictObject({}),
   output: meOutput,
   annotations: READ,

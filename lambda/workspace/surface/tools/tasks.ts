@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
-import { readDay, readLine } from '../../model/date-words.js';
+import { dayInWords, readDay, readLine } from '../../model/date-words.js';
 import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
 import { keyField, parseTaskRef } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
@@ -32,7 +32,7 @@ import {
   versionArg,
 } from '../schemas.js';
 import { replayKeyOf, writeContext } from '../sources.js';
-import { namesAField, newTaskOf, notesOf, patchOf, readDueDate, resolveRefs } from '../task-input.js';
+import { namesAField, newTaskOf, notesOf, patchOf, readWords, resolveRefs } from '../task-input.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 /** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
@@ -53,6 +53,7 @@ const searchInput = z.strictObject({
   dueAfter: z.optional(dateArg).check(z.describe('Due on or after (date or words)')),
   overdue: z.optional(z.boolean()).check(z.describe('Open, due before today')),
   blocked: z.optional(z.boolean()).check(z.describe('Waiting on an open task')),
+  recurring: z.optional(z.boolean()).check(z.describe('Has a repeat rule')),
   ...pagingArgs,
 });
 
@@ -135,6 +136,7 @@ export const tasksSearch = defineTool({
         ...(dueBefore !== undefined ? { dueOnOrBefore: dueBefore.date } : {}),
         ...(args.overdue ? { dueBefore: today } : {}),
         ...(args.blocked !== undefined ? { blocked: args.blocked } : {}),
+        ...(args.recurring !== undefined ? { recurring: args.recurring } : {}),
       },
       args.limit,
       after,
@@ -187,7 +189,7 @@ export const taskCreate = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'creating a task');
-    const due = await readDueDate(args, principal, ctx.now);
+    const due = await readWords(args, principal, ctx.now);
     const blockedBy = args.blockedBy ? await resolveRefs(services, principal, args.blockedBy, 'blockedBy') : undefined;
     const [names, [outcome]] = await Promise.all([
       loadNames(services, principal),
@@ -220,7 +222,7 @@ export const taskUpdate = defineTool({
     requireRole(principal, 'member', 'changing a task');
     const { taskId, version, ...given } = args;
     if (!namesAField(given)) throw nothingToChange();
-    const { fields, note } = await readDueDate(given, principal, ctx.now);
+    const { fields, note } = await readWords(given, principal, ctx.now);
     const [task, blockedBy] = await Promise.all([
       taskOrRefuse(services, principal, taskId),
       fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
@@ -247,6 +249,7 @@ const stateInput = z.strictObject({
 });
 
 const completedOutput = z.extend(changedTaskOutput, {
+  doneFor: z.optional(dateOut),
   unblocked: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string() }))),
 });
 
@@ -256,14 +259,18 @@ const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output
   requireRole(principal, 'member', status === 'done' ? 'completing a task' : 'reopening a task');
   const task = await taskOrRefuse(services, principal, args.taskId);
   // Who waits on it and is free once it is done: read with the change (only when anyone waits on it).
-  const [names, written, freed] = await Promise.all([
+  // A recurring task stays open at its next occurrence, so what waits on it waits still (but after its last).
+  const freeing = status === 'done' && task.status !== 'done';
+  const [names, written, early] = await Promise.all([
     loadNames(services, principal),
     changeTask(writeContext(ctx), task, { status }, args.version !== undefined ? { expectVersion: args.version } : {}),
-    status === 'done' && task.status !== 'done' ? unblockedBy(services, principal, task) : Promise.resolve([]),
+    freeing && !task.repeat ? unblockedBy(services, principal, task) : Promise.resolve([]),
   ]);
   if (!written) return toSummary(task, names);
+  const freed = freeing && task.repeat && written.task.status === 'done' ? await unblockedBy(services, principal, task) : early;
   return {
     ...toSummary(written.task, names),
+    ...(written.record.occurrence ? { doneFor: written.record.occurrence } : {}),
     ...(freed.length
       ? { unblocked: freed.map((t) => ({ ...keyField(principal.workspaceKey, t.number), taskId: t.taskId, title: t.title })) }
       : {}),
@@ -281,7 +288,7 @@ export const taskComplete = defineTool({
   scope: 'tasks:write',
   run: (args, ctx) => setStatus(ctx, args, 'done'),
   render: (t) =>
-    `${t.activityId ? 'Done' : 'Done already'}: ${writtenLine(t)}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
+    `${t.doneFor ? `Done for ${dayInWords(t.doneFor)}, next due ${dayInWords(t.dueDate!)}` : t.activityId ? 'Done' : 'Done already'}: ${writtenLine(t)}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
 });
 
 export const taskReopen = defineTool({

@@ -5,7 +5,19 @@ import type { Target } from './target.js';
 /** Option values by name, as parseArgs gives them; each command names the ones it takes. */
 export type Options = Partial<
   Record<
-    'email' | 'name' | 'role' | 'time-zone' | 'workspace' | 'scopes' | 'expires-in' | 'label' | 'id' | 'grant' | 'key' | 'drain-seconds',
+    | 'email'
+    | 'name'
+    | 'role'
+    | 'time-zone'
+    | 'workspace'
+    | 'scopes'
+    | 'expires-in'
+    | 'label'
+    | 'id'
+    | 'grant'
+    | 'key'
+    | 'drain-seconds'
+    | 'file',
     string
   >
 >;

@@ -8,6 +8,7 @@ import { CliError, usage } from './errors.js';
 import { GRANT_COMMANDS } from './grants.js';
 import { connect, DEPLOYED_DEFAULT_WORKSPACE, type Target } from './target.js';
 import { TOKEN_COMMANDS } from './tokens.js';
+import { TRANSFER_COMMANDS } from './transfer.js';
 import { USER_COMMANDS } from './users.js';
 import { WORKSPACE_COMMANDS } from './workspaces.js';
 
@@ -36,6 +37,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   token revoke --id tok_... [--workspace W]
   grants list [--workspace W] [--email E]
   grants revoke --grant ID
+  export --file F [--workspace W]
+  import --file F
 
 Without --stack it works on the running local server's data (DOERS_DATA_DIR, default .data).
 With --stack NAME --region R it uses that CloudFormation stack's outputs and your AWS credentials.
@@ -49,13 +52,22 @@ cdk deploy of this version (docs/deploy-and-operations.md, "Upgrading"). Task ch
 runs; reads go on. Stopped anywhere, run it again: it goes on where it was.
 workspace show: the table the CLI reads, the workspace's task numbers, layout, open tasks and
 members: the check after adopting a restored table (docs/deploy-and-operations.md).
+export / import: a whole workspace (members, projects, tasks, comments, history) to one JSON Lines
+file and into a stack that does not have it, ids and keys kept; tokens and connected apps stay
+behind (docs/deploy-and-operations.md, "Moving a workspace").
 grants: the apps people connected through the built-in authorization server; revoking one stops
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add
 also invites the person there (Cognito e-mails a temporary password; re-running user add for an
 existing member does only that), and user disable / user enable disable / enable them there.`;
 
-const COMMANDS: Readonly<Record<string, Command>> = { ...USER_COMMANDS, ...WORKSPACE_COMMANDS, ...TOKEN_COMMANDS, ...GRANT_COMMANDS };
+const COMMANDS: Readonly<Record<string, Command>> = {
+  ...USER_COMMANDS,
+  ...WORKSPACE_COMMANDS,
+  ...TOKEN_COMMANDS,
+  ...GRANT_COMMANDS,
+  ...TRANSFER_COMMANDS,
+};
 
 const OPTION_NAMES = [
   'email',
@@ -70,6 +82,7 @@ const OPTION_NAMES = [
   'grant',
   'key',
   'drain-seconds',
+  'file',
 ] as const;
 
 /**

@@ -1,0 +1,229 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { EMAIL_SK, emailPk, WORKSPACE_SK, wsPk } from '../lambda/platform/item-keys.js';
+import { type Command, required, workspaceOf } from './args.js';
+import { CliError } from './errors.js';
+import type { Target } from './target.js';
+
+/**
+ * A workspace out of one stack and into another, whole: `export` writes every item of the
+ * workspace (its members, projects, tasks with their notes, comments, links, numbers, word and
+ * label entries, counts and activity records) and its members' e-mail claims, one item per line as
+ * DynamoDB's own attribute-value JSON, so nothing is lost or converted (string sets stay sets).
+ * `import` writes them into a table that does not have the workspace, so ids, keys, versions and
+ * history are the same on both sides. Credentials do not travel: personal access tokens and the
+ * apps people connected are not in the file (they live outside the workspace's partitions), and the
+ * people make new ones on the new stack (docs/deploy-and-operations.md, "Moving a workspace").
+ */
+
+export const EXPORT_FORMAT = 'doers-workspace-export';
+const EXPORT_VERSION = 1;
+
+interface Header {
+  readonly format: typeof EXPORT_FORMAT;
+  readonly version: number;
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly exportedAt: string;
+  readonly items: number;
+}
+
+type Item = Record<string, unknown>;
+
+/** Whether an item is one of the workspace's own: its partition is the workspace's or one under it. */
+const ownPartition = (workspaceId: string, pk: unknown): boolean =>
+  typeof pk === 'string' && (pk === wsPk(workspaceId) || pk.startsWith(`${wsPk(workspaceId)}#`));
+
+/**
+ * Every item of the workspace: a scan of the table (the workspace's items are spread over many
+ * partitions, none of which lists the others). It reads the whole table once, about its size in
+ * 4 KB read units (halved: eventually consistent), which is what a move costs.
+ */
+const workspaceItems = async (target: Target, workspaceId: string): Promise<Item[]> => {
+  const items: Item[] = [];
+  const pages = paginateScan(
+    { client: target.db },
+    {
+      TableName: target.table,
+      FilterExpression: 'pk = :ws OR begins_with(pk, :under)',
+      ExpressionAttributeValues: { ':ws': wsPk(workspaceId), ':under': `${wsPk(workspaceId)}#` },
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+};
+
+const emailClaims = async (target: Target, emails: readonly string[]): Promise<Item[]> => {
+  const out: Item[] = [];
+  for (let i = 0; i < emails.length; i += 100) {
+    let keys: Record<string, unknown>[] = emails.slice(i, i + 100).map((e) => ({ pk: emailPk(e), sk: EMAIL_SK }));
+    for (let round = 0; keys.length && round < 8; round++) {
+      const res = await target.db.send(new BatchGetCommand({ RequestItems: { [target.table]: { Keys: keys, ConsistentRead: true } } }));
+      out.push(...(res.Responses?.[target.table] ?? []));
+      keys = (res.UnprocessedKeys?.[target.table]?.Keys ?? []) as Record<string, unknown>[];
+    }
+    if (keys.length) throw new CliError('DynamoDB kept refusing to read the e-mail claims (throttled); run it again.');
+  }
+  return out;
+};
+
+const line = (item: Item): string => JSON.stringify({ item: marshall(item, { removeUndefinedValues: true }) });
+
+export const exportCommand: Command = {
+  options: ['workspace', 'file'],
+  async run(o, target, out, now) {
+    const workspaceId = workspaceOf(o.workspace, target);
+    const file = required(o.file, 'file');
+    const workspace = await target.directory.getWorkspace(workspaceId);
+    if (!workspace) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+    const items = await workspaceItems(target, workspaceId);
+    const members = await target.directory.listMembers(workspaceId);
+    const claims = (
+      await emailClaims(
+        target,
+        members.map((m) => m.email),
+      )
+    ).filter((c) => c.workspaceId === workspaceId);
+    const all = [...items, ...claims];
+    const header: Header = {
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      workspaceId,
+      name: workspace.name,
+      exportedAt: now.toISOString(),
+      items: all.length,
+    };
+    // Written to a new file only: an export never overwrites one.
+    const handle = await open(file, 'wx').catch((err: NodeJS.ErrnoException) => {
+      throw new CliError(`--file: ${err.code === 'EEXIST' ? `${file} exists already; name a new file` : err.message}`);
+    });
+    try {
+      await handle.write(`${JSON.stringify(header)}\n`);
+      for (const item of all) await handle.write(`${line(item)}\n`);
+    } finally {
+      await handle.close();
+    }
+    const tasks = items.filter((i) => i.sk === 'TASK').length;
+    out.stdout(
+      `Exported workspace ${workspaceId} (${workspace.name}) to ${file}: ${all.length} items (${members.length} members, ${tasks} tasks, their notes, comments, records and indexes).`,
+    );
+    out.stderr('Tokens and connected apps are not exported: people make new ones on the stack the workspace moves to.');
+  },
+};
+
+/** The file's header and items, each checked to belong to the workspace it names: a file cannot write anyone else's. */
+const readExport = async (file: string): Promise<{ header: Header; items: Item[] }> => {
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+  let header: Header | undefined;
+  const items: Item[] = [];
+  let n = 0;
+  try {
+    for await (const text of lines) {
+      n++;
+      if (!text.trim()) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new CliError(`--file: line ${n} is not JSON`);
+      }
+      if (!header) {
+        const h = parsed as Partial<Header>;
+        if (h.format !== EXPORT_FORMAT || typeof h.workspaceId !== 'string')
+          throw new CliError(`--file: ${file} is not a doers workspace export (its first line names no ${EXPORT_FORMAT})`);
+        if (h.version !== EXPORT_VERSION) throw new CliError(`--file: export version ${h.version}; this version reads ${EXPORT_VERSION}`);
+        header = h as Header;
+        continue;
+      }
+      const raw = (parsed as { item?: Record<string, AttributeValue> }).item;
+      let item: Item;
+      try {
+        item = unmarshall(raw ?? {});
+      } catch {
+        throw new CliError(`--file: line ${n} holds no item`);
+      }
+      const claim = typeof item.pk === 'string' && item.pk.startsWith('EMAIL#') && item.sk === EMAIL_SK;
+      if (claim ? item.workspaceId !== header.workspaceId : !ownPartition(header.workspaceId, item.pk) || typeof item.sk !== 'string')
+        throw new CliError(`--file: line ${n} is not an item of workspace ${header.workspaceId}; nothing was imported`);
+      items.push(item);
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`--file: ${(err as Error).message}`);
+  }
+  if (!header) throw new CliError(`--file: ${file} is empty`);
+  if (items.length !== header.items)
+    throw new CliError(`--file: ${items.length} items, the header says ${header.items}: the file is cut short`);
+  return { header, items };
+};
+
+const writeAll = async (target: Target, items: readonly Item[]): Promise<void> => {
+  for (let i = 0; i < items.length; i += 25) {
+    let requests: Record<string, unknown>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let round = 0; requests.length; round++) {
+      if (round >= 10) throw new CliError('DynamoDB kept refusing writes (throttled); run the import again: it goes on where it was.');
+      if (round) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
+      const res = await target.db.send(new BatchWriteCommand({ RequestItems: { [target.table]: requests as never } }));
+      requests = (res.UnprocessedItems?.[target.table] ?? []) as Record<string, unknown>[];
+    }
+  }
+};
+
+export const importCommand: Command = {
+  options: ['workspace', 'file'],
+  async run(o, target, out) {
+    const file = required(o.file, 'file');
+    const { header, items } = await readExport(file);
+    if (o.workspace !== undefined && o.workspace !== header.workspaceId)
+      throw new CliError(
+        `--workspace: the file holds workspace ${header.workspaceId}, not ${o.workspace} (ids are kept, so it keeps its id)`,
+      );
+    const workspaceId = header.workspaceId;
+    if (await target.directory.getWorkspace(workspaceId))
+      throw new CliError(
+        `workspace ${workspaceId} exists in ${target.where} already; import only into a stack without it. Nothing was imported.`,
+      );
+    const claims = items.filter((i) => String(i.pk).startsWith('EMAIL#'));
+    // A person is one member of one workspace: an e-mail another workspace holds here stops the import before it writes.
+    const held = (
+      await emailClaims(
+        target,
+        claims.map((c) => String(c.pk).slice('EMAIL#'.length)),
+      )
+    ).filter((c) => c.workspaceId !== workspaceId);
+    if (held.length)
+      throw new CliError(
+        `${held.map((c) => String(c.pk).slice('EMAIL#'.length)).join(', ')} ${held.length === 1 ? 'is a member' : 'are members'} of another workspace in ${target.where}; nothing was imported.`,
+      );
+    // The workspace item last: until it is written the workspace does not exist, and a run cut short
+    // is run again (every write puts the same item).
+    const meta = items.filter((i) => i.pk === wsPk(workspaceId) && i.sk === WORKSPACE_SK);
+    const rest = items.filter((i) => !meta.includes(i) && !claims.includes(i));
+    for (const claim of claims) {
+      await target.db
+        .send(
+          new PutCommand({
+            TableName: target.table,
+            Item: claim,
+            ConditionExpression: 'attribute_not_exists(pk) OR workspaceId = :ws',
+            ExpressionAttributeValues: { ':ws': workspaceId },
+          }),
+        )
+        .catch((err: Error) => {
+          throw new CliError(
+            `${String(claim.pk).slice(6)} became a member of another workspace meanwhile (${err.name}); run it again to see.`,
+          );
+        });
+    }
+    await writeAll(target, rest);
+    await writeAll(target, meta);
+    out.stdout(`Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items, exported ${header.exportedAt}.`);
+    out.stderr('Its members sign in as before; each makes new tokens (npm run admin -- token create, or the account page).');
+  },
+};
+
+export const TRANSFER_COMMANDS: Readonly<Record<string, Command>> = { export: exportCommand, import: importCommand };

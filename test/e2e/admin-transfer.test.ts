@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { main } from '../../cli/main.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { modernCall } from '../helpers/local.js';
+import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+
+// `npm run admin -- export` on one stack and `import` on another: two local servers with their own
+// data (each with its own embedded DynamoDB), a workspace used through the tools on the first, moved
+// to the second, and read there through the tools with a token made there.
+
+const admin = async (dataDir: string, ...args: string[]) => {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(
+    args,
+    { stdout: (l) => void (stdout += `${l}\n`), stderr: (l) => void (stderr += `${l}\n`) },
+    { DOERS_DATA_DIR: dataDir },
+  );
+  return { code, stdout, stderr };
+};
+
+let work: string;
+let fromDir: string;
+let toDir: string;
+let from: LocalServer;
+let to: LocalServer;
+let ws: TestWorkspace;
+let file: string;
+/** What the workspace holds on the first stack, through its tools. */
+const made: Record<string, string> = {};
+
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'doers-transfer-'));
+  fromDir = join(work, 'from');
+  toDir = join(work, 'to');
+  [from, to] = await Promise.all([startWorkspaceServer({ DOERS_DATA_DIR: fromDir }), startWorkspaceServer({ DOERS_DATA_DIR: toDir })]);
+  ws = await createTestWorkspace(from);
+  const call = caller(from, ws.owner.token);
+  const project = await call('project_create', { name: 'Moving house' });
+  made.project = project.structuredContent.projectId;
+  const a = await call('task_create', {
+    title: 'Book the van',
+    notes: 'Two-tonne, with a tail lift',
+    priority: 'P1',
+    dueDate: '2031-05-02',
+    projectId: made.project,
+    labels: ['move'],
+  });
+  const b = await call('task_create', { title: 'Pack the kitchen', blockedBy: [a.structuredContent.key], repeat: 'every saturday' });
+  const c = await call('task_create', { title: 'Cancel the old lease' });
+  made.a = a.structuredContent.key;
+  made.b = b.structuredContent.key;
+  await call('comment_add', { taskId: made.a, body: 'Quote from two firms first' });
+  await call('task_complete', { taskId: c.structuredContent.key });
+  made.change = (await call('task_update', { taskId: made.a, version: 1, title: 'Book the van (Friday)' })).structuredContent.activityId;
+  file = join(work, 'workspace.jsonl');
+});
+after(async () => {
+  await Promise.all([from?.close(), to?.close()]);
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
+  test('export writes the whole workspace to a new file, and refuses to overwrite one', async () => {
+    const out = await admin(fromDir, 'export', '--workspace', ws.workspaceId, '--file', file);
+    const again = await admin(fromDir, 'export', '--workspace', ws.workspaceId, '--file', file);
+
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, new RegExp(`^Exported workspace ${ws.workspaceId} .*: \\d+ items \\(4 members, 3 tasks`));
+    assert.match(out.stderr, /Tokens and connected apps are not exported/);
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    assert.equal(JSON.parse(lines[0]!).format, 'doers-workspace-export');
+    assert.doesNotMatch(lines.join('\n'), /doers_pat_|TOKEN#/, 'no credential travels');
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /exists already; name a new file/);
+  });
+
+  test('import brings it to the other stack with ids, keys, versions and history; its people read it with a token made there', async () => {
+    const before = await caller(from, ws.owner.token)('tasks_search', { status: 'any', limit: 100 });
+
+    const out = await admin(toDir, 'import', '--file', file);
+    const minted = await admin(
+      toDir,
+      'token',
+      'create',
+      '--email',
+      ws.owner.email,
+      '--scopes',
+      'tasks:read tasks:write team:read team:admin',
+    );
+    const call = caller(to, minted.stdout.trim());
+    const after = await call('tasks_search', { status: 'any', limit: 100 });
+    const task = await call('task_get', { taskId: made.a });
+    const comments = await call('comments_list', { taskId: made.a });
+    const history = await call('activity_list', { task: made.a });
+    const members = await call('members_list', {});
+    const oldToken = await modernCall(to, 'tools/call', { name: 'me_get', arguments: {} }, { token: ws.owner.token });
+
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(minted.code, 0, minted.stderr);
+    assert.deepEqual(after.structuredContent.tasks, before.structuredContent.tasks, 'the same tasks, keys, versions, links and rules');
+    assert.equal(task.structuredContent.notes, 'Two-tonne, with a tail lift');
+    assert.equal(task.structuredContent.projectName, 'Moving house');
+    assert.deepEqual(
+      comments.structuredContent.comments.map((c: { body: string }) => c.body),
+      ['Quote from two firms first'],
+    );
+    assert.ok(history.structuredContent.entries.some((e: { activityId: string }) => e.activityId === made.change));
+    assert.equal(members.structuredContent.members.length, 4);
+    assert.equal(oldToken.status, 401, 'a token of the first stack does not work on the second');
+  });
+
+  test('the history works there: a change made on the first stack is undone on the second, and new tasks continue the numbers', async () => {
+    const minted = await admin(toDir, 'token', 'create', '--email', ws.admin.email, '--scopes', 'tasks:read tasks:write');
+    const call = caller(to, minted.stdout.trim());
+
+    const undone = await call('change_undo', { activityId: made.change });
+    const next = await call('task_create', { title: 'Label the boxes' });
+
+    assert.equal(undone.isError, false, toolText(undone));
+    assert.equal((await call('task_get', { taskId: made.a })).structuredContent.title, 'Book the van');
+    assert.equal(next.structuredContent.key, `${made.a!.split('-')[0]}-4`);
+  });
+
+  test('importing it again, or a file with an item of another workspace, is refused and writes nothing', async () => {
+    const twice = await admin(toDir, 'import', '--file', file);
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    const header = JSON.parse(lines[0]!);
+    const foreign = join(work, 'foreign.jsonl');
+    await writeFile(
+      foreign,
+      [
+        JSON.stringify({ ...header, workspaceId: 'ws_elsewhere', items: 1 }),
+        JSON.stringify({ item: { pk: { S: `WS#${ws.workspaceId}` }, sk: { S: 'META' }, name: { S: 'Taken over' } } }),
+      ].join('\n'),
+    );
+    const cut = join(work, 'cut.jsonl');
+    await writeFile(cut, lines.slice(0, 5).join('\n'));
+
+    const refusedForeign = await admin(toDir, 'import', '--file', foreign);
+    const refusedCut = await admin(toDir, 'import', '--file', cut);
+
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, new RegExp(`workspace ${ws.workspaceId} exists in .* already; .*Nothing was imported`));
+    assert.equal(refusedForeign.code, 1);
+    assert.match(refusedForeign.stderr, /line 2 is not an item of workspace ws_elsewhere; nothing was imported/);
+    assert.equal(refusedCut.code, 1);
+    assert.match(refusedCut.stderr, /items, the header says \d+: the file is cut short/);
+  });
+});

@@ -17,10 +17,11 @@ export type Options = Partial<
     | 'grant'
     | 'key'
     | 'drain-seconds'
-    | 'file',
+    | 'file'
+    | 'format',
     string
   >
->;
+> & { readonly 'dry-run'?: boolean };
 
 /** Where a command writes: results on stdout, what a person reads on stderr. */
 export interface Out {

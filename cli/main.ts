@@ -38,7 +38,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   grants list [--workspace W] [--email E]
   grants revoke --grant ID
   export --file F [--workspace W]
-  import --file F
+  import --file F                     (a doers export: the whole workspace)
+  import --file F.csv [--format todoist|asana|linear|jira] [--workspace W] [--dry-run]
 
 Without --stack it works on the running local server's data (DOERS_DATA_DIR, default .data).
 With --stack NAME --region R it uses that CloudFormation stack's outputs and your AWS credentials.
@@ -54,7 +55,9 @@ workspace show: the table the CLI reads, the workspace's task numbers, layout, o
 members: the check after adopting a restored table (docs/deploy-and-operations.md).
 export / import: a whole workspace (members, projects, tasks, comments, history) to one JSON Lines
 file and into a stack that does not have it, ids and keys kept; tokens and connected apps stay
-behind (docs/deploy-and-operations.md, "Moving a workspace").
+behind (docs/deploy-and-operations.md, "Moving a workspace"). A CSV export of Todoist, Asana, Linear
+or Jira is imported as tasks (docs/deploy-and-operations.md, "Moving a team in"); --dry-run prints
+what it would create and every field it cannot map, and writes nothing; a re-run creates nothing twice.
 grants: the apps people connected through the built-in authorization server; revoking one stops
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add
@@ -83,6 +86,7 @@ const OPTION_NAMES = [
   'key',
   'drain-seconds',
   'file',
+  'format',
 ] as const;
 
 /**
@@ -146,8 +150,12 @@ const parse = (argv: readonly string[]) =>
       ...Object.fromEntries(OPTION_NAMES.map((n) => [n, { type: 'string' as const }])),
       stack: { type: 'string' },
       region: { type: 'string' },
+      'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
-    } as Record<(typeof OPTION_NAMES)[number] | 'stack' | 'region', { type: 'string' }> & { help: { type: 'boolean'; short: 'h' } },
+    } as Record<(typeof OPTION_NAMES)[number] | 'stack' | 'region', { type: 'string' }> & {
+      'dry-run': { type: 'boolean' };
+      help: { type: 'boolean'; short: 'h' };
+    },
   });
 
 // Run as a script (npm run admin), not when imported.

@@ -32,6 +32,9 @@ export interface Target {
   readonly where: string;
   readonly db: DynamoDBDocumentClient;
   readonly table: string;
+  /** The key ring and the activity's retention: what the workspace's own stores are made with (cli/import-tasks.ts). */
+  readonly keys: KeySource;
+  readonly activityDays: number;
   /** Only on a stack with the `SignInUserPoolId` output. */
   readonly signInPool?: SignInPool;
 }
@@ -66,6 +69,8 @@ const stores = (
   where,
   db,
   table,
+  keys,
+  activityDays,
   ...(signInPool ? { signInPool } : {}),
 });
 

@@ -1,12 +1,14 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { EMAIL_SK, emailPk, WORKSPACE_SK, wsPk } from '../lambda/platform/item-keys.js';
-import { type Command, required, workspaceOf } from './args.js';
+import { type Command, type Options, type Out, required, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
+import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
+import { importTasks } from './import-tasks.js';
 import type { Target } from './target.js';
 
 /**
@@ -174,9 +176,16 @@ const writeAll = async (target: Target, items: readonly Item[]): Promise<void> =
 };
 
 export const importCommand: Command = {
-  options: ['workspace', 'file'],
-  async run(o, target, out) {
+  options: ['workspace', 'file', 'format', 'dry-run'],
+  async run(o, target, out, now) {
     const file = required(o.file, 'file');
+    // A doers export starts with its JSON header; anything else is another tool's CSV.
+    const head = await readFile(file, 'utf8').catch((err: Error) => {
+      throw new CliError(`--file: ${err.message}`);
+    });
+    if (!head.trimStart().startsWith('{')) return importCsv(head, o, target, out, now);
+    if (o.format !== undefined || o['dry-run'])
+      throw new CliError('--format and --dry-run are for CSV files; a doers export is imported whole');
     const { header, items } = await readExport(file);
     if (o.workspace !== undefined && o.workspace !== header.workspaceId)
       throw new CliError(
@@ -224,6 +233,27 @@ export const importCommand: Command = {
     out.stdout(`Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items, exported ${header.exportedAt}.`);
     out.stderr('Its members sign in as before; each makes new tokens (npm run admin -- token create, or the account page).');
   },
+};
+
+const importCsv = async (text: string, o: Options, target: Target, out: Out, now: Date): Promise<void> => {
+  const format = o.format?.toLowerCase();
+  if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--format: '${o.format}' is none of ${FORMATS.join(', ')}`);
+  const read = readCsv(text, format as Format | undefined);
+  if ('error' in read) throw new CliError(`--file: ${o.file} is ${read.error}`);
+  await importTasks(
+    target,
+    {
+      workspaceId: workspaceOf(o.workspace, target),
+      format: read.format,
+      rows: read.rows,
+      skipped: read.skipped,
+      dryRun: !!o['dry-run'],
+      file: o.file!,
+    },
+    out,
+    now,
+  );
 };
 
 export const TRANSFER_COMMANDS: Readonly<Record<string, Command>> = { export: exportCommand, import: importCommand };

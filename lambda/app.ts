@@ -3,9 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccessReader } from './auth/access-reader.js';
 import { builtinTokenVerifier } from './auth/builtin-tokens.js';
 import { createCredentialGate, personalTokenVerifier, type TokenVerifier } from './auth/credential-gate.js';
-import { DynamoGrantStore } from './auth/grants.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
-import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createErrorMapper } from './http/error-mapper.js';
 import type { HttpApp } from './http/pipeline.js';
 import type { CallGuard } from './limits/call-guard.js';
@@ -17,14 +15,7 @@ import { type ToolDefinition, ToolRegistry } from './mcp/tool-registry.js';
 import type { Observer } from './observability/observer.js';
 import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
-import { commitGroups, commitWrites, sendTransaction } from './platform/transact.js';
-import { DynamoActivityStore } from './workspace/store/activity-store.js';
-import { DynamoCommentStore } from './workspace/store/comment-store.js';
-import { DynamoDirectoryStore } from './workspace/store/directory-store.js';
-import { DirectoryNames } from './workspace/store/names.js';
-import { DynamoProjectStore } from './workspace/store/project-store.js';
-import { TaskNumbers } from './workspace/store/task-numbers.js';
-import { DynamoTaskStore } from './workspace/store/task-store.js';
+import { createWorkspaceStores } from './workspace/store/create-stores.js';
 import { type ViewSource, viewResources } from './workspace/surface/app-views.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/surface/catalog.js';
 import type { WorkspaceServices } from './workspace/surface/services.js';
@@ -62,32 +53,9 @@ export interface App extends HttpApp {
 /** The composition root, run once per cold start: stores, registries, gate, mapper. No I/O here. */
 export const createApp = (rt: Runtime): App => {
   const { config } = rt;
-  const table = config.tables.workspace;
-  const names: DirectoryNames = new DirectoryNames(rt.db, table, async (ws) => {
-    const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
-    return { members: new Map(m.map((x) => [x.userId, x])), projects: new Map(p.map((x) => [x.projectId, x])) };
-  });
-  // A member write raises the directory's version in its own transaction: this instance only forgets
-  // its snapshot. A project made outside one (the demo seed) announces the change itself.
-  const directory = new DynamoDirectoryStore(rt.db, table, (ws) => names.forget(ws));
-  const projects = new DynamoProjectStore(rt.db, table, (ws) => names.changed(ws));
-  const tokens = new DynamoTokenStore(rt.db, table, rt.keys);
-  const numbers = new TaskNumbers(rt.db, table);
   const services: WorkspaceServices = {
-    directory,
-    tokens,
-    grants: new DynamoGrantStore(rt.db, table),
-    // Every task read teaches the instance its number, so a key named next costs no lookup.
-    tasks: new DynamoTaskStore(rt.db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId)),
-    projects,
-    comments: new DynamoCommentStore(rt.db, table),
-    names,
+    ...createWorkspaceStores(rt.db, config.tables.workspace, rt.keys, config.activityDays),
     keys: rt.keys,
-    activity: new DynamoActivityStore(rt.db, table, config.activityDays),
-    numbers,
-    commit: (ops) => commitWrites(rt.db, ops),
-    commitEach: (groups) => commitGroups(rt.db, groups),
-    resend: (input) => sendTransaction(rt.db, input),
   };
   const guard = rt.guard ?? unlimitedGuard;
 
@@ -102,14 +70,14 @@ export const createApp = (rt: Runtime): App => {
   // Advertised as the authorization server names them, so a client can ask for exactly these.
   const advertise = (scope: string): string => `${config.jwt?.scopePrefix ?? ''}${scope}`;
   const scopesSupported = [...new Set([...tools.requiredScopes, ...resources.requiredScopes])].map(advertise);
-  const access = new DynamoAccessReader(rt.db, table);
+  const access = new DynamoAccessReader(rt.db, config.tables.workspace);
   const gate = createCredentialGate(
     [
       personalTokenVerifier(rt.keys, access),
       ...(config.builtinAuthorizationServer ? [builtinTokenVerifier(rt.keys, access, config.publicUrl)] : []),
       ...(rt.extraVerifiers ?? []),
     ],
-    (email) => directory.findMemberRefByEmail(email),
+    (email) => services.directory.findMemberRefByEmail(email),
     access,
     { cacheSeconds: config.authCacheSeconds },
   );

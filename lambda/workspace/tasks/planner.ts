@@ -32,6 +32,8 @@ export interface NewTask {
   readonly blockedBy?: readonly string[] | undefined;
   /** Its rule, read; it counts from dueDate, or from its first occurrence when there is none. */
   readonly repeat?: RepeatRead | undefined;
+  /** A task that arrives done (an import of a finished one): when and by whom it was completed. */
+  readonly completed?: { readonly at: string; readonly by: string } | undefined;
 }
 
 /** A change of a task's fields: an absent field stays, `null` clears it. */
@@ -130,7 +132,8 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     taskId,
     title: fields.title,
     ...(fields.notes ? { notes: fields.notes } : {}),
-    status: 'open',
+    status: fields.completed ? 'done' : 'open',
+    ...(fields.completed ? { completedAt: fields.completed.at, completedBy: fields.completed.by } : {}),
     priority: fields.priority,
     ...(dueDate ? { dueDate } : {}),
     ...(dueTime ? { dueTime } : {}),

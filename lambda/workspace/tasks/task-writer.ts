@@ -320,6 +320,8 @@ export interface CreateItem {
   readonly plan?: PlanOptions;
   /** Positions (in this call, from 0) of earlier items whose tasks it links to: if one is not created, neither is this. */
   readonly after?: readonly number[];
+  /** Written with the task, all or nothing (an import's claim on its source row: a re-run creates nothing twice). */
+  readonly also?: (task: Task) => readonly WriteOp[];
 }
 
 /**
@@ -429,7 +431,7 @@ const estimateCreate = (ctx: WriteContext, p: PlannedTask): number =>
   ].reduce((sum, op) => sum + opWriteUnits(op), 0) + 4; // the number's claim and the counter
 
 /** The items of the next transaction: as many as fit in input order (actions and bytes, links to each other combined). */
-const takeChunk = <T extends { i: number; p: PlannedTask }>(ctx: WriteContext, queue: readonly T[]): T[] => {
+const takeChunk = <T extends { i: number; p: PlannedTask; item?: CreateItem }>(ctx: WriteContext, queue: readonly T[]): T[] => {
   const chunk: T[] = [];
   let actions = 1; // the counter
   let bytes = 0;
@@ -437,6 +439,7 @@ const takeChunk = <T extends { i: number; p: PlannedTask }>(ctx: WriteContext, q
     const ops = [
       ...opsOf(ctx, x.p, { gone: new Set() }),
       ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, x.p.next)),
+      ...(x.item?.also?.(x.p.next) ?? []),
     ];
     // The task, its record, its claim, and its blockers' side (where those combine with another item's, counted once more than needed).
     const a = ops.length + 1;
@@ -479,7 +482,11 @@ const writeCreates = async (
     const records = numbered.map((x) => recordFor(ctx, x.p, { ...(x.item.recordId ? { recordId: x.item.recordId } : {}) }));
     const ops = combine([
       ...counterAndClaims(numbered.map((x) => x.p.next.taskId)),
-      ...numbered.flatMap((x, j) => [...opsOf(ctx, x.p, { gone: new Set() }), stores.activity.recordOp(records[j]!)]),
+      ...numbered.flatMap((x, j) => [
+        ...opsOf(ctx, x.p, { gone: new Set() }),
+        stores.activity.recordOp(records[j]!),
+        ...(x.item.also?.(x.p.next) ?? []),
+      ]),
     ]);
     const written = numbered.map((x, j) => ({
       i: x.i,

@@ -1,0 +1,50 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoGrantStore } from '../../auth/grants.js';
+import { DynamoTokenStore } from '../../auth/personal-tokens.js';
+import type { KeySource } from '../../platform/key-ring.js';
+import { commitGroups, commitWrites, sendTransaction } from '../../platform/transact.js';
+import { DynamoActivityStore } from './activity-store.js';
+import { DynamoCommentStore } from './comment-store.js';
+import { DynamoDirectoryStore } from './directory-store.js';
+import { DirectoryNames } from './names.js';
+import { DynamoProjectStore } from './project-store.js';
+import type { WorkspaceStores } from './stores.js';
+import { TaskNumbers } from './task-numbers.js';
+import { DynamoTaskStore } from './task-store.js';
+
+/**
+ * The stores of one workspace table, wired as every door uses them: the function (once per cold
+ * start, lambda/app.ts) and the admin CLI's task import (cli/import-tasks.ts) write through the
+ * same writers with the same stores.
+ */
+export const createWorkspaceStores = (
+  db: DynamoDBDocumentClient,
+  table: string,
+  keys: KeySource,
+  activityDays: number,
+): WorkspaceStores => {
+  const names: DirectoryNames = new DirectoryNames(db, table, async (ws) => {
+    const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
+    return { members: new Map(m.map((x) => [x.userId, x])), projects: new Map(p.map((x) => [x.projectId, x])) };
+  });
+  // A member write raises the directory's version in its own transaction: this instance only forgets
+  // its snapshot. A project made outside one (the demo seed) announces the change itself.
+  const directory = new DynamoDirectoryStore(db, table, (ws) => names.forget(ws));
+  const projects = new DynamoProjectStore(db, table, (ws) => names.changed(ws));
+  const numbers = new TaskNumbers(db, table);
+  return {
+    directory,
+    tokens: new DynamoTokenStore(db, table, keys),
+    grants: new DynamoGrantStore(db, table),
+    // Every task read teaches the instance its number, so a key named next costs no lookup.
+    tasks: new DynamoTaskStore(db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId)),
+    projects,
+    comments: new DynamoCommentStore(db, table),
+    names,
+    activity: new DynamoActivityStore(db, table, activityDays),
+    numbers,
+    commit: (ops) => commitWrites(db, ops),
+    commitEach: (groups) => commitGroups(db, groups),
+    resend: (input) => sendTransaction(db, input),
+  };
+};

@@ -17,7 +17,14 @@ const admin = async (dataDir: string, ...args: string[]) => {
   let stderr = '';
   const code = await main(
     args,
-    { stdout: (l) => void (stdout += `${l}\n`), stderr: (l) => void (stderr += `${l}\n`) },
+    {
+      stdout: (l) => {
+        stdout += `${l}\n`;
+      },
+      stderr: (l) => {
+        stderr += `${l}\n`;
+      },
+    },
     { DOERS_DATA_DIR: dataDir },
   );
   return { code, stdout, stderr };

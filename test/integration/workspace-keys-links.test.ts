@@ -162,6 +162,27 @@ describe('task keys', () => {
 });
 
 describe('blocked-by links', () => {
+  test('moving a link from one done task to another done task is a change, written and recorded', async () => {
+    // Arrange: two finished tasks, and one that waits on the first
+    const call = m();
+    const first = await create('Order the parts');
+    const second = await create('Order the spare parts');
+    await call('task_complete', { taskId: first.key });
+    await call('task_complete', { taskId: second.key });
+    const waiting = await create('Assemble the rig', { blockedBy: [first.key] });
+
+    // Act
+    const moved = await call('task_update', { taskId: waiting.key, version: waiting.version, blockedBy: [second.key] });
+
+    // Assert
+    assert.match(text(moved), /^Updated: /);
+    assert.deepEqual(
+      moved.structuredContent.blockedBy.map((b: { key: string }) => b.key),
+      [second.key],
+    );
+    assert.equal(moved.structuredContent.version, waiting.version + 1);
+  });
+
   test('a task waiting on open ones says so, in its text, search and agenda; the filter finds it', async () => {
     // Arrange
     const own = await createTestWorkspace(server);

@@ -123,7 +123,8 @@ test("a rule's time sets the due time; another time besides is refused naming it
   const found = await call('tasks_search', { text: 'Clashing times' });
 
   assert.equal(made.structuredContent.dueTime, '09:00');
-  assert.equal(made.structuredContent.repeat, 'every weekday at 09:00');
+  assert.equal(made.structuredContent.repeat, 'every weekday', 'the time is the due time, not part of the words');
+  assert.match(text(made), /repeat 'every weekday at 9:00' read as every weekday, due at 09:00 \(/);
   assert.equal(clash.isError, true);
   assert.match(text(clash), /^dueTime: repeat 'every weekday at 9:00' names a time \(09:00\) and dueTime another \(10:00\)/);
   assert.equal(found.structuredContent.returned, 0);
@@ -224,4 +225,39 @@ test('the bulk tools take repeat per item, and a bulk completion moves a recurri
   assert.equal(done.structuredContent.items[0].status, 'updated');
   assert.equal(after.structuredContent.status, 'open');
   assert.equal(after.structuredContent.dueDate, addDays(got.structuredContent.dueDate, 14));
+});
+
+test('a new rule on a task with a due date is saved (and "after completion" added to one), not answered "unchanged"', async () => {
+  const call = caller(server, member.token);
+  const made = await call('task_create', { title: 'Review the budget', repeat: 'every monday' });
+
+  const changed = await call('task_update', { taskId: made.structuredContent.key, version: 1, repeat: 'every tuesday' });
+  const after = await call('task_update', { taskId: made.structuredContent.key, version: 2, repeat: 'every tuesday after completion' });
+  const got = await call('task_get', { taskId: made.structuredContent.key });
+
+  assert.match(text(changed), /^Updated: /);
+  assert.equal(changed.structuredContent.repeat, 'every Tuesday');
+  assert.equal(after.structuredContent.version, 3);
+  assert.equal(got.structuredContent.repeat, 'every Tuesday after completion');
+});
+
+test('a recurring task is due within a year back and ten years ahead; a rule set with dueDate null starts at its first occurrence', async () => {
+  const call = caller(server, member.token);
+  const old = await call('task_create', { title: 'Ancient chore', dueDate: '1999-01-04', repeat: 'every monday' });
+  const made = await call('task_create', { title: 'Morning check', dueDate: addDays(today(), 3), dueTime: '08:00' });
+  const far = await call('task_update', { taskId: made.structuredContent.key, version: 1, repeat: 'every day', dueDate: '2999-01-01' });
+  const reset = await call('task_update', {
+    taskId: made.structuredContent.key,
+    version: 1,
+    dueDate: null,
+    repeat: 'every weekday at 9:00',
+  });
+
+  assert.equal(old.isError, true);
+  assert.match(text(old), /^dueDate: 1999-01-04 is more than a year back or ten years ahead; a recurring task is due between /);
+  assert.equal(far.isError, true);
+  assert.match(text(far), /^dueDate: 2999-01-01 is more than a year back or ten years ahead/);
+  assert.equal(reset.isError, false, text(reset));
+  assert.equal(reset.structuredContent.dueTime, '09:00', "the rule's time, not the one cleared with the date");
+  assert.ok(reset.structuredContent.dueDate >= today());
 });

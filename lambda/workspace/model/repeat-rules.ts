@@ -1,4 +1,4 @@
-import { readDay } from './date-words.js';
+import { isCalendarDate, readDay } from './date-words.js';
 import { repeatUnreadable } from './refusals.js';
 import { addDays, dateInZone } from './time.js';
 
@@ -71,19 +71,7 @@ const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const NTH: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, last: -1, '1st': 1, '2nd': 2, '3rd': 3, '4th': 4 };
 
 /** The parts a rule may have; any other is refused by name (a time of day goes to dueTime). */
-const RRULE_PARTS = new Set([
-  'FREQ',
-  'INTERVAL',
-  'BYDAY',
-  'BYMONTHDAY',
-  'BYMONTH',
-  'BYSETPOS',
-  'COUNT',
-  'UNTIL',
-  'WKST',
-  'BYHOUR',
-  'BYMINUTE',
-]);
+const RRULE_PARTS = new Set(['FREQ', 'INTERVAL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'COUNT', 'UNTIL', 'WKST', 'BYHOUR', 'BYMINUTE']);
 const DAY_FREQS = new Set(['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY']);
 const PER_YEAR: Record<string, number> = { HOURLY: 8_760, MINUTELY: 525_600, SECONDLY: 31_536_000 };
 
@@ -103,6 +91,8 @@ const dayNumber = (word: string): number | undefined => {
 };
 /** "monday, wednesday and fri" → MO,WE,FR; undefined when any word is not a weekday. */
 const weekdayList = (text: string): string[] | undefined => {
+  // A list that starts or ends with "and" or a comma, or has two in a row, is not one ("monday and").
+  if (/^\s*(,|and\b|&)|(,|\band|&)\s*$|(,|\band\b|&)\s*(,|and\b|&)/.test(text)) return undefined;
   const words = text.split(/\s*(?:,|\band\b|&)\s*|\s+/).filter(Boolean);
   const days = words.map(weekdayOf);
   return days.length && days.every(Boolean) ? [...new Set(days as string[])] : undefined;
@@ -163,6 +153,7 @@ const phraseParts = (phrase: string): Parts | string => {
       if (rest.length) return `has words after '${unit}' that are not read ('${rest.join(' ')}')`;
       return withInterval({ FREQ: 'WEEKLY', BYDAY: 'MO,TU,WE,TH,FR' });
     case 'weekend':
+      if (rest.length) return `has words after '${unit}' that are not read ('${rest.join(' ')}')`;
       return withInterval({ FREQ: 'WEEKLY', BYDAY: 'SA,SU' });
     case 'week': {
       if (!rest.length) return withInterval({ FREQ: 'WEEKLY' });
@@ -220,16 +211,18 @@ const rruleParts = (text: string, param: string, given: string): Parts => {
     .replace(/^RRULE:/i, '')
     .split(';')
     .filter(Boolean)) {
-    const [key = '', value = ''] = piece.split('=');
+    const [key = '', value = '', ...more] = piece.split('=');
     const part = key.toUpperCase();
+    if (more.length) throw repeatUnreadable(param, given, `has '${piece}', which is not one part (PART=value)`, EXAMPLES);
     if (!RRULE_PARTS.has(part)) {
       throw repeatUnreadable(
         param,
         given,
-        `has ${part || `'${piece}'`}, which a task's rule does not take (it takes FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL; a time of day is dueTime)`,
+        `has ${part || `'${piece}'`}, which a task's rule does not take (it takes FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, COUNT, UNTIL; a time of day is dueTime)`,
         EXAMPLES,
       );
     }
+    if (parts[part] !== undefined) throw repeatUnreadable(param, given, `gives ${part} twice`, EXAMPLES);
     parts[part] = value.toUpperCase();
   }
   if (!parts.FREQ) throw repeatUnreadable(param, given, 'has no FREQ', EXAMPLES);
@@ -258,17 +251,20 @@ export const readRepeat = async (value: string, param: string, opts: { now: Date
     let count: RegExpExecArray | null = null;
     let until: RegExpExecArray | null = null;
     let at: RegExpExecArray | null = null;
+    const seen = new Set<RegExp>();
+    const endings: [RegExp, (m: RegExpExecArray) => void][] = [
+      [/ (after|from) (completion|(it is |it's )?(done|completed))$/, (m) => (after = m)],
+      [/ for (\d{1,4}) times?$/, (m) => (count = m)],
+      [/ at (\d{1,2})(?::(\d{2}))? ?(am|pm)?$/, (m) => (at = m)],
+      [/ until (.+)$/, (m) => (until = m)],
+    ];
     for (let found = true; found; ) {
       found = false;
-      const endings: [RegExp, (m: RegExpExecArray) => void][] = [
-        [/ (after|from) (completion|(it is |it's )?(done|completed))$/, (m) => (after = m)],
-        [/ for (\d{1,4}) times?$/, (m) => (count = m)],
-        [/ at (\d{1,2})(?::(\d{2}))? ?(am|pm)?$/, (m) => (at = m)],
-        [/ until (.+)$/, (m) => (until = m)],
-      ];
       for (const [pattern, keep] of endings) {
         const m = pattern.exec(text);
         if (!m) continue;
+        if (seen.has(pattern)) throw repeatUnreadable(param, given, `says '${m[0].trim().split(' ')[0]}' twice`, EXAMPLES);
+        seen.add(pattern);
         keep(m);
         text = text.slice(0, m.index);
         found = true;
@@ -286,6 +282,7 @@ export const readRepeat = async (value: string, param: string, opts: { now: Date
     if (count) parts.COUNT = count[1]!;
     if (until) {
       const day = await readDay(until[1]!, param, { now: opts.now, timeZone: opts.timeZone, forward: true });
+      if (day.time) throw repeatUnreadable(param, given, `has a time after 'until' ('${until[1]}'); until takes a day`, EXAMPLES);
       parts.UNTIL = day.date.replaceAll('-', '');
     }
   }
@@ -307,13 +304,15 @@ export const readRepeat = async (value: string, param: string, opts: { now: Date
     const minutes = (parts.BYMINUTE ?? '0').split(',');
     if (hours.length > 1 || minutes.length > 1)
       throw repeatUnreadable(param, given, 'occurs more than once a day (BYHOUR or BYMINUTE lists several)', EXAMPLES);
-    time = timeOf(hours[0]!, minutes[0], undefined);
+    time = /^\d{1,2}$/.test(hours[0]!) && /^\d{1,2}$/.test(minutes[0]!) ? timeOf(hours[0]!, minutes[0], undefined) : undefined;
     if (!time) throw repeatUnreadable(param, given, 'has a BYHOUR or BYMINUTE that is no time of day', EXAMPLES);
     delete parts.BYHOUR;
     delete parts.BYMINUTE;
   }
   if (afterCompletion && parts.COUNT)
     throw repeatUnreadable(param, given, 'counts occurrences (COUNT) and counts from completion; give one', EXAMPLES);
+  const shape = shapeProblem(parts, afterCompletion);
+  if (shape) throw repeatUnreadable(param, given, shape, EXAMPLES);
   const { RRule } = await rrule();
   const rule = Object.entries(parts)
     .map(([k, v]) => `${k}=${v}`)
@@ -330,20 +329,16 @@ export const readRepeat = async (value: string, param: string, opts: { now: Date
   if ((o.interval ?? 1) < 1 || (o.count !== undefined && o.count !== null && o.count < 1))
     throw repeatUnreadable(param, given, 'repeats every 0 times or counts to 0, which is never', EXAMPLES);
   if (neverOccurs(parts)) throw repeatUnreadable(param, given, 'never occurs (no month has that day)', EXAMPLES);
-  // Whether it occurs at all in the next ten years, read up to its first occurrence only.
-  const today = dayOf(dateInZone(opts.now, opts.timeZone));
-  const first = new RRule({ ...made.origOptions, dtstart: today }).between(
-    today,
-    dayOf(addDays(dateOf(today), 3_653)),
-    true,
-    (_d, i) => i < 1,
-  );
-  if (!first.length) throw repeatUnreadable(param, given, parts.UNTIL ? 'ends before it first occurs (UNTIL)' : 'never occurs', EXAMPLES);
+  // Whether it occurs from today at all (the shapes above make this a short look: each period the
+  // library steps through has a day the rule falls on). The planner looks again from the real anchor.
+  const today = dateInZone(opts.now, opts.timeZone);
+  if (!(await firstOccurrence({ rule }, today)))
+    throw repeatUnreadable(param, given, parts.UNTIL ? 'ends before it first occurs (UNTIL)' : 'never occurs', EXAMPLES);
   return {
     rule,
     ...(afterCompletion ? { afterCompletion: true as const } : {}),
     ...(time ? { time } : {}),
-    words: wordsOf(made.toText(), afterCompletion, time),
+    words: wordsOf(made.toText(), afterCompletion),
     given,
   };
 };
@@ -357,9 +352,65 @@ const neverOccurs = (parts: Parts): boolean => {
   return days.every((d) => Math.abs(d) > longest);
 };
 
-/** "every week on Monday" → "every Monday"; the time and "after completion" as the task keeps them. */
-const wordsOf = (text: string, afterCompletion: boolean, time: string | undefined): string =>
-  `${text.replace(/^every week on (?!the )/, 'every ').replace(/ on the last$/, ' on the last day')}${time ? ` at ${time}` : ''}${afterCompletion ? ' after completion' : ''}`;
+/**
+ * "every week on Monday" → "every Monday", and "after completion" as the task keeps it. The time is
+ * not in the words: it is the task's dueTime, which a later change may move.
+ */
+const wordsOf = (text: string, afterCompletion: boolean): string =>
+  `${text.replace(/^every week on (?!the )/, 'every ').replace(/ on the last$/, ' on the last day')}${afterCompletion ? ' after completion' : ''}`;
+
+const WEEKDAY = /^(MO|TU|WE|TH|FR|SA|SU)$/;
+const NUMBERED_DAY = /^([+-]?)(\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$/;
+const list = (v: string | undefined): string[] => (v === undefined ? [] : v.split(','));
+const whole = (v: string, low: number, high: number): boolean => /^[+-]?\d{1,4}$/.test(v) && Number(v) >= low && Number(v) <= high;
+
+/**
+ * Why a rule's values or their combination are refused, or undefined. Beyond values that are not
+ * whole numbers in range, these are the shapes in which the library could step through periods
+ * without ever finding a day (a daily rule every 7 days on Mondays from a Thursday; every 12 months
+ * in March from April; a numbered weekday that is also a day of the month), which would take it to
+ * the year 9999 on a request: each is refused, naming what to give instead.
+ */
+const shapeProblem = (parts: Parts, afterCompletion: boolean): string | undefined => {
+  const interval = parts.INTERVAL ?? '1';
+  if (!whole(interval, 1, 999) || interval.startsWith('+') || interval.startsWith('-'))
+    return `has INTERVAL=${interval}; give a whole number from 1 to 999`;
+  if (parts.COUNT !== undefined && (!/^\d{1,4}$/.test(parts.COUNT) || Number(parts.COUNT) < 1 || Number(parts.COUNT) > 1_000))
+    return `has COUNT=${parts.COUNT}; give a whole number from 1 to 1,000`;
+  if (parts.UNTIL !== undefined) {
+    const m = /^(\d{4})(\d{2})(\d{2})(T\d{6}Z?)?$/.exec(parts.UNTIL);
+    if (!m || !isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`)) return `has UNTIL=${parts.UNTIL}, which is no date (YYYYMMDD)`;
+    if (parts.COUNT !== undefined) return 'has both COUNT and UNTIL; give one (RFC 5545 allows one)';
+  }
+  if (parts.WKST !== undefined && !WEEKDAY.test(parts.WKST)) return `has WKST=${parts.WKST}, which is no weekday (MO … SU)`;
+  const months = list(parts.BYMONTH);
+  if (months.some((m) => !whole(m, 1, 12) || /^[+-]/.test(m))) return `has BYMONTH=${parts.BYMONTH}; give months 1 to 12`;
+  const monthDays = list(parts.BYMONTHDAY);
+  if (monthDays.some((d) => !whole(d, -31, 31) || Number(d) === 0))
+    return `has BYMONTHDAY=${parts.BYMONTHDAY}; give days 1 to 31, or -1 for the last`;
+  const days = list(parts.BYDAY);
+  const numbered = days.map((d) => NUMBERED_DAY.exec(d));
+  if (numbered.some((m) => !m)) return `has BYDAY=${parts.BYDAY}, which names no weekday (MO … SU, or 1MO, -1FR in a month or year)`;
+  const nths = numbered.filter((m) => m![2] !== undefined).map((m) => Number(`${m![1]}${m![2]}`));
+  if (nths.length) {
+    if (parts.FREQ !== 'MONTHLY' && parts.FREQ !== 'YEARLY')
+      return `has a numbered weekday (${parts.BYDAY}), which only a monthly or yearly rule takes`;
+    const most = parts.FREQ === 'MONTHLY' || months.length ? 4 : 52;
+    if (nths.some((n) => n === 0 || Math.abs(n) > most))
+      return `has BYDAY=${parts.BYDAY}; a numbered weekday runs from 1 to ${most} (or -1 to -${most}) there`;
+  }
+  if (days.length && monthDays.length) return 'has both BYDAY and BYMONTHDAY (a weekday that is also a day of the month); give one';
+  const n = Number(interval);
+  if (n > 1 && parts.FREQ === 'DAILY' && (days.length || months.length || monthDays.length))
+    return 'repeats every few days on set weekdays, months or days, which may never meet; give FREQ=WEEKLY with BYDAY, or INTERVAL alone';
+  if (n > 1 && months.length && parts.FREQ !== 'YEARLY')
+    return 'has INTERVAL with BYMONTH, which may never meet; give FREQ=YEARLY with BYMONTH';
+  if (n > 1 && monthDays.some((d) => Math.abs(Number(d)) > 28))
+    return 'has INTERVAL with a day after the 28th, which may fall only in months without it; give a day up to the 28th or -1 (the last)';
+  if (afterCompletion && n > 1 && (days.length || months.length || monthDays.length))
+    return 'counts an interval from completion and names days too; give "every 2 weeks after completion" or "every friday after completion"';
+  return undefined;
+};
 
 const ymd = (date: string): number[] => date.split('-').map((v, i) => Number(v) - (i === 1 ? 1 : 0));
 const dayOf = (date: string): Date => new Date(Date.UTC(...(ymd(date) as [number, number, number])));

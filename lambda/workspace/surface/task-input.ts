@@ -59,7 +59,9 @@ export const readWords = async <F extends ToolTaskFields>(
     );
   const lines = [
     ...(read?.words ? [`${prefix}${readLine('dueDate', read, caller.timeZone)}`] : []),
-    ...(rule ? [`${prefix}repeat '${rule.given}' read as ${rule.words} (${caller.timeZone}).`] : []),
+    ...(rule
+      ? [`${prefix}repeat '${rule.given}' read as ${rule.words}${rule.time ? `, due at ${rule.time}` : ''} (${caller.timeZone}).`]
+      : []),
   ];
   return {
     fields: {

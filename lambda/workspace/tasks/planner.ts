@@ -4,7 +4,7 @@ import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import { invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
 import { taskNameOf } from '../model/task-refs.js';
-import { dateInZone } from '../model/time.js';
+import { addDays, dateInZone } from '../model/time.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
 import type { WriteContext } from '../store/stores.js';
@@ -87,8 +87,12 @@ const anchored = async (
   dueDate: string | undefined,
   param: string,
 ): Promise<{ repeat: Repeat; dueDate: string }> => {
-  const anchor = dueDate ?? (await firstOccurrence(read, dateInZone(now, caller.timeZone)));
+  const today = dateInZone(now, caller.timeZone);
+  const anchor = dueDate ?? (await firstOccurrence(read, today));
   if (!anchor) throw invalid(param, `'${read.given}' has no occurrence from today on.`);
+  recurringDueInRange(anchor, today, dueDate === undefined ? param : param.replace(/repeat$/, 'dueDate'));
+  // Looked at again from the day it will count from: a rule that occurs from today may not from there.
+  if (!(await firstOccurrence(read, anchor))) throw invalid(param, `'${read.given}' has no occurrence from ${anchor} on.`);
   return {
     repeat: {
       rule: read.rule,
@@ -102,6 +106,18 @@ const anchored = async (
 };
 
 const isStored = (r: RepeatRead | Repeat): r is Repeat => 'anchor' in r;
+
+/**
+ * A recurring task is due within a year back and ten years ahead: its rule is expanded from its
+ * anchor on every completion, and a due date in the year 1000 would make that thousands of steps.
+ */
+const recurringDueInRange = (dueDate: string, today: string, param: string): void => {
+  if (dueDate < addDays(today, -366) || dueDate > addDays(today, 3_653))
+    throw invalid(
+      param,
+      `${dueDate} is more than a year back or ten years ahead; a recurring task is due between ${addDays(today, -366)} and ${addDays(today, 3_653)}.`,
+    );
+};
 
 /** Tasks are written in the current layout only: a workspace of an earlier one is migrated first. */
 const refuseUnlessCurrentLayout = (caller: WriteContext['caller']): void => {
@@ -150,9 +166,21 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
   return { before: undefined, next, ...(blockers ? { blockers } : {}) };
 };
 
+/** JSON with every object's keys in order, at every depth: two equal states give one text. */
+const stableJson = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(stableJson).join(',')}]`
+    : v && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .sort()
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v);
+
 /** Whether two states of a task are the same change-wise (bookkeeping aside). */
 const sameTask = (a: Task, b: Task): boolean => {
-  const strip = ({ updatedAt: _u, version: _v, ...rest }: Task) => JSON.stringify(rest, Object.keys(rest).sort());
+  const strip = ({ updatedAt: _u, version: _v, ...rest }: Task) => stableJson(rest);
   return strip(a) === strip(b);
 };
 
@@ -195,7 +223,7 @@ export const planChange = async (
   ]);
   let dueDate = patch.dueDate === undefined ? task.dueDate : (patch.dueDate ?? undefined);
   const ruleTime = patch.repeat && !isStored(patch.repeat) ? patch.repeat.time : undefined;
-  let dueTime = patch.dueDate === null || patch.dueTime === null ? undefined : (patch.dueTime ?? ruleTime ?? task.dueTime);
+  let dueTime = patch.dueTime === null ? undefined : (patch.dueTime ?? ruleTime ?? (patch.dueDate === null ? undefined : task.dueTime));
   // A new rule counts from the due date the task will have; a rule kept (an undo) comes back as it was.
   let repeat: Repeat | undefined =
     patch.repeat === undefined ? task.repeat : patch.repeat && isStored(patch.repeat) ? patch.repeat : undefined;
@@ -204,6 +232,8 @@ export const planChange = async (
     repeat = rule.repeat;
     dueDate = rule.dueDate;
   }
+  if (repeat && dueDate && patch.dueDate && !(patch.repeat && !isStored(patch.repeat)))
+    recurringDueInRange(dueDate, dateInZone(source.now, repeat.zone), `${prefix}dueDate`);
   if (repeat && !dueDate)
     throw invalid(
       `${prefix}dueDate`,

@@ -11,7 +11,8 @@ export const MAX_LIMIT = 100;
 /** No id of ours is longer; DynamoDB refuses a key over 1 KiB, so a longer one must not reach it. */
 export const MAX_ID_LENGTH = 100;
 
-export const idArg = (what: string) => z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH), z.describe(`The ${what} id`));
+/** An id argument: its name (projectId, userId, commentId) says what it names, so it carries no description. */
+export const idArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH));
 /** Tasks a task waits on, by key or id: the whole set (an empty one clears it). */
 export const blockedByArg = z
   .array(z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH)))
@@ -23,9 +24,7 @@ export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LE
  * the tool in the caller's time zone (model/date-words.ts), so 2026-02-30 and "5/6" are refused there,
  * naming the words.
  */
-export const dateArg = z
-  .string()
-  .check(z.trim(), z.minLength(1), z.maxLength(60), z.describe('YYYY-MM-DD or words: friday, next fri 3pm, in 2 weeks'));
+export const dateArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(60), z.describe('YYYY-MM-DD or words (next fri 3pm)'));
 /** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
 export const dateOut = z.iso.date();
 export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));
@@ -41,7 +40,7 @@ export const pagingArgs = {
   limit: z
     ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
     .check(z.describe(`Page size (default ${DEFAULT_LIMIT})`)),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))).check(z.describe('nextCursor of the previous page of this call')),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))).check(z.describe('nextCursor of the last page')),
 };
 
 export const listFields = {
@@ -143,7 +142,7 @@ export const newTaskFields = {
   dueDate: z.optional(dateArg),
   dueTime: z.optional(timeArg).check(z.describe('Needs dueDate')),
   assignee: z.optional(whoArg).check(z.describe('"me" or a userId')),
-  projectId: z.optional(idArg('project')),
+  projectId: z.optional(idArg),
   labels: z.optional(labelsArg),
   blockedBy: z.optional(blockedByArg),
   repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
@@ -157,7 +156,7 @@ export const taskChangeFields = {
   dueDate: z.optional(z.nullable(dateArg)).check(z.describe('YYYY-MM-DD or words (friday 3pm); null clears it and the time')),
   dueTime: z.optional(z.nullable(timeArg)).check(z.describe('null clears')),
   assignee: z.optional(z.nullable(whoArg)).check(z.describe('"me", a userId or null')),
-  projectId: z.optional(z.nullable(idArg('project'))).check(z.describe('null: no project')),
+  projectId: z.optional(z.nullable(idArg)).check(z.describe('null: no project')),
   labels: z.optional(labelsArg).check(z.describe('All labels')),
   blockedBy: z.optional(blockedByArg),
   repeat: z.optional(z.nullable(repeatArg)).check(z.describe('As task_create; null stops')),

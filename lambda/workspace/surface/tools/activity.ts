@@ -28,8 +28,8 @@ const whenArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(60));
 const ISO_WHEN = /^\d{4}-\d{2}-\d{2}(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?)?$/;
 
 const listInput = z.strictObject({
-  task: z.optional(idArg('task')).check(z.describe('Task key or id')),
-  project: z.optional(idArg('project')).check(z.describe('projectId: it and its tasks')),
+  task: z.optional(idArg).check(z.describe('Task key or id')),
+  project: z.optional(idArg).check(z.describe('projectId: it and its tasks')),
   actor: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me" or a userId')),
   client: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(60))).check(z.describe('Part of the client name')),
   since: z.optional(whenArg).check(z.describe("Date, date-time or words (monday, yesterday 3pm); user's zone unless offset given")),

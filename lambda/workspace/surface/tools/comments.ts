@@ -88,7 +88,7 @@ export const commentAdd = defineTool({
   render: (c) => `Comment added to ${taskName(c)}:\n${commentLine(c)}${undoLine(c.activityId)}`,
 });
 
-const deleteInput = z.strictObject({ taskId: taskIdArg, commentId: idArg('comment') });
+const deleteInput = z.strictObject({ taskId: taskIdArg, commentId: idArg });
 const deleteOutput = z.object({
   key: taskKeyOut,
   taskId: z.string(),

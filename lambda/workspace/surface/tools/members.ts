@@ -13,7 +13,7 @@ import { activityIdOutput, idArg, listFields, memberOutput, pagingArgs, roleArg 
 import { sourceOf } from '../sources.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
-const userIdArg = idArg('member user');
+const userIdArg = idArg;
 const byName = (m: Member): string => `${m.name.toLowerCase()}\u0000${m.userId}`;
 
 // ---- members_list -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { activityIdOutput, dateOut, idArg, listFields, pagingArgs, projectOutput
 import { writeContext } from '../sources.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
-const projectIdArg = idArg('project');
+const projectIdArg = idArg;
 const nameArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
 const descriptionArg = z.string().check(z.maxLength(2000));
 

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { EMAIL_SK, emailPk, WORKSPACE_SK, wsPk } from '../lambda/platform/item-keys.js';
+import { EMAIL_SK, emailPk, grantsOfWorkspaceGsiPk, tokensOfWorkspaceGsiPk, WORKSPACE_SK, wsPk } from '../lambda/platform/item-keys.js';
 import { type Command, type Options, type Out, required, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
@@ -39,6 +39,25 @@ type Item = Record<string, unknown>;
 /** Whether an item is one of the workspace's own: its partition is the workspace's or one under it. */
 const ownPartition = (workspaceId: string, pk: unknown): boolean =>
   typeof pk === 'string' && (pk === wsPk(workspaceId) || pk.startsWith(`${wsPk(workspaceId)}#`));
+
+const INDEX_KEYS = ['gsi1pk', 'gsi2pk', 'gsi3pk'] as const;
+
+/**
+ * Whether an item of the workspace's own partitions would still act elsewhere, and how: a
+ * `workspaceId` that names another workspace (a member item read by sign-in makes its caller act in
+ * the workspace it names), or an index key in another workspace's lists, or in the lists of tokens
+ * and connected apps (which an export never holds).
+ */
+const reachesOut = (workspaceId: string, item: Item): string | undefined => {
+  if (item.workspaceId !== undefined && item.workspaceId !== workspaceId) return `names workspace ${String(item.workspaceId)}`;
+  for (const key of INDEX_KEYS) {
+    const v = item[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || !v.startsWith(`${wsPk(workspaceId)}#`)) return `has ${key} outside workspace ${workspaceId}`;
+    if (v === tokensOfWorkspaceGsiPk(workspaceId) || v === grantsOfWorkspaceGsiPk(workspaceId)) return `has ${key} of a credential list`;
+  }
+  return undefined;
+};
 
 /**
  * Every item of the workspace: a scan of the table (the workspace's items are spread over many
@@ -151,6 +170,8 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
       const claim = typeof item.pk === 'string' && item.pk.startsWith('EMAIL#') && item.sk === EMAIL_SK;
       if (claim ? item.workspaceId !== header.workspaceId : !ownPartition(header.workspaceId, item.pk) || typeof item.sk !== 'string')
         throw new CliError(`--file: line ${n} is not an item of workspace ${header.workspaceId}; nothing was imported`);
+      const foreign = reachesOut(header.workspaceId, item);
+      if (foreign) throw new CliError(`--file: line ${n} ${foreign}; nothing was imported`);
       items.push(item);
     }
   } catch (err) {

@@ -145,6 +145,25 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
         JSON.stringify({ item: { pk: { S: `WS#${ws.workspaceId}` }, sk: { S: 'META' }, name: { S: 'Taken over' } } }),
       ].join('\n'),
     );
+    // Items of its own partitions that would act elsewhere: a member naming another workspace (sign-in
+    // would make them act there), a task in another workspace's list index.
+    const smuggled = async (name: string, item: Record<string, unknown>) => {
+      const f = join(work, `${name}.jsonl`);
+      await writeFile(f, [JSON.stringify({ ...header, workspaceId: 'ws_new', items: 1 }), JSON.stringify({ item })].join('\n'));
+      return admin(toDir, 'import', '--file', f);
+    };
+    const member = await smuggled('member', {
+      pk: { S: 'WS#ws_new' },
+      sk: { S: 'USER#usr_x' },
+      workspaceId: { S: ws.workspaceId },
+      role: { S: 'owner' },
+    });
+    const listed = await smuggled('listed', {
+      pk: { S: 'WS#ws_new#T#t1' },
+      sk: { S: 'TASK' },
+      gsi1pk: { S: `WS#${ws.workspaceId}#L#P1` },
+    });
+    const tokenList = await smuggled('token-list', { pk: { S: 'WS#ws_new#T#t2' }, sk: { S: 'TASK' }, gsi1pk: { S: 'WS#ws_new#TOKENS' } });
     const cut = join(work, 'cut.jsonl');
     await writeFile(cut, lines.slice(0, 5).join('\n'));
 
@@ -155,6 +174,9 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
     assert.match(twice.stderr, new RegExp(`workspace ${ws.workspaceId} exists in .* already; .*Nothing was imported`));
     assert.equal(refusedForeign.code, 1);
     assert.match(refusedForeign.stderr, /line 2 is not an item of workspace ws_elsewhere; nothing was imported/);
+    assert.match(member.stderr, new RegExp(`line 2 names workspace ${ws.workspaceId}; nothing was imported`));
+    assert.match(listed.stderr, /line 2 has gsi1pk outside workspace ws_new; nothing was imported/);
+    assert.match(tokenList.stderr, /line 2 has gsi1pk of a credential list/);
     assert.equal(refusedCut.code, 1);
     assert.match(refusedCut.stderr, /items, the header says \d+: the file is cut short/);
   });

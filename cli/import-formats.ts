@@ -105,9 +105,13 @@ const cells = (row: Cells, name: string): string[] => {
   return (Array.isArray(v) ? v : [v ?? '']).map((s) => s.trim()).filter(Boolean);
 };
 
-const rowHash = (format: Format, row: Cells, position: number): string =>
+/**
+ * A row without an id of its own (Todoist's) is known by what it says, not where it stands: a file
+ * with rows added or moved finds the ones imported before. `nth` tells identical rows apart.
+ */
+const rowHash = (format: Format, row: Cells, nth: number): string =>
   createHash('sha256')
-    .update(`${format}\n${position}\n${JSON.stringify(row)}`)
+    .update(`${format}\n${nth}\n${JSON.stringify(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1)))}`)
     .digest('hex')
     .slice(0, 32);
 
@@ -143,7 +147,7 @@ const DONE_STATUSES = new Set(['done', 'closed', 'resolved', 'completed', 'compl
 export const readExport = (
   text: string,
   given?: Format,
-): { format: Format; rows: ImportRow[]; skipped: SkippedRow[] } | { error: string } => {
+): { format: Format; rows: ImportRow[]; skipped: SkippedRow[]; unread: string[] } | { error: string } => {
   let records: { record: Cells; info: { lines: number } }[];
   let header: string[] = [];
   try {
@@ -168,7 +172,15 @@ export const readExport = (
     };
   const rows: ImportRow[] = [];
   const skipped: SkippedRow[] = [];
-  for (const [i, { record: row, info }] of records.entries()) {
+  const seenRows = new Map<string, number>();
+  const nthOf = (row: Cells): number => {
+    const key = JSON.stringify(row);
+    const n = seenRows.get(key) ?? 0;
+    seenRows.set(key, n + 1);
+    return n;
+  };
+  const unread = header.filter((c) => c && !READ_COLUMNS[format].includes(c));
+  for (const { record: row, info } of records) {
     // The line the row ends on, as csv-parse counts it (a quoted cell may hold line breaks).
     const line = info.lines;
     const problems: string[] = [];
@@ -211,7 +223,7 @@ export const readExport = (
         const responsible = cell(row, 'RESPONSIBLE').replace(/\s*\(\d+\)\s*$/, '');
         const date = cell(row, 'DATE');
         add({
-          sourceId: rowHash(format, row, i),
+          sourceId: rowHash(format, row, nthOf(row)),
           title,
           ...(cell(row, 'DESCRIPTION') ? { notes: cell(row, 'DESCRIPTION') } : {}),
           priority: priority ?? 'P4',
@@ -232,7 +244,7 @@ export const readExport = (
         const due = cell(row, 'Due Date');
         const completed = cell(row, 'Completed At');
         add({
-          sourceId: cell(row, 'Task ID') || rowHash(format, row, i),
+          sourceId: cell(row, 'Task ID') || rowHash(format, row, nthOf(row)),
           title,
           ...(cell(row, 'Notes') ? { notes: cell(row, 'Notes') } : {}),
           priority: 'P4',
@@ -258,7 +270,7 @@ export const readExport = (
         const completed = cell(row, 'Completed') || cell(row, 'Canceled');
         if (cell(row, 'Canceled')) problems.push('Canceled: imported as done');
         add({
-          sourceId: cell(row, 'ID') || rowHash(format, row, i),
+          sourceId: cell(row, 'ID') || rowHash(format, row, nthOf(row)),
           title,
           ...(cell(row, 'Description') ? { notes: cell(row, 'Description') } : {}),
           priority: priorityWord(cell(row, 'Priority'), 'Priority', problems),
@@ -285,7 +297,7 @@ export const readExport = (
         const status = cell(row, 'Status');
         const resolved = cell(row, 'Resolved');
         add({
-          sourceId: cell(row, 'Issue key') || cell(row, 'Issue id') || rowHash(format, row, i),
+          sourceId: cell(row, 'Issue key') || cell(row, 'Issue id') || rowHash(format, row, nthOf(row)),
           title,
           ...(cell(row, 'Description') ? { notes: cell(row, 'Description') } : {}),
           priority: priorityWord(cell(row, 'Priority'), 'Priority', problems),
@@ -299,7 +311,53 @@ export const readExport = (
       }
     }
   }
-  return { format, rows, skipped };
+  // One id twice (an export joined with itself, a hand edit): the first row is imported, the others said.
+  const firstLine = new Map<string, number>();
+  const unique = rows.filter((r) => {
+    const first = firstLine.get(r.sourceId);
+    if (first === undefined) {
+      firstLine.set(r.sourceId, r.line);
+      return true;
+    }
+    skipped.push({ line: r.line, reason: `the same id as line ${first}; imported once` });
+    return false;
+  });
+  return { format, rows: unique, skipped, unread: [...new Set(unread)] };
+};
+
+/** The columns each format's reading uses; the others are named in the report as not imported. */
+const READ_COLUMNS: Record<Format, readonly string[]> = {
+  todoist: ['TYPE', 'CONTENT', 'DESCRIPTION', 'PRIORITY', 'INDENT', 'RESPONSIBLE', 'DATE', 'DATE_LANG'],
+  asana: ['Task ID', 'Completed At', 'Name', 'Assignee', 'Assignee Email', 'Due Date', 'Tags', 'Notes', 'Projects', 'Parent task'],
+  linear: [
+    'ID',
+    'Title',
+    'Description',
+    'Status',
+    'Priority',
+    'Project',
+    'Assignee',
+    'Labels',
+    'Completed',
+    'Canceled',
+    'Due Date',
+    'Parent issue',
+  ],
+  jira: [
+    'Summary',
+    'Issue key',
+    'Issue id',
+    'Status',
+    'Project name',
+    'Priority',
+    'Assignee',
+    'Resolved',
+    'Due date',
+    'Labels',
+    'Description',
+    'Parent',
+    'Parent id',
+  ],
 };
 
 const personOf = (v: string): { email?: string; name?: string } => (v.includes('@') ? { email: v } : { name: v });

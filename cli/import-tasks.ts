@@ -32,7 +32,11 @@ import type { Target } from './target.js';
  * twice, and two runs at once cannot both create one row.
  */
 
+/** Rows per call: each call's records are `act_….01` … `act_….50`, within the two digits a bulk record id has. */
 const PER_CALL = 50;
+
+/** What a file says, as a terminal may print it: no control characters (an escape sequence in a title). */
+const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}]/gu, ' ');
 const claimSk = (format: Format, sourceId: string) => `IMPORT#${format}#${sourceId}`;
 
 /** The rows a run before this one created already: claim → the task's key. */
@@ -141,6 +145,8 @@ export interface ImportRun {
   readonly format: Format;
   readonly rows: readonly ImportRow[];
   readonly skipped: readonly SkippedRow[];
+  /** Columns of the file the format's reading does not use: named once, so nothing goes unsaid. */
+  readonly unread: readonly string[];
   readonly dryRun: boolean;
   readonly file: string;
 }
@@ -169,7 +175,8 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   const source = doorSource('admin CLI', OPERATOR, `import from ${format}`, now);
   const ctx: WriteContext = { stores, caller, source };
 
-  for (const s of run.skipped) out.stdout(`line ${s.line}: skipped: ${s.reason}`);
+  if (run.unread.length) out.stdout(`columns not imported (doers keeps nothing of them): ${printable(run.unread.join(', '))}`);
+  for (const s of run.skipped) out.stdout(`line ${s.line}: skipped: ${printable(s.reason)}`);
   const done = await claimed(
     target,
     workspaceId,
@@ -188,10 +195,10 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   const missing = wanted.filter((name) => !projects.has(name.toLowerCase()));
 
   if (run.dryRun) {
-    for (const name of missing) out.stdout(`project '${name}': would be created`);
+    for (const name of missing) out.stdout(printable(`project '${name}': would be created`));
     for (const p of planned) {
-      out.stdout(`line ${p.row.line}: would create ${describe(p)}`);
-      for (const problem of p.problems) out.stdout(`line ${p.row.line}:   ${problem}`);
+      out.stdout(printable(`line ${p.row.line}: would create ${describe(p)}`));
+      for (const problem of p.problems) out.stdout(printable(`line ${p.row.line}:   ${problem}`));
     }
     out.stderr(
       `Dry run: ${planned.length} task(s) would be created, ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped. Nothing was written.`,
@@ -201,7 +208,7 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   for (const name of missing) {
     const made = await createProject(ctx, { name });
     projects.set(name.toLowerCase(), made.project);
-    out.stdout(`project '${name}': created`);
+    out.stdout(printable(`project '${name}': created`));
   }
   let created = 0;
   let refused = 0;
@@ -243,14 +250,14 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
       const p = group[j]!;
       if (!o.ok || !('written' in o)) {
         refused++;
-        out.stdout(`line ${p.row.line}: not imported: ${o.ok ? 'unchanged' : o.error.message}`);
+        out.stdout(printable(`line ${p.row.line}: not imported: ${o.ok ? 'unchanged' : o.error.message}`));
         continue;
       }
       created++;
       const name = taskNameOf(caller.workspaceKey, o.written.task);
       first ??= name;
       last = name;
-      for (const problem of p.problems) out.stdout(`line ${p.row.line} (${name}): ${problem}`);
+      for (const problem of p.problems) out.stdout(printable(`line ${p.row.line} (${name}): ${problem}`));
       for (const body of p.row.comments) await addComment(ctx, o.written.task, body.slice(0, 10_000));
     }
     if (first) out.stdout(`${first} … ${last}: undo with change_undo ${callId}`);

@@ -4,7 +4,15 @@ import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { EMAIL_SK, emailPk, grantsOfWorkspaceGsiPk, tokensOfWorkspaceGsiPk, WORKSPACE_SK, wsPk } from '../lambda/platform/item-keys.js';
+import {
+  EMAIL_SK,
+  emailPk,
+  grantsOfWorkspaceGsiPk,
+  MEMBER_PREFIX,
+  tokensOfWorkspaceGsiPk,
+  WORKSPACE_SK,
+  wsPk,
+} from '../lambda/platform/item-keys.js';
 import { type Command, type Options, type Out, required, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
@@ -41,6 +49,7 @@ const ownPartition = (workspaceId: string, pk: unknown): boolean =>
   typeof pk === 'string' && (pk === wsPk(workspaceId) || pk.startsWith(`${wsPk(workspaceId)}#`));
 
 const INDEX_KEYS = ['gsi1pk', 'gsi2pk', 'gsi3pk'] as const;
+const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Whether an item of the workspace's own partitions would still act elsewhere, and how: a
@@ -92,7 +101,17 @@ const emailClaims = async (target: Target, emails: readonly string[]): Promise<I
   return out;
 };
 
-const line = (item: Item): string => JSON.stringify({ item: marshall(item, { removeUndefinedValues: true }) });
+/**
+ * Binary values as base64 (JSON has no bytes; `JSON.stringify` of a Uint8Array is an object of
+ * indices), read back into bytes: the file holds the item exactly.
+ */
+const toBase64 = (_k: string, v: unknown) => (v instanceof Uint8Array ? { $base64: Buffer.from(v).toString('base64') } : v);
+const fromBase64 = (_k: string, v: unknown) =>
+  v && typeof v === 'object' && typeof (v as { $base64?: unknown }).$base64 === 'string'
+    ? new Uint8Array(Buffer.from((v as { $base64: string }).$base64, 'base64'))
+    : v;
+
+const line = (item: Item): string => JSON.stringify({ item: marshall(item, { removeUndefinedValues: true }) }, toBase64);
 
 export const exportCommand: Command = {
   options: ['workspace', 'file'],
@@ -148,7 +167,7 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
       if (!text.trim()) continue;
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        parsed = n === 1 ? JSON.parse(text.replace(/^\uFEFF/, '')) : JSON.parse(text, fromBase64);
       } catch {
         throw new CliError(`--file: line ${n} is not JSON`);
       }
@@ -156,6 +175,9 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
         const h = parsed as Partial<Header>;
         if (h.format !== EXPORT_FORMAT || typeof h.workspaceId !== 'string')
           throw new CliError(`--file: ${file} is not a doers workspace export (its first line names no ${EXPORT_FORMAT})`);
+        // An id as ids are made: one with a `#` would make the workspace's partitions another's.
+        if (!WORKSPACE_ID.test(h.workspaceId))
+          throw new CliError(`--file: its header names "${h.workspaceId}", which is not a workspace id`);
         if (h.version !== EXPORT_VERSION) throw new CliError(`--file: export version ${h.version}; this version reads ${EXPORT_VERSION}`);
         header = h as Header;
         continue;
@@ -168,6 +190,8 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
         throw new CliError(`--file: line ${n} holds no item`);
       }
       const claim = typeof item.pk === 'string' && item.pk.startsWith('EMAIL#') && item.sk === EMAIL_SK;
+      if (claim && item.pk !== emailPk(String(item.pk).slice('EMAIL#'.length)))
+        throw new CliError(`--file: line ${n} claims an e-mail not in lower case; nothing was imported`);
       if (claim ? item.workspaceId !== header.workspaceId : !ownPartition(header.workspaceId, item.pk) || typeof item.sk !== 'string')
         throw new CliError(`--file: line ${n} is not an item of workspace ${header.workspaceId}; nothing was imported`);
       const foreign = reachesOut(header.workspaceId, item);
@@ -179,6 +203,12 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
     throw new CliError(`--file: ${(err as Error).message}`);
   }
   if (!header) throw new CliError(`--file: ${file} is empty`);
+  // An e-mail is claimed only for a member the file holds: a file cannot take an address for nobody.
+  const members = new Set(
+    items.filter((i) => i.pk === wsPk(header!.workspaceId) && String(i.sk).startsWith(MEMBER_PREFIX)).map((i) => i.userId),
+  );
+  const stray = items.find((i) => String(i.pk).startsWith('EMAIL#') && !members.has(i.userId));
+  if (stray) throw new CliError(`--file: it claims ${String(stray.pk).slice(6)} for no member of the workspace; nothing was imported`);
   if (items.length !== header.items)
     throw new CliError(`--file: ${items.length} items, the header says ${header.items}: the file is cut short`);
   return { header, items };
@@ -229,10 +259,11 @@ export const importCommand: Command = {
       throw new CliError(
         `${held.map((c) => String(c.pk).slice('EMAIL#'.length)).join(', ')} ${held.length === 1 ? 'is a member' : 'are members'} of another workspace in ${target.where}; nothing was imported.`,
       );
-    // The workspace item last: until it is written the workspace does not exist, and a run cut short
-    // is run again (every write puts the same item).
+    // The workspace item last, the e-mail claims just before it: until it is written the workspace
+    // does not exist, and a run cut short is run again (every write puts the same item).
     const meta = items.filter((i) => i.pk === wsPk(workspaceId) && i.sk === WORKSPACE_SK);
     const rest = items.filter((i) => !meta.includes(i) && !claims.includes(i));
+    await writeAll(target, rest);
     for (const claim of claims) {
       await target.db
         .send(
@@ -249,7 +280,6 @@ export const importCommand: Command = {
           );
         });
     }
-    await writeAll(target, rest);
     await writeAll(target, meta);
     out.stdout(`Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items, exported ${header.exportedAt}.`);
     out.stderr('Its members sign in as before; each makes new tokens (npm run admin -- token create, or the account page).');
@@ -269,6 +299,7 @@ const importCsv = async (text: string, o: Options, target: Target, out: Out, now
       format: read.format,
       rows: read.rows,
       skipped: read.skipped,
+      unread: read.unread,
       dryRun: !!o['dry-run'],
       file: o.file!,
     },

@@ -104,6 +104,38 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
     assert.equal((await tasksTitled('paint')).length, 1);
   });
 
+  test('Todoist rows without ids are known by what they say: a file with rows added and moved imports only the new one', async () => {
+    const moved = join(dataDir, 'todoist-moved.csv');
+    await writeFile(
+      moved,
+      [
+        'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
+        'task,Fix the gate,,2,1,Ada (100),,,en,',
+        'task,Call the landlord,,,1,Ada (100),,,en,',
+        'task,Buy the paint @home @diy,Two litres of white,2,1,Ada (100),Grace Hopper (200),2031-06-01,en,Europe/Berlin',
+      ].join('\n'),
+    );
+
+    const out = await cli('import', '--file', moved, '--workspace', ws.workspaceId);
+
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stderr, /^Imported 1 task\(s\) .* 2 imported before/);
+    assert.equal((await tasksTitled('landlord')).length, 1);
+    assert.equal((await tasksTitled('gate')).length, 1);
+    assert.match(out.stdout, /columns not imported \(doers keeps nothing of them\): AUTHOR, TIMEZONE/);
+  });
+
+  test('one id on two rows is imported once and the second row said', async () => {
+    const twice = join(dataDir, 'asana-twice.csv');
+    await writeFile(twice, 'Task ID,Name\n9001,Print the flyers\n9001,Print the flyers again\n');
+
+    const out = await cli('import', '--file', twice, '--workspace', ws.workspaceId);
+
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /line 3: skipped: the same id as line 2; imported once/);
+    assert.equal((await tasksTitled('flyers')).length, 1);
+  });
+
   test('Asana: e-mail assignees, tags, projects made on the way, completions kept with their time', async () => {
     const out = await cli('import', '--file', join(FIXTURES, 'asana.csv'), '--workspace', ws.workspaceId);
     const [brochure] = await tasksTitled('brochure');

@@ -163,6 +163,16 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
       sk: { S: 'TASK' },
       gsi1pk: { S: `WS#${ws.workspaceId}#L#P1` },
     });
+    // A header whose id holds a `#` would make another workspace's task partition this one's.
+    const prefixed = join(work, 'prefixed.jsonl');
+    await writeFile(
+      prefixed,
+      [
+        JSON.stringify({ ...header, workspaceId: `${ws.workspaceId}#T#x`, items: 1 }),
+        JSON.stringify({ item: { pk: { S: `WS#${ws.workspaceId}#T#x` }, sk: { S: 'TASK' }, title: { S: 'PWNED' } } }),
+      ].join('\n'),
+    );
+    const refusedPrefix = await admin(toDir, 'import', '--file', prefixed);
     const tokenList = await smuggled('token-list', { pk: { S: 'WS#ws_new#T#t2' }, sk: { S: 'TASK' }, gsi1pk: { S: 'WS#ws_new#TOKENS' } });
     const cut = join(work, 'cut.jsonl');
     await writeFile(cut, lines.slice(0, 5).join('\n'));
@@ -174,6 +184,7 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
     assert.match(twice.stderr, new RegExp(`workspace ${ws.workspaceId} exists in .* already; .*Nothing was imported`));
     assert.equal(refusedForeign.code, 1);
     assert.match(refusedForeign.stderr, /line 2 is not an item of workspace ws_elsewhere; nothing was imported/);
+    assert.match(refusedPrefix.stderr, /its header names ".*#T#x", which is not a workspace id/);
     assert.match(member.stderr, new RegExp(`line 2 names workspace ${ws.workspaceId}; nothing was imported`));
     assert.match(listed.stderr, /line 2 has gsi1pk outside workspace ws_new; nothing was imported/);
     assert.match(tokenList.stderr, /line 2 has gsi1pk of a credential list/);

@@ -1,4 +1,4 @@
-import { isRole, isScope, type Member, ROLES, type Role, type Scope } from '../lambda/vocabulary.js';
+import { isRole, isScope, type Member, ROLES, type Role, type Scope, type Workspace } from '../lambda/vocabulary.js';
 import { CliError, usage } from './errors.js';
 import type { Target } from './target.js';
 
@@ -103,4 +103,15 @@ export const grantIdOf = (value: string | undefined): string => {
   const id = required(value, 'grant');
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) throw usage(`--grant: "${id}" is not a grant id (see grants list)`);
   return id;
+};
+
+/** The refusal of a workspace id the target does not hold. */
+export const noWorkspace = (workspaceId: string, target: Target): CliError =>
+  new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+
+/** The workspace, or the refusal naming it. */
+export const existingWorkspace = async (target: Target, workspaceId: string): Promise<Workspace> => {
+  const workspace = await target.directory.getWorkspace(workspaceId);
+  if (!workspace) throw noWorkspace(workspaceId, target);
+  return workspace;
 };

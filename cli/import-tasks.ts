@@ -1,5 +1,5 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ToolRefusal } from '../lambda/errors.js';
+import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
 import { wsPk } from '../lambda/platform/item-keys.js';
 import type { WriteOp } from '../lambda/platform/transact.js';
 import { type Member, workspaceKeyOf } from '../lambda/vocabulary.js';
@@ -18,8 +18,7 @@ import { createWorkspaceStores } from '../lambda/workspace/store/create-stores.j
 import type { WriteContext } from '../lambda/workspace/store/stores.js';
 import type { NewTask } from '../lambda/workspace/tasks/planner.js';
 import { type CreateItem, createTasks } from '../lambda/workspace/tasks/task-writer.js';
-import type { Out } from './args.js';
-import { CliError } from './errors.js';
+import { existingWorkspace, type Out } from './args.js';
 import { exportedDate, type Format, type ImportRow, type SkippedRow } from './import-formats.js';
 import type { Target } from './target.js';
 
@@ -41,17 +40,12 @@ const claimSk = (format: Format, sourceId: string) => `IMPORT#${format}#${source
 
 /** The rows a run before this one created already: claim → the task's key. */
 const claimed = async (target: Target, workspaceId: string, sks: readonly string[]): Promise<Map<string, string>> => {
-  const found = new Map<string, string>();
-  for (let i = 0; i < sks.length; i += 100) {
-    let keys: Record<string, unknown>[] = sks.slice(i, i + 100).map((sk) => ({ pk: wsPk(workspaceId), sk }));
-    for (let round = 0; keys.length && round < 8; round++) {
-      const res = await target.db.send(new BatchGetCommand({ RequestItems: { [target.table]: { Keys: keys, ConsistentRead: true } } }));
-      for (const item of res.Responses?.[target.table] ?? []) found.set(String(item.sk), String(item.key ?? item.taskId));
-      keys = (res.UnprocessedKeys?.[target.table]?.Keys ?? []) as Record<string, unknown>[];
-    }
-    if (keys.length) throw new CliError('DynamoDB kept refusing to read the import claims (throttled); run it again.');
-  }
-  return found;
+  const items = await batchGetConsistent(
+    target.db,
+    target.table,
+    sks.map((sk) => ({ pk: wsPk(workspaceId), sk })),
+  );
+  return new Map(items.map((item) => [String(item.sk), String(item.key ?? item.taskId)]));
 };
 
 const memberOf = (members: readonly Member[], who: NonNullable<ImportRow['assignee']>): Member | undefined => {
@@ -153,9 +147,7 @@ export interface ImportRun {
 
 export const importTasks = async (target: Target, run: ImportRun, out: Out, now: Date): Promise<void> => {
   const { workspaceId, format } = run;
-  const workspace = await target.directory.getWorkspace(workspaceId);
-  if (!workspace) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
-  const members = await target.directory.listMembers(workspaceId);
+  const [workspace, members] = await Promise.all([existingWorkspace(target, workspaceId), target.directory.listMembers(workspaceId)]);
   const owner = members.find((m) => m.role === 'owner' && m.status === 'active');
   // The operator, acting as an owner; dates in words are read in the first owner's zone.
   const caller: Caller = {

@@ -2,8 +2,9 @@ import { createReadStream } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { batchGetConsistent, batchPut } from '../lambda/platform/dynamodb.js';
 import {
   EMAIL_SK,
   emailPk,
@@ -13,7 +14,7 @@ import {
   WORKSPACE_SK,
   wsPk,
 } from '../lambda/platform/item-keys.js';
-import { type Command, type Options, type Out, required, workspaceOf } from './args.js';
+import { type Command, existingWorkspace, type Options, type Out, required, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
 import { importTasks } from './import-tasks.js';
@@ -87,19 +88,13 @@ const workspaceItems = async (target: Target, workspaceId: string): Promise<Item
   return items;
 };
 
-const emailClaims = async (target: Target, emails: readonly string[]): Promise<Item[]> => {
-  const out: Item[] = [];
-  for (let i = 0; i < emails.length; i += 100) {
-    let keys: Record<string, unknown>[] = emails.slice(i, i + 100).map((e) => ({ pk: emailPk(e), sk: EMAIL_SK }));
-    for (let round = 0; keys.length && round < 8; round++) {
-      const res = await target.db.send(new BatchGetCommand({ RequestItems: { [target.table]: { Keys: keys, ConsistentRead: true } } }));
-      out.push(...(res.Responses?.[target.table] ?? []));
-      keys = (res.UnprocessedKeys?.[target.table]?.Keys ?? []) as Record<string, unknown>[];
-    }
-    if (keys.length) throw new CliError('DynamoDB kept refusing to read the e-mail claims (throttled); run it again.');
-  }
-  return out;
-};
+/** The e-mail claims of these addresses that exist. */
+const emailClaims = (target: Target, emails: readonly string[]): Promise<Item[]> =>
+  batchGetConsistent(
+    target.db,
+    target.table,
+    emails.map((e) => ({ pk: emailPk(e), sk: EMAIL_SK })),
+  );
 
 /**
  * Binary values as base64 (JSON has no bytes; `JSON.stringify` of a Uint8Array is an object of
@@ -118,10 +113,8 @@ export const exportCommand: Command = {
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
     const file = required(o.file, 'file');
-    const workspace = await target.directory.getWorkspace(workspaceId);
-    if (!workspace) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
-    const items = await workspaceItems(target, workspaceId);
-    const members = await target.directory.listMembers(workspaceId);
+    const workspace = await existingWorkspace(target, workspaceId);
+    const [items, members] = await Promise.all([workspaceItems(target, workspaceId), target.directory.listMembers(workspaceId)]);
     const claims = (
       await emailClaims(
         target,
@@ -214,18 +207,6 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
   return { header, items };
 };
 
-const writeAll = async (target: Target, items: readonly Item[]): Promise<void> => {
-  for (let i = 0; i < items.length; i += 25) {
-    let requests: Record<string, unknown>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let round = 0; requests.length; round++) {
-      if (round >= 10) throw new CliError('DynamoDB kept refusing writes (throttled); run the import again: it goes on where it was.');
-      if (round) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
-      const res = await target.db.send(new BatchWriteCommand({ RequestItems: { [target.table]: requests as never } }));
-      requests = (res.UnprocessedItems?.[target.table] ?? []) as Record<string, unknown>[];
-    }
-  }
-};
-
 export const importCommand: Command = {
   options: ['workspace', 'file', 'format', 'dry-run'],
   async run(o, target, out, now) {
@@ -263,7 +244,7 @@ export const importCommand: Command = {
     // does not exist, and a run cut short is run again (every write puts the same item).
     const meta = items.filter((i) => i.pk === wsPk(workspaceId) && i.sk === WORKSPACE_SK);
     const rest = items.filter((i) => !meta.includes(i) && !claims.includes(i));
-    await writeAll(target, rest);
+    await batchPut(target.db, target.table, rest);
     for (const claim of claims) {
       await target.db
         .send(
@@ -280,7 +261,7 @@ export const importCommand: Command = {
           );
         });
     }
-    await writeAll(target, meta);
+    await batchPut(target.db, target.table, meta);
     out.stdout(`Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items, exported ${header.exportedAt}.`);
     out.stderr('Its members sign in as before; each makes new tokens (npm run admin -- token create, or the account page).');
   },

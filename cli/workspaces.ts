@@ -7,8 +7,8 @@ import { numberExistingTasks, setWorkspaceKey } from '../lambda/workspace/admin/
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { buildRecord } from '../lambda/workspace/model/activity.js';
 import { DynamoTaskStore } from '../lambda/workspace/store/task-store.js';
-import { type Command, required, workspaceOf } from './args.js';
-import { CliError, usage } from './errors.js';
+import { type Command, existingWorkspace, noWorkspace, required, workspaceOf } from './args.js';
+import { usage } from './errors.js';
 
 /** A whole workspace switched off (every member refused) and on again. */
 const workspaceStatus = (status: Status): Command => ({
@@ -32,7 +32,7 @@ const workspaceStatus = (status: Status): Command => ({
         target.activity.expiresAtFor(now),
       );
     if (!record || !(await target.directory.setWorkspaceStatus(workspaceId, status, [target.activity.recordOp(record)]))) {
-      throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+      throw noWorkspace(workspaceId, target);
     }
     out.stdout(`Workspace ${workspaceId} is ${status}.`);
   },
@@ -44,8 +44,7 @@ const workspaceKey: Command = {
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
     const key = required(o.key, 'key');
-    const before = await target.directory.getWorkspace(workspaceId);
-    if (!before) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+    const before = await existingWorkspace(target, workspaceId);
     const old = workspaceKeyOf(before);
     const record = buildRecord(
       doorSource('admin CLI', OPERATOR, 'workspace key', now),
@@ -78,8 +77,7 @@ const tasksNumber: Command = {
   options: ['workspace'],
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
-    const before = await target.directory.getWorkspace(workspaceId);
-    if (!before) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+    const before = await existingWorkspace(target, workspaceId);
     const source = doorSource('admin CLI', OPERATOR, 'tasks number', now);
     const { numbered, counter } = await numberExistingTasks(target.db, target.table, workspaceId, (n) =>
       n === 0
@@ -120,7 +118,7 @@ const workspaceShow: Command = {
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
     const [ws, members] = await Promise.all([target.directory.getWorkspace(workspaceId), target.directory.listMembers(workspaceId)]);
-    if (!ws) throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+    if (!ws) throw noWorkspace(workspaceId, target);
     const layout = ws.layout ?? 1;
     const day = now.toISOString().slice(0, 10);
     const counts = await new DynamoTaskStore(target.db, target.table).counts(
@@ -150,8 +148,7 @@ const migrate: Command = {
     if (!Number.isFinite(drain) || drain < 0 || drain > 600) throw usage('--drain-seconds: a number of seconds from 0 to 600');
     const ids = o.workspace === 'all' ? await listWorkspaceIds(target.db, target.table) : [workspaceOf(o.workspace, target)];
     for (const workspaceId of ids) {
-      if (!(await target.directory.getWorkspace(workspaceId)))
-        throw new CliError(`--workspace: no workspace ${workspaceId} in ${target.where}`);
+      await existingWorkspace(target, workspaceId);
       const s = await migrateWorkspace(target.db, target.table, workspaceId, {
         drainMs: drain * 1000,
         progress: (line) => out.stderr(line),

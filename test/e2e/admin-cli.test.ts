@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { main } from '../../cli/main.js';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { DynamoDirectoryStore } from '../../lambda/workspace/store/directory-store.js';
+import { admin, type CliResult } from '../helpers/admin-cli.js';
 import { type CognitoStandIn, startCognito } from '../helpers/cognito.js';
 import { modernCall, startTestServer } from '../helpers/local.js';
 import { approve, pkcePair, startHttpsServer, trustingFetch } from '../helpers/oauth.js';
@@ -26,12 +26,6 @@ import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secr
 const ROOT = new URL('../../', import.meta.url).pathname;
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 const run = (env: Record<string, string>, args: readonly string[]): Promise<CliResult> =>
   new Promise((resolve) => {
     execFile(
@@ -41,23 +35,6 @@ const run = (env: Record<string, string>, args: readonly string[]): Promise<CliR
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-const admin = async (dataDir: string, ...args: string[]): Promise<CliResult> => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(
-    args,
-    {
-      stdout: (line) => {
-        stdout += `${line}\n`;
-      },
-      stderr: (line) => {
-        stderr += `${line}\n`;
-      },
-    },
-    { DOERS_DATA_DIR: dataDir },
-  );
-  return { code, stdout, stderr };
-};
 
 let dataDir: string;
 let server: LocalServer;

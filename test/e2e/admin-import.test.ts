@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { main } from '../../cli/main.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { admin } from '../helpers/admin-cli.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // `npm run admin -- import` of the CSV exports of Todoist, Asana, Linear and Jira (fixtures in
@@ -12,24 +12,6 @@ import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, 
 // dry run says, what the tools then show, a re-run, and undoing an import.
 
 const FIXTURES = new URL('../fixtures/import/', import.meta.url).pathname;
-
-const admin = async (dataDir: string, ...args: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(
-    args,
-    {
-      stdout: (l) => {
-        stdout += `${l}\n`;
-      },
-      stderr: (l) => {
-        stderr += `${l}\n`;
-      },
-    },
-    { DOERS_DATA_DIR: dataDir },
-  );
-  return { code, stdout, stderr };
-};
 
 let dataDir: string;
 let server: LocalServer;

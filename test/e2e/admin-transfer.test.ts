@@ -3,32 +3,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { main } from '../../cli/main.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { admin } from '../helpers/admin-cli.js';
 import { modernCall } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // `npm run admin -- export` on one stack and `import` on another: two local servers with their own
 // data (each with its own embedded DynamoDB), a workspace used through the tools on the first, moved
 // to the second, and read there through the tools with a token made there.
-
-const admin = async (dataDir: string, ...args: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(
-    args,
-    {
-      stdout: (l) => {
-        stdout += `${l}\n`;
-      },
-      stderr: (l) => {
-        stderr += `${l}\n`;
-      },
-    },
-    { DOERS_DATA_DIR: dataDir },
-  );
-  return { code, stdout, stderr };
-};
 
 let work: string;
 let fromDir: string;

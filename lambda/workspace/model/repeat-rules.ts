@@ -49,6 +49,8 @@ export interface RepeatRead {
   readonly words: string;
   /** The argument as given. */
   readonly given: string;
+  /** YYYY-MM-DD: its first occurrence from the reader's today (a task without a due date is due then). */
+  readonly first: string;
 }
 
 const WEEKDAY_CODES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
@@ -331,11 +333,11 @@ export const readRepeat = async (value: string, param: string, opts: { now: Date
   if (neverOccurs(parts)) throw repeatUnreadable(param, given, 'never occurs (no month has that day)', EXAMPLES);
   // Whether it occurs from today at all (the shapes above make this a short look: each period the
   // library steps through has a day the rule falls on). The planner looks again from the real anchor.
-  const today = dateInZone(opts.now, opts.timeZone);
-  if (!(await firstOccurrence({ rule }, today)))
-    throw repeatUnreadable(param, given, parts.UNTIL ? 'ends before it first occurs (UNTIL)' : 'never occurs', EXAMPLES);
+  const first = await firstOccurrence({ rule }, dateInZone(opts.now, opts.timeZone));
+  if (!first) throw repeatUnreadable(param, given, parts.UNTIL ? 'ends before it first occurs (UNTIL)' : 'never occurs', EXAMPLES);
   return {
     rule,
+    first,
     ...(afterCompletion ? { afterCompletion: true as const } : {}),
     ...(time ? { time } : {}),
     words: wordsOf(made.toText(), afterCompletion),

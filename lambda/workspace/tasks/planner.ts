@@ -78,7 +78,8 @@ export interface PlannedTask {
 
 /**
  * A rule and its anchor: the due date the task has (this occurrence, kept as the person set it),
- * else its first occurrence from the caller's today, which becomes the due date.
+ * else its first occurrence from the caller's today (found when the rule was read), which becomes the
+ * due date.
  */
 const anchored = async (
   caller: WriteContext['caller'],
@@ -87,12 +88,12 @@ const anchored = async (
   dueDate: string | undefined,
   param: string,
 ): Promise<{ repeat: Repeat; dueDate: string }> => {
-  const today = dateInZone(now, caller.timeZone);
-  const anchor = dueDate ?? (await firstOccurrence(read, today));
-  if (!anchor) throw invalid(param, `'${read.given}' has no occurrence from today on.`);
-  recurringDueInRange(anchor, today, dueDate === undefined ? param : param.replace(/repeat$/, 'dueDate'));
-  // Looked at again from the day it will count from: a rule that occurs from today may not from there.
-  if (!(await firstOccurrence(read, anchor))) throw invalid(param, `'${read.given}' has no occurrence from ${anchor} on.`);
+  const anchor = dueDate ?? read.first;
+  if (dueDate !== undefined) {
+    recurringDueInRange(dueDate, dateInZone(now, caller.timeZone), param.replace(/repeat$/, 'dueDate'));
+    // Looked at again from the day it will count from: a rule that occurs from today may not from there.
+    if (!(await firstOccurrence(read, dueDate))) throw invalid(param, `'${read.given}' has no occurrence from ${dueDate} on.`);
+  }
   return {
     repeat: {
       rule: read.rule,
@@ -222,18 +223,17 @@ export const planChange = async (
       : resolveBlockers(stores, caller, task, patch.blockedBy, `${prefix}blockedBy`, opts.refOf, opts.fresh),
   ]);
   let dueDate = patch.dueDate === undefined ? task.dueDate : (patch.dueDate ?? undefined);
-  const ruleTime = patch.repeat && !isStored(patch.repeat) ? patch.repeat.time : undefined;
-  let dueTime = patch.dueTime === null ? undefined : (patch.dueTime ?? ruleTime ?? (patch.dueDate === null ? undefined : task.dueTime));
-  // A new rule counts from the due date the task will have; a rule kept (an undo) comes back as it was.
+  // A rule read from a tool counts from the due date the task will have; a rule kept (an undo) comes back as it was.
+  const newRule = patch.repeat && !isStored(patch.repeat) ? patch.repeat : undefined;
+  let dueTime =
+    patch.dueTime === null ? undefined : (patch.dueTime ?? newRule?.time ?? (patch.dueDate === null ? undefined : task.dueTime));
   let repeat: Repeat | undefined =
-    patch.repeat === undefined ? task.repeat : patch.repeat && isStored(patch.repeat) ? patch.repeat : undefined;
-  if (patch.repeat && !isStored(patch.repeat)) {
-    const rule = await anchored(caller, source.now, patch.repeat, dueDate, `${prefix}repeat`);
+    patch.repeat === undefined ? task.repeat : patch.repeat !== null && isStored(patch.repeat) ? patch.repeat : undefined;
+  if (newRule) {
+    const rule = await anchored(caller, source.now, newRule, dueDate, `${prefix}repeat`);
     repeat = rule.repeat;
     dueDate = rule.dueDate;
-  }
-  if (repeat && dueDate && patch.dueDate && !(patch.repeat && !isStored(patch.repeat)))
-    recurringDueInRange(dueDate, dateInZone(source.now, repeat.zone), `${prefix}dueDate`);
+  } else if (repeat && dueDate && patch.dueDate) recurringDueInRange(dueDate, dateInZone(source.now, repeat.zone), `${prefix}dueDate`);
   if (repeat && !dueDate)
     throw invalid(
       `${prefix}dueDate`,

@@ -372,7 +372,7 @@ export const createTasks = async (
     if (!queue.length) break;
     const chunk = takeChunk(ctx, queue);
     if (!chunk.length) break;
-    const units = chunk.reduce((sum, x) => sum + estimateCreate(ctx, x.p), 0);
+    const units = chunk.reduce((sum, x) => sum + estimateCreate(ctx, x.p, x.item), 0);
     if (spent + units > MAX_WRITE_UNITS_PER_CALL) {
       for (const x of chunk) outcomes[x.i] = { ok: false, error: ceilingRefusal() };
       queue = queue.filter((x) => !chunk.includes(x));
@@ -423,12 +423,16 @@ export const createTasks = async (
   return outcomes;
 };
 
+/** A create's ops as sized before its number is known: the task's, its record's, and what it writes besides. */
+const createOps = (ctx: WriteContext, p: PlannedTask, item?: CreateItem): WriteOp[] => [
+  ...opsOf(ctx, p, { gone: new Set() }),
+  ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, p.next)),
+  ...(item?.also?.(p.next) ?? []),
+];
+
 /** Estimated write units of a create: its ops and its record, as transact.ts counts them. */
-const estimateCreate = (ctx: WriteContext, p: PlannedTask): number =>
-  [
-    ...opsOf(ctx, p, { gone: new Set() }),
-    ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, p.next)),
-  ].reduce((sum, op) => sum + opWriteUnits(op), 0) + 4; // the number's claim and the counter
+const estimateCreate = (ctx: WriteContext, p: PlannedTask, item?: CreateItem): number =>
+  createOps(ctx, p, item).reduce((sum, op) => sum + opWriteUnits(op), 0) + 4; // the number's claim and the counter
 
 /** The items of the next transaction: as many as fit in input order (actions and bytes, links to each other combined). */
 const takeChunk = <T extends { i: number; p: PlannedTask; item?: CreateItem }>(ctx: WriteContext, queue: readonly T[]): T[] => {
@@ -436,11 +440,7 @@ const takeChunk = <T extends { i: number; p: PlannedTask; item?: CreateItem }>(c
   let actions = 1; // the counter
   let bytes = 0;
   for (const x of queue) {
-    const ops = [
-      ...opsOf(ctx, x.p, { gone: new Set() }),
-      ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, x.p.next)),
-      ...(x.item?.also?.(x.p.next) ?? []),
-    ];
+    const ops = createOps(ctx, x.p, x.item);
     // The task, its record, its claim, and its blockers' side (where those combine with another item's, counted once more than needed).
     const a = ops.length + 1;
     const b = ops.reduce((sum, op) => sum + opBytes(op), 0) + 128;
@@ -490,7 +490,12 @@ const writeCreates = async (
     ]);
     const written = numbered.map((x, j) => ({
       i: x.i,
-      written: { before: undefined, task: x.p.next, record: records[j]!, writeUnits: estimateCreate(ctx, x.p) } satisfies WrittenTask,
+      written: {
+        before: undefined,
+        task: x.p.next,
+        record: records[j]!,
+        writeUnits: estimateCreate(ctx, x.p, x.item),
+      } satisfies WrittenTask,
     }));
     try {
       await stores.commit(ops);

@@ -46,6 +46,9 @@ export const shardOf = (id: string, n: number): number => {
 export const taskPk = (workspaceId: string, taskId: string): string => `WS#${workspaceId}#T#${taskId}`;
 export const TASK_ITEM_SK = 'TASK';
 export const NOTES_ITEM_SK = 'NOTES';
+/** A parent's entry of one of its subtasks, in the parent's partition (what task_get lists in the same read). */
+export const SUBTASK_PREFIX = 'SUB#';
+export const subtaskSk = (childId: string): string => `${SUBTASK_PREFIX}${childId}`;
 /** The one value of an index key that stands for "none" (no assignee, no project). */
 export const NONE_KEY = '-';
 /** gsi1: the workspace's tasks of one priority. */

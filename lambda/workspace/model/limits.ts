@@ -23,3 +23,8 @@ export const MAX_WRITE_UNITS_PER_CALL = 10_000;
  * the page ends short, with a cursor that goes on where the reading stopped.
  */
 export const MAX_READ_UNITS_PER_CALL = 100;
+
+/** Tasks nest this many levels deep at most: a task, its subtasks, and theirs. */
+export const MAX_LEVELS = 3;
+/** A task has at most this many live subtasks (task_get lists them all, from one read). */
+export const MAX_SUBTASKS = 100;

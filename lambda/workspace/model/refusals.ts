@@ -1,4 +1,5 @@
 import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../../errors.js';
+import { MAX_SUBTASKS } from './limits.js';
 
 /**
  * Every refusal of the workspace, worded once. Each carries a typed reason (errors.ts) and the data
@@ -25,6 +26,14 @@ export const taskDeleted = (ref: string, deletedAt: string, param = 'taskId') =>
     `${lead(param)}task ${ref} was deleted (${deletedAt}); activity_list with task shows who deleted it, and change_undo of that change restores it.`,
     'deleted',
     { ref, deletedAt },
+  );
+
+/** A subtask's restore while its parent is deleted: the parent's own undo brings it back with its subtasks. */
+export const parentIsDeleted = (child: string, parent: string, deletedAt: string, param: string) =>
+  new NotFoundRefusal(
+    `${lead(param)}${child} is a subtask of ${parent}, which was deleted (${deletedAt}); restore ${parent} first (change_undo of its delete), then this one.`,
+    'deleted',
+    { ref: parent, deletedAt },
   );
 
 export const notAKeyHere = (ref: string, param: string, workspaceKey: string) =>
@@ -116,6 +125,13 @@ export const blockerMoved = (name: string) =>
   new ConflictRefusal(
     `Conflict: task ${name}, which is waited on, changed, was deleted or reached its 60 waiting tasks while the link was being written; ` +
       'nothing was changed, read it and retry.',
+    'links-moved',
+  );
+
+export const parentMoved = (name: string) =>
+  new ConflictRefusal(
+    `Conflict: task ${name}, a parent in this change, was moved, deleted or reached its ${MAX_SUBTASKS} subtasks while the change was ` +
+      'being written; nothing was changed, read it and retry.',
     'links-moved',
   );
 

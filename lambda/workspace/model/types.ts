@@ -21,6 +21,14 @@ export interface Task {
   readonly assigneeId?: string;
   readonly projectId?: string;
   readonly labels: readonly string[];
+  /**
+   * The task this one is a subtask of (workspace/tasks/subtasks.ts), with its number for the "sub of
+   * DEMO-12" a list line shows without reading the parent. Written by this task's own changes only.
+   */
+  readonly parentId?: string;
+  readonly parentNumber?: number;
+  /** How many live subtasks it has: kept by the subtasks' own changes, never by this task's. */
+  readonly subtaskCount?: number;
   /** A recurring task's rule: completing it moves `dueDate` to the next occurrence (model/repeat-rules.ts). */
   readonly repeat?: Repeat;
   /**
@@ -74,4 +82,13 @@ export interface Comment {
   readonly authorId: string;
   readonly body: string;
   readonly createdAt: string;
+}
+
+/** What a parent keeps of each live subtask, beside it in its own partition: what task_get lists without reading the subtasks. */
+export interface SubtaskEntry {
+  readonly taskId: string;
+  readonly number?: number;
+  readonly title: string;
+  readonly status: TaskStatus;
+  readonly dueDate?: string;
 }

@@ -10,7 +10,7 @@ import {
   workspaceListPk,
   wsPk,
 } from '../../platform/item-keys.js';
-import type { Task } from '../model/types.js';
+import type { SubtaskEntry, Task } from '../model/types.js';
 import { notesWordsOf } from './words.js';
 
 /**
@@ -95,11 +95,20 @@ export const toTask = (item: Record<string, unknown>, notesItem?: Record<string,
 /** What an item says of a task besides its fields, kept out of sight of every output (a symbol key). */
 export const EXTRAS = Symbol('task item');
 export interface TaskItemExtras {
-  readonly [EXTRAS]?: { readonly hasNotes: boolean; readonly nw: readonly string[]; readonly legacy: boolean };
+  readonly [EXTRAS]?: {
+    readonly hasNotes: boolean;
+    readonly nw: readonly string[];
+    readonly legacy: boolean;
+    /** Its live subtasks' entries, when it was read with its partition (a single task's read). */
+    subtasks?: readonly SubtaskEntry[];
+  };
 }
 
-export const extrasOf = (t: Task): { hasNotes: boolean; nw: readonly string[]; legacy: boolean } =>
+export const extrasOf = (t: Task): NonNullable<TaskItemExtras[typeof EXTRAS]> =>
   (t as Task & TaskItemExtras)[EXTRAS] ?? { hasNotes: t.notes !== undefined, nw: notesWordsOf(t.notes), legacy: false };
+
+/** A task's live subtasks as its single read found them; undefined when it was read in a list (ask the store). */
+export const subtaskEntriesOf = (t: Task): readonly SubtaskEntry[] | undefined => extrasOf(t).subtasks;
 
 /** Whether a task as read holds its notes, or has none: it is whole (what a writer needs). */
 export const isWhole = (t: Task): boolean => t.notes !== undefined || !extrasOf(t).hasNotes;

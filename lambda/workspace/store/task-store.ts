@@ -1,17 +1,26 @@
-import { type DynamoDBDocumentClient, GetCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ToolRefusal } from '../../errors.js';
 import { batchGetConsistent } from '../../platform/dynamodb.js';
-import { LINKS_EPOCH_SK, NOTES_ITEM_SK, TASK_ITEM_SK, taskPk, wsPk } from '../../platform/item-keys.js';
+import { LINKS_EPOCH_SK, NOTES_ITEM_SK, SUBTASK_PREFIX, TASK_ITEM_SK, taskPk, wsPk } from '../../platform/item-keys.js';
 import { itemSize } from '../../platform/item-size.js';
 import { commitWrites, type WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
-import { MAX_DEPENDENTS } from '../model/limits.js';
+import { MAX_DEPENDENTS, MAX_SUBTASKS } from '../model/limits.js';
 import { blockerMoved, exists, linksMoved, race, taskDeleted, taskNotFound, versionConflict } from '../model/refusals.js';
-import type { Task } from '../model/types.js';
+import type { SubtaskEntry, Task } from '../model/types.js';
 import { and, Expression, or, Update } from './expressions.js';
 import { LegacyTaskLists } from './legacy-task-lists.js';
+import {
+  isEntryItem,
+  isParentSide,
+  itemKeyOf,
+  type ParentHold,
+  parentSideOp,
+  entryOps as subtaskEntryOps,
+  toEntry,
+} from './subtask-items.js';
 import { countOps, entryOps } from './task-derived.js';
-import { isWhole, legacyTaskKey, notesItemOf, notesKey, taskItemOf, taskKey, toTask } from './task-items.js';
+import { EXTRAS, isWhole, legacyTaskKey, notesItemOf, notesKey, type TaskItemExtras, taskItemOf, taskKey, toTask } from './task-items.js';
 import { TaskLists } from './task-lists.js';
 
 export type { CountScope, Counts, TaskFilter, TaskPage, TaskPosition, UrgentPage } from './task-queries.js';
@@ -48,6 +57,13 @@ export interface WriteOptions {
   readonly forgetDependents?: readonly string[];
   /** When the change is made (what "done in the last days" counts by); now when absent. */
   readonly now?: Date;
+  /**
+   * Written only if the task still has this many subtasks (as read): a task placed deeper in the tree
+   * must not have gained a subtask meanwhile that would then sit too deep (workspace/tasks/subtasks.ts).
+   */
+  readonly subtasks?: number;
+  /** Its subtask count moved with the change (its subtasks deleted in the same write): merged, not written apart. */
+  readonly subtaskDelta?: number;
 }
 
 export interface TaskStore {
@@ -55,6 +71,8 @@ export interface TaskStore {
   get(workspaceId: string, taskId: string): Promise<Task | undefined>;
   /** Also a deleted one (kept for undo): what "was deleted" answers and undo read. */
   getAny(workspaceId: string, taskId: string): Promise<Task | undefined>;
+  /** A parent's entries of its live subtasks, by number (`subtaskEntriesOf` gives them of a task `getAny` read). */
+  subtasksOf(workspaceId: string, parentId: string): Promise<SubtaskEntry[]>;
   /** Tasks by id, deleted ones too, in one request per hundred; with `notes` whole (what a writer needs), else without their notes. */
   getMany(workspaceId: string, taskIds: readonly string[], opts?: { readonly notes?: boolean }): Promise<Map<string, Task>>;
   /** Creates the task outside any other write (the demo seed); false when its id is taken. */
@@ -66,6 +84,11 @@ export interface TaskStore {
    * another version, its links moved).
    */
   writeOps(before: Task | undefined, next: Task, opts?: WriteOptions): WriteOp[];
+  /**
+   * A task's side of its subtasks: its count moved by `delta`, or with delta 0 only checked; with
+   * `hold`, only while it is live and its own parent is as read (store/subtask-items.ts).
+   */
+  parentSideOp(workspaceId: string, taskId: string, delta: number, hold: ParentHold | undefined, name: string): WriteOp;
   /** Holds the write unless the task exists, is not deleted, and (if given) is at `version`. */
   checkOp(workspaceId: string, taskId: string, version?: number, name?: string): WriteOp;
   /** Holds the write unless the task is still deleted (a link kept to it is written as gone). */
@@ -123,9 +146,11 @@ const OPTIONAL = [
   'hasNotes',
   'nw',
   'repeat',
+  'parentId',
+  'parentNumber',
 ] as const;
-/** Kept by other tasks' changes (workspace/tasks/links.ts): a task's own change never writes them. */
-const MAINTAINED = new Set(['blocks', 'linksVersion']);
+/** Kept by other tasks' changes (workspace/tasks/links.ts, subtasks.ts): a task's own change never writes them. */
+const MAINTAINED = new Set(['blocks', 'linksVersion', 'subtaskCount']);
 /** A task's links, written by its own change only when the change is to its links. */
 const LINKS = new Set(['blockedBy', 'openBlockers', 'goneBlockers']);
 
@@ -148,6 +173,9 @@ const changeOf = (x: Expression, task: Task, expiresAt: number | undefined, link
 };
 
 export { toTask };
+
+/** Subtasks in the order they were made (their numbers). */
+const sortEntries = (entries: SubtaskEntry[]): SubtaskEntry[] => entries.sort((a, b) => (a.number ?? 0) - (b.number ?? 0));
 
 /**
  * What an update of another task (a blocker's or a dependent's side of a link) is estimated to cost:
@@ -220,18 +248,44 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   async getAny(workspaceId: string, taskId: string): Promise<Task | undefined> {
-    // The task and its notes in one read; a task of a workspace not yet migrated is where layout 1 kept it.
-    const items = await batchGetConsistent(this.db, this.table, [taskKey(workspaceId, taskId), notesKey(workspaceId, taskId)]);
+    // The task, its notes and its subtasks' entries: one partition, one read. A task of a workspace
+    // not yet migrated is where layout 1 kept it.
+    const items = await this.partition(workspaceId, taskId);
     const item = items.find((i) => i.sk === TASK_ITEM_SK);
-    if (item)
-      return this.task(
+    if (item) {
+      const task = this.task(
         item,
         items.find((i) => i.sk === NOTES_ITEM_SK),
       );
+      const extras = (task as Task & TaskItemExtras)[EXTRAS];
+      if (extras) extras.subtasks = sortEntries(items.filter(isEntryItem).map(toEntry));
+      return task;
+    }
     const out = await this.db.send(
       new GetCommand({ TableName: this.table, Key: legacyTaskKey(workspaceId, taskId), ConsistentRead: true }),
     );
     return out.Item ? this.task(out.Item) : undefined;
+  }
+
+  /** Every item of a task's partition (or with `prefix`, those whose sort key starts so), consistent. */
+  private async partition(workspaceId: string, taskId: string, prefix?: string): Promise<Record<string, unknown>[]> {
+    const x = new Expression();
+    const items: Record<string, unknown>[] = [];
+    for await (const page of paginateQuery(
+      { client: this.db },
+      {
+        TableName: this.table,
+        KeyConditionExpression: and(x.eq('pk', taskPk(workspaceId, taskId)), prefix ? x.beginsWith('sk', prefix) : undefined),
+        ConsistentRead: true,
+        ...x.input(),
+      },
+    ))
+      items.push(...(page.Items ?? []));
+    return items;
+  }
+
+  async subtasksOf(workspaceId: string, parentId: string): Promise<SubtaskEntry[]> {
+    return sortEntries((await this.partition(workspaceId, parentId, SUBTASK_PREFIX)).map(toEntry));
   }
 
   async getMany(workspaceId: string, taskIds: readonly string[], opts: { readonly notes?: boolean } = {}): Promise<Map<string, Task>> {
@@ -285,40 +339,55 @@ export class DynamoTaskStore implements TaskStore {
       ...this.notesOps(before, next, opts.expiresAt),
       ...entryOps(this.table, before, next),
       ...countOps(this.table, before, next, nowMs),
+      ...subtaskEntryOps(this.table, before, next),
     ];
     if (before === undefined) return [this.newTaskOp(next, opts.expiresAt, name), ...derived];
+    return [this.changeOp(before, next, opts, name), ...derived];
+  }
+
+  /** An existing task's update, held to its version (and to its links and its subtask count, where asked). */
+  private changeOp(before: Task, next: Task, opts: WriteOptions, name: string): WriteOp {
     const x = new Expression();
     const change = changeOf(x, next, opts.expiresAt, opts.links ?? false);
     if (opts.forgetDependents?.length) change.delete('blocks', new Set(opts.forgetDependents)).add('linksVersion', 1);
+    if (opts.subtaskDelta) change.add('subtaskCount', opts.subtaskDelta);
     const held = opts.linksVersion !== undefined;
     const condition = and(
       x.exists('pk'),
       x.eq('version', before.version),
       held ? (opts.linksVersion ? x.eq('linksVersion', opts.linksVersion) : x.absent('linksVersion')) : undefined,
+      opts.subtasks === undefined
+        ? undefined
+        : opts.subtasks
+          ? x.eq('subtaskCount', opts.subtasks)
+          : or(x.absent('subtaskCount'), x.eq('subtaskCount', 0)),
     );
-    return [
-      {
-        item: {
-          Update: {
-            TableName: this.table,
-            Key: taskKey(next.workspaceId, next.taskId),
-            UpdateExpression: change.toString(),
-            ConditionExpression: condition,
-            ...x.input(),
-          },
-        },
-        sizeHint: itemSize(taskItemOf(next, opts.expiresAt)),
-        // Its three list entries, and the ones it leaves when it is deleted.
-        indexEntries: 3,
-        refused: (current) => {
-          // The version held but the links did not (a delete or a restore included: a restore meets
-          // its own task deleted, as it was read).
-          if (current && current.version === before.version && !!current.deletedAt === !!before.deletedAt) throw linksMoved(name);
-          return taskRefusal(name, before.version, current);
+    const key = itemKeyOf(this.table, next.workspaceId, next.taskId);
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: taskKey(next.workspaceId, next.taskId),
+          UpdateExpression: change.toString(),
+          ConditionExpression: condition,
+          ...x.input(),
         },
       },
-      ...derived,
-    ];
+      sizeHint: itemSize(taskItemOf(next, opts.expiresAt)),
+      // Its three list entries, and the ones it leaves when it is deleted.
+      indexEntries: 3,
+      refused: (current) => {
+        // The version held but the links or the subtask count did not (a delete or a restore
+        // included: a restore meets its own task deleted, as it was read).
+        if (current && current.version === before.version && !!current.deletedAt === !!before.deletedAt) throw linksMoved(name);
+        return taskRefusal(name, before.version, current);
+      },
+      // Its subtasks deleted with it, each taking itself off its count: one update with the task's own.
+      merge: (other) => {
+        if (!isParentSide(other) || other.parentSide.key !== key || other.parentSide.hold) return undefined;
+        return this.changeOp(before, next, { ...opts, subtaskDelta: (opts.subtaskDelta ?? 0) + other.parentSide.delta }, name);
+      },
+    };
   }
 
   /** The notes item as the change leaves it: written when the notes change or the task is deleted or restored. */
@@ -333,11 +402,25 @@ export class DynamoTaskStore implements TaskStore {
     return before?.notes ? [{ item: { Delete: { TableName: this.table, Key: notesKey(next.workspaceId, next.taskId) } } }] : [];
   }
 
-  /** A new task's Put; a link to it made in the same transaction (a later item of the same call) becomes part of it. */
-  private newTaskOp(next: Task, expiresAt: number | undefined, name: string, dependents: readonly string[] = []): WriteOp {
+  /**
+   * A new task's Put. A link to it made in the same transaction (a later item of the same call) and
+   * a subtask of it made there become part of it: the Put then holds them already.
+   */
+  private newTaskOp(
+    next: Task,
+    expiresAt: number | undefined,
+    name: string,
+    extra: { readonly dependents?: readonly string[]; readonly subtasks?: number } = {},
+  ): WriteOp {
+    const dependents = extra.dependents ?? [];
     const blocks = [...new Set([...(next.blocks ?? []), ...dependents])].sort();
-    const task: Task = dependents.length ? { ...next, blocks, linksVersion: (next.linksVersion ?? 0) + 1 } : next;
-    const key = `${this.table}|${taskPk(next.workspaceId, next.taskId)}|${TASK_ITEM_SK}`;
+    const subtaskCount = (next.subtaskCount ?? 0) + (extra.subtasks ?? 0);
+    const task: Task = {
+      ...next,
+      ...(dependents.length ? { blocks, linksVersion: (next.linksVersion ?? 0) + 1 } : {}),
+      ...(subtaskCount ? { subtaskCount } : {}),
+    };
+    const key = itemKeyOf(this.table, next.workspaceId, next.taskId);
     const item = taskItemOf(task, expiresAt);
     return {
       item: { Put: { TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -345,10 +428,18 @@ export class DynamoTaskStore implements TaskStore {
       indexEntries: 3,
       refused: (current) => taskRefusal(name, undefined, current),
       merge: (other) => {
+        if (isParentSide(other)) {
+          const { key: k, delta, hold } = other.parentSide;
+          if (k !== key || task.deletedAt) return undefined;
+          // Held to the place the new task is made in: it is as written here, or it is another change.
+          if (hold && hold.parentOf !== (task.parentId ?? null)) return undefined;
+          if (subtaskCount + delta > MAX_SUBTASKS || subtaskCount + delta < 0) return undefined;
+          return this.newTaskOp(task, expiresAt, name, { subtasks: delta });
+        }
         if (!isDependentAdd(other) || other.dependentAdd.key !== key) return undefined;
         if (other.dependentAdd.status !== undefined && other.dependentAdd.status !== task.status) return undefined;
         if (blocks.length + other.dependentAdd.dependents.length > MAX_DEPENDENTS) return undefined;
-        return this.newTaskOp(task, expiresAt, name, other.dependentAdd.dependents);
+        return this.newTaskOp(task, expiresAt, name, { dependents: other.dependentAdd.dependents });
       },
     };
   }
@@ -577,6 +668,10 @@ export class DynamoTaskStore implements TaskStore {
         });
       },
     };
+  }
+
+  parentSideOp(workspaceId: string, taskId: string, delta: number, hold: ParentHold | undefined, name: string): WriteOp {
+    return parentSideOp(this.table, workspaceId, taskId, delta, hold, name);
   }
 
   checkOp(workspaceId: string, taskId: string, version?: number, name = taskId): WriteOp {

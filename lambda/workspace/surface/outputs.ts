@@ -1,5 +1,5 @@
 import type { Member } from '../../vocabulary.js';
-import type { Comment, Project, Task } from '../model/types.js';
+import type { Comment, Project, SubtaskEntry, Task } from '../model/types.js';
 import type { Names } from '../store/names.js';
 import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 
@@ -18,6 +18,7 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   labels: [...t.labels],
   ...(t.repeat ? { repeat: t.repeat.words } : {}),
   ...(t.completedAt ? { completedAt: t.completedAt } : {}),
+  ...(t.parentId ? { parent: keyOf(names, t.parentId, t.parentNumber) } : {}),
   ...(t.blockedBy && Object.keys(t.blockedBy).length
     ? {
         blockedBy: Object.entries(t.blockedBy).map(([taskId, n]) => ({
@@ -31,9 +32,23 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   version: t.version,
 });
 
-export const toTaskOutput = (t: Task, names: Names): TaskOutput => ({
+/** How an output names a task it refers to: its key, or its id in brackets before numbers. */
+const keyOf = (names: Names, taskId: string, n: number | undefined): string =>
+  n && names.workspaceKey ? `${names.workspaceKey}-${n}` : `[${taskId}]`;
+
+export const toTaskOutput = (t: Task, names: Names, subtasks?: readonly SubtaskEntry[]): TaskOutput => ({
   ...toSummary(t, names),
   ...(t.notes ? { notes: t.notes } : {}),
+  ...(subtasks?.length
+    ? {
+        subtasks: subtasks.map((s) => ({
+          ...(s.number && names.workspaceKey ? { key: `${names.workspaceKey}-${s.number}` } : {}),
+          taskId: s.taskId,
+          title: s.title,
+          status: s.status,
+        })),
+      }
+    : {}),
   createdBy: t.createdBy,
   createdAt: t.createdAt,
   updatedAt: t.updatedAt,

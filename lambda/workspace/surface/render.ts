@@ -43,6 +43,7 @@ export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssig
     t.projectId ? (t.projectName ?? t.projectId) : undefined,
     t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
     t.repeat ? `↻ ${t.repeat}` : undefined,
+    t.parent ? `sub of ${t.parent}` : undefined,
     links ?? (waiting.length ? `blocked by ${waiting.map((b) => `${taskName(b)} (open)`).join(', ')}` : undefined),
   ].filter(Boolean);
   return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
@@ -73,6 +74,13 @@ export const taskBlock = (t: TaskOutput): string => {
     ].join(' · '),
   ];
   if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
+  if (t.parent) lines.push(`Subtask of ${t.parent}`);
+  if (t.subtasks?.length) {
+    const done = t.subtasks.filter((s) => s.status === 'done').length;
+    lines.push(
+      `Subtasks (${done} of ${t.subtasks.length} done): ${t.subtasks.map((s) => `${taskName(s)} ${s.title} (${s.status})`).join('; ')}`,
+    );
+  }
   if (t.blockedBy?.length)
     lines.push(`Blocked by: ${t.blockedBy.map((b) => `${taskName(b)} (${b.deleted ? 'deleted' : b.open ? 'open' : 'done'})`).join(', ')}`);
   lines.push(`Created ${t.createdAt} by ${t.createdBy}, updated ${t.updatedAt}`);

@@ -67,6 +67,7 @@ const taskCore = {
   labels: z.array(z.string()),
   repeat: z.optional(z.string()),
   completedAt: z.optional(z.string()),
+  parent: z.optional(z.string()),
   blockedBy: z.optional(
     z
       .array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean(), deleted: z.optional(z.literal(true)) }))
@@ -82,6 +83,7 @@ export type TaskSummaryOutput = z.output<typeof taskSummaryOutput>;
 export const taskOutput = z.object({
   ...taskCore,
   notes: z.optional(z.string()),
+  subtasks: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string(), status: z.enum(['open', 'done']) }))),
   createdBy: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -145,6 +147,7 @@ export const newTaskFields = {
   projectId: z.optional(idArg),
   labels: z.optional(labelsArg),
   blockedBy: z.optional(blockedByArg),
+  parent: z.optional(idArg).check(z.describe('Key of its parent task')),
   repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
 };
 
@@ -159,5 +162,6 @@ export const taskChangeFields = {
   projectId: z.optional(z.nullable(idArg)).check(z.describe('null: no project')),
   labels: z.optional(labelsArg).check(z.describe('All labels')),
   blockedBy: z.optional(blockedByArg),
+  parent: z.optional(z.nullable(idArg)).check(z.describe('Parent key; null: top level')),
   repeat: z.optional(z.nullable(repeatArg)).check(z.describe('As task_create; null stops')),
 };

@@ -23,6 +23,8 @@ export interface ToolTaskFields {
   readonly projectId?: string | null | undefined;
   readonly labels?: readonly string[] | undefined;
   readonly blockedBy?: readonly string[] | undefined;
+  /** The parent task's key (or `@n`, an earlier item of a bulk create); null: top level. */
+  readonly parent?: string | null | undefined;
   /** A rule as given: a phrase or an RRULE; null stops it. */
   readonly repeat?: string | null | undefined;
   /** The rule, read (readWords puts it here). */
@@ -98,8 +100,8 @@ export const resolveRefs = async (
           throw invalid(
             param,
             items.position === 0
-              ? `${ref} names item ${parsed.item} of this call, and this is its first item: a task can wait only on items before it.`
-              : `${ref} names item ${parsed.item} of this call; a task can wait only on items before it (${items.position === 1 ? '@1' : `@1 … @${items.position}`}).`,
+              ? `${ref} names item ${parsed.item} of this call, and this is its first item: an item can name only items before it.`
+              : `${ref} names item ${parsed.item} of this call; an item can name only items before it (${items.position === 1 ? '@1' : `@1 … @${items.position}`}).`,
           );
         }
         const id = items.idOf(parsed.item - 1);
@@ -120,10 +122,34 @@ export const resolveRefs = async (
 const assigneeOf = (caller: Caller, value: string | null | undefined): string | null | undefined =>
   value === undefined ? undefined : value === null || value === 'none' ? null : value === 'me' ? caller.userId : value;
 
+/** The references a task's fields name (blockers and parent), resolved: `@n` only where `items` is given (a bulk create). */
+export const resolveTaskRefs = async (
+  stores: WorkspaceStores,
+  caller: Caller,
+  fields: ToolTaskFields,
+  items?: { readonly position: number; readonly idOf: (n: number) => string | undefined },
+): Promise<{ blockedBy?: ResolvedRefs; parent?: ResolvedRefs }> => {
+  const [blockedBy, parent] = await Promise.all([
+    fields.blockedBy ? resolveRefs(stores, caller, fields.blockedBy, 'blockedBy', items) : undefined,
+    typeof fields.parent === 'string' ? resolveRefs(stores, caller, [fields.parent], 'parent', items) : undefined,
+  ]);
+  return { ...(blockedBy ? { blockedBy } : {}), ...(parent ? { parent } : {}) };
+};
+
+/** How the references of both were written, for refusals. */
+export const refOfBoth = (refs: { blockedBy?: ResolvedRefs; parent?: ResolvedRefs }): ((id: string) => string) | undefined =>
+  refs.blockedBy || refs.parent
+    ? (id) => {
+        const asParent = refs.parent?.refOf(id);
+        return asParent !== undefined && asParent !== id ? asParent : (refs.blockedBy?.refOf(id) ?? id);
+      }
+    : undefined;
+
 export const newTaskOf = (
   caller: Caller,
   fields: ToolTaskFields & { readonly title: string; readonly priority: Priority },
   blockedBy?: ResolvedRefs,
+  parent?: ResolvedRefs,
 ): NewTask => {
   const assigneeId = assigneeOf(caller, fields.assignee);
   return {
@@ -136,11 +162,12 @@ export const newTaskOf = (
     ...(fields.projectId ? { projectId: fields.projectId } : {}),
     ...(fields.labels ? { labels: fields.labels } : {}),
     ...(blockedBy ? { blockedBy: blockedBy.ids } : {}),
+    ...(parent ? { parentId: parent.ids[0] } : {}),
     ...(fields.rule ? { repeat: fields.rule } : {}),
   };
 };
 
-export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: ResolvedRefs): TaskPatch => ({
+export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: ResolvedRefs, parent?: ResolvedRefs): TaskPatch => ({
   ...(fields.title !== undefined ? { title: fields.title } : {}),
   ...(fields.notes !== undefined ? { notes: fields.notes } : {}),
   ...(fields.priority !== undefined ? { priority: fields.priority } : {}),
@@ -150,6 +177,7 @@ export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: Reso
   ...(fields.projectId !== undefined ? { projectId: fields.projectId } : {}),
   ...(fields.labels !== undefined ? { labels: fields.labels } : {}),
   ...(blockedBy ? { blockedBy: blockedBy.ids } : {}),
+  ...(parent ? { parentId: parent.ids[0] } : fields.parent === null ? { parentId: null } : {}),
   ...(fields.rule !== undefined ? { repeat: fields.rule } : {}),
 });
 

@@ -9,6 +9,7 @@ import type { Priority, Task, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
 import type { WriteContext } from '../store/stores.js';
 import { type Blockers, linkFields, resolveBlockers } from './links.js';
+import { type Placement, resolveParent, restorePlacement } from './subtasks.js';
 
 /**
  * What a task change is, whoever asks for it: the task a creation makes and the task a change
@@ -30,6 +31,8 @@ export interface NewTask {
   readonly projectId?: string | undefined;
   readonly labels?: readonly string[] | undefined;
   readonly blockedBy?: readonly string[] | undefined;
+  /** The task it is a subtask of (an earlier item of the same call, or a stored task). */
+  readonly parentId?: string | undefined;
   /** Its rule, read; it counts from dueDate, or from its first occurrence when there is none. */
   readonly repeat?: RepeatRead | undefined;
   /** A task that arrives done (an import of a finished one): when and by whom it was completed. */
@@ -48,6 +51,8 @@ export interface TaskPatch {
   readonly labels?: readonly string[] | undefined;
   /** All the tasks it waits on, by id: the whole set (an empty one clears it). */
   readonly blockedBy?: readonly string[] | undefined;
+  /** The task it becomes a subtask of; null makes it a top-level task. */
+  readonly parentId?: string | null | undefined;
   /** A rule read from a tool (it counts from the due date), a rule as a record kept it (an undo), or null to stop. */
   readonly repeat?: RepeatRead | Repeat | null | undefined;
   /** done completes the task (a recurring one: this occurrence), open reopens it. */
@@ -72,6 +77,8 @@ export interface PlannedTask {
   readonly before: Task | undefined;
   readonly next: Task;
   readonly blockers?: Blockers;
+  /** Where it goes in the tree, when it joins a parent (created under one, moved, restored under one). */
+  readonly placement?: Placement;
   /** A recurring task's completion: the due date of the occurrence it completed. */
   readonly occurrence?: string;
 }
@@ -133,12 +140,13 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
   refuseUnlessCurrentLayout(caller);
   if (fields.dueTime && !fields.dueDate) throw invalid(`${prefix}dueTime`, 'needs a dueDate as well.');
   const taskId = fields.taskId ?? randomUUID();
-  const [assigneeId, , blockers] = await Promise.all([
+  const [assigneeId, , blockers, placement] = await Promise.all([
     fields.assigneeId === undefined ? undefined : memberIdOrRefuse(stores, caller, fields.assigneeId, `${prefix}assignee`),
     fields.projectId === undefined ? undefined : activeProjectOrRefuse(stores, caller, fields.projectId, `${prefix}projectId`),
     fields.blockedBy?.length
       ? resolveBlockers(stores, caller, { taskId }, fields.blockedBy, `${prefix}blockedBy`, opts.refOf, opts.fresh)
       : undefined,
+    fields.parentId ? resolveParent(stores, caller, { taskId }, fields.parentId, `${prefix}parent`, opts.refOf, opts.fresh) : undefined,
   ]);
   const at = source.now.toISOString();
   const rule = fields.repeat ? await anchored(caller, source.now, fields.repeat, fields.dueDate, `${prefix}repeat`) : undefined;
@@ -159,13 +167,20 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     labels: [...new Set(fields.labels ?? [])],
     ...(rule ? { repeat: rule.repeat } : {}),
     ...(blockers ? linkFields(blockers) : {}),
+    ...(placement ? parentFields(placement) : {}),
     createdBy: caller.userId,
     createdAt: at,
     updatedAt: at,
     version: 1,
   };
-  return { before: undefined, next, ...(blockers ? { blockers } : {}) };
+  return { before: undefined, next, ...(blockers ? { blockers } : {}), ...(placement ? { placement } : {}) };
 };
+
+/** The task's own side of its placement. */
+const parentFields = (p: Placement): Pick<Task, 'parentId' | 'parentNumber'> => ({
+  parentId: p.parentId,
+  ...(p.parentNumber !== undefined ? { parentNumber: p.parentNumber } : {}),
+});
 
 /** JSON with every object's keys in order, at every depth: two equal states give one text. */
 const stableJson = (v: unknown): string =>
@@ -202,16 +217,18 @@ export const planChange = async (
   refuseUnlessCurrentLayout(caller);
   if (patch.deleted !== undefined && patch.deleted !== !!task.deletedAt) {
     requireOwnOrAdmin(caller, task.createdBy, 'delete tasks');
-    // A delete or a restore changes nothing else (links stay: tasks/links.ts).
-    const { deletedAt: _d, ...live } = task;
-    const next: Task = patch.deleted
-      ? { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 }
-      : { ...live, updatedAt: at, version: task.version + 1 };
-    return { before: task, next };
+    // A delete or a restore changes nothing else (links stay: tasks/links.ts), but a restore takes
+    // its place under its parent again by every rule of a placement (tasks/subtasks.ts).
+    const { deletedAt: _d, parentId: _p, parentNumber: _pn, ...live } = task;
+    if (patch.deleted) return { before: task, next: { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 } };
+    const placement = await restorePlacement(stores, caller, task, `${prefix}parent`);
+    const next: Task = { ...live, ...(placement ? parentFields(placement) : {}), updatedAt: at, version: task.version + 1 };
+    return { before: task, next, ...(placement ? { placement } : {}) };
   }
   if (task.deletedAt) throw taskDeleted(taskNameOf(caller.workspaceKey, task), task.deletedAt);
   requireRole(caller, 'member', 'changing a task');
-  const [assigneeId, , blockers] = await Promise.all([
+  const moving = patch.parentId !== undefined && patch.parentId !== null && patch.parentId !== task.parentId;
+  const [assigneeId, , blockers, placement] = await Promise.all([
     patch.assigneeId === undefined || patch.assigneeId === null || patch.assigneeId === task.assigneeId
       ? patch.assigneeId
       : memberIdOrRefuse(stores, caller, patch.assigneeId, `${prefix}assignee`),
@@ -221,6 +238,7 @@ export const planChange = async (
     patch.blockedBy === undefined
       ? undefined
       : resolveBlockers(stores, caller, task, patch.blockedBy, `${prefix}blockedBy`, opts.refOf, opts.fresh),
+    moving ? resolveParent(stores, caller, task, patch.parentId!, `${prefix}parent`, opts.refOf, opts.fresh) : undefined,
   ]);
   let dueDate = patch.dueDate === undefined ? task.dueDate : (patch.dueDate ?? undefined);
   // A rule read from a tool counts from the due date the task will have; a rule kept (an undo) comes back as it was.
@@ -265,6 +283,8 @@ export const planChange = async (
     openBlockers: _ob,
     goneBlockers: _gb,
     repeat: _r,
+    parentId: _pid,
+    parentNumber: _pnum,
     ...kept
   } = task;
   const notes = patch.notes === undefined ? task.notes : (patch.notes ?? undefined);
@@ -297,9 +317,16 @@ export const planChange = async (
     ...(done ?? {}),
     status,
     ...links,
+    ...(placement ? parentFields(placement) : patch.parentId === null || !task.parentId ? {} : { parentId: task.parentId, ...(task.parentNumber !== undefined ? { parentNumber: task.parentNumber } : {}) }),
     updatedAt: at,
     version: task.version + 1,
   };
   if (sameTask(task, next)) return undefined;
-  return { before: task, next, ...(blockers ? { blockers } : {}), ...(occurrence ? { occurrence } : {}) };
+  return {
+    before: task,
+    next,
+    ...(blockers ? { blockers } : {}),
+    ...(placement ? { placement } : {}),
+    ...(occurrence ? { occurrence } : {}),
+  };
 };

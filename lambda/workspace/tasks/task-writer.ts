@@ -21,6 +21,7 @@ import type { WriteContext } from '../store/stores.js';
 import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
 import { DanglingLink } from '../store/task-store.js';
 import { blockerSideOps, changesState, transitionOps } from './links.js';
+import { parentSideOps } from './subtasks.js';
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
 
 /**
@@ -70,7 +71,7 @@ interface Healing {
 /** Everything one task's write puts down besides its record. */
 const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt?: number): WriteOp[] => {
   const { stores, caller } = ctx;
-  const { before, next, blockers } = planned;
+  const { before, next, blockers, placement } = planned;
   const stateMoves = before !== undefined && changesState(before, next);
   const dependents = (before?.blocks ?? []).filter((id) => !heal.gone.has(id));
   const forget = (before?.blocks ?? []).filter((id) => heal.gone.has(id));
@@ -90,10 +91,12 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
       ...(before && (stateMoves || blockers || forget.length) ? { linksVersion: before.linksVersion ?? 0 } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(forget.length ? { forgetDependents: forget } : {}),
+      ...(before && placement?.subtasks !== undefined ? { subtasks: placement.subtasks } : {}),
       name: nameOf(ctx, next),
       now: ctx.source.now,
     }),
     ...(side ? blockerSideOps(stores, caller, next, side) : []),
+    ...parentSideOps(stores, caller, before, next, placement),
     ...(before && stateMoves ? transitionOps(stores, before, next, dependents) : []),
   ];
 };
@@ -477,7 +480,17 @@ const writeCreates = async (
     const numbered = chunk.map((x, j) => {
       const links = x.p.next.blockedBy;
       const blockedBy = links && Object.fromEntries(Object.entries(links).map(([id, n]) => [id, n || (numbers.get(id) ?? 0)]));
-      return { ...x, p: { ...x.p, next: { ...x.p.next, number: first + j, ...(blockedBy ? { blockedBy } : {}) } } };
+      const parent = x.p.next.parentId;
+      const parentNumber = parent && x.p.next.parentNumber === undefined ? numbers.get(parent) : undefined;
+      const placement = x.p.placement && parentNumber !== undefined ? { ...x.p.placement, parentNumber } : x.p.placement;
+      return {
+        ...x,
+        p: {
+          ...x.p,
+          next: { ...x.p.next, number: first + j, ...(blockedBy ? { blockedBy } : {}), ...(parentNumber !== undefined ? { parentNumber } : {}) },
+          ...(placement ? { placement } : {}),
+        },
+      };
     });
     const records = numbered.map((x) => recordFor(ctx, x.p, { ...(x.item.recordId ? { recordId: x.item.recordId } : {}) }));
     const ops = combine([

@@ -12,7 +12,7 @@ import { changeTasks, createTasks, type ItemOutcome } from '../../tasks/task-wri
 import { defineTool } from '../define-tool.js';
 import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../schemas.js';
 import { replayKeyOf, writeContext } from '../sources.js';
-import { namesAField, newTaskOf, patchOf, type ResolvedRefs, readWords, resolveRefs } from '../task-input.js';
+import { namesAField, newTaskOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
 import { CREATE, UPDATE } from './annotations.js';
 
 /**
@@ -26,6 +26,7 @@ import { CREATE, UPDATE } from './annotations.js';
 const createItem = z.strictObject({
   ...newTaskFields,
   blockedBy: z.optional(newTaskFields.blockedBy.check(z.describe('Keys of all tasks it waits on; @2 is item 2 of this call'))),
+  parent: z.optional(newTaskFields.parent.check(z.describe('Parent key, or @1 for item 1'))),
 });
 
 const updateItem = z.strictObject({
@@ -151,46 +152,58 @@ export const tasksCreate = defineTool({
     const notes: (string | undefined)[] = [];
     // Each item's task id, known before any is written, so a later item can name an earlier one (@n).
     const ids = parsed.map((p) => (p.ok ? randomUUID() : undefined));
-    const items = await Promise.all(
+    const resolved = await Promise.all(
       parsed.map(async (p, i) => {
         if (!p.ok) {
           results[i] = refused(i + 1, p.reason);
           return undefined;
         }
-        let refs: ResolvedRefs | undefined;
-        let fields: typeof p.value;
         try {
           const due = await readWords(p.value, principal, ctx.now, `item ${i + 1} `);
-          fields = due.fields;
           if (due.note) notes[i] = due.note;
-          refs = p.value.blockedBy
-            ? await resolveRefs(services, principal, p.value.blockedBy, 'blockedBy', { position: i, idOf: (n) => ids[n] })
-            : undefined;
+          const refs = await resolveTaskRefs(services, principal, p.value, { position: i, idOf: (n) => ids[n] });
+          return { i, fields: due.fields, refs };
         } catch (err) {
           results[i] = refused(i + 1, reasonOf(err as Error));
           return undefined;
         }
-        // An earlier item this one waits on, as the cycle search sees it: new, open, waiting on what it names.
-        const fresh = new Map(
-          (refs?.items ?? []).map((j) => [ids[j]!, { taskId: ids[j]!, status: 'open', labels: [], version: 1 } as unknown as Task]),
-        );
-        return {
-          i,
-          item: {
-            fields: { ...newTaskOf(principal, fields, refs), taskId: ids[i]! },
-            recordId: bulkItemId(callId, i),
-            ...(refs ? { after: refs.items, plan: { refOf: refs.refOf, fresh } } : {}),
-          },
-        };
       }),
     );
+    // An earlier item named, as the rules see it before it is stored: new, open, at the place its own parent gives it.
+    const stubOf = (j: number): Task => {
+      const parentId = resolved[j]?.refs.parent?.ids[0];
+      return { taskId: ids[j]!, status: 'open', labels: [], version: 1, ...(parentId ? { parentId } : {}) } as unknown as Task;
+    };
+    const items = resolved.map((r) => {
+      if (!r) return undefined;
+      const { i, fields, refs } = r;
+      const named = [...(refs.blockedBy?.items ?? []), ...(refs.parent?.items ?? [])];
+      // The parent's own earlier parents too: the levels are counted through them.
+      const fresh = new Map<string, Task>();
+      const add = (j: number) => {
+        if (fresh.has(ids[j]!)) return;
+        fresh.set(ids[j]!, stubOf(j));
+        const up = resolved[j]?.refs.parent?.items[0];
+        if (up !== undefined) add(up);
+      };
+      for (const j of named) add(j);
+      const refOf = refOfBoth(refs);
+      return {
+        i,
+        item: {
+          fields: { ...newTaskOf(principal, fields, refs.blockedBy, refs.parent), taskId: ids[i]! },
+          recordId: bulkItemId(callId, i),
+          ...(named.length || refOf ? { after: [...new Set(named)], plan: { ...(refOf ? { refOf } : {}), fresh } } : {}),
+        },
+      };
+    });
     // An item naming an earlier item refused before any write is refused too, before anything is written.
     const live: NonNullable<(typeof items)[number]>[] = [];
     for (const x of items) {
       if (!x) continue;
       const missing = (x.item.after ?? []).find((j) => !live.some((l) => l.i === j));
       if (missing !== undefined)
-        results[x.i] = refused(x.i + 1, `blockedBy: @${missing + 1} (item ${missing + 1}) is not created, so this task cannot wait on it.`);
+        results[x.i] = refused(x.i + 1, `@${missing + 1} (item ${missing + 1}) is not created, so this task cannot name it.`);
       else live.push(x);
     }
     const outcomes = await createTasks(
@@ -251,9 +264,10 @@ export const tasksUpdate = defineTool({
           if (note) notes[i] = note;
           const [taskId, refs] = await Promise.all([
             services.numbers.idOrRefuse(principal, ref, 'taskId'),
-            fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
+            resolveTaskRefs(services, principal, fields),
           ]);
-          return { i, ref, version, patch: { ...patchOf(principal, fields, refs), ...(status ? { status } : {}) }, refs, taskId };
+          const patch = { ...patchOf(principal, fields, refs.blockedBy, refs.parent), ...(status ? { status } : {}) };
+          return { i, ref, version, patch, refOf: refOfBoth(refs), taskId };
         } catch (err) {
           results[i] = refused(i + 1, reasonOf(err as Error));
           return undefined;
@@ -286,7 +300,7 @@ export const tasksUpdate = defineTool({
         opts: {
           recordId: bulkItemId(callId, e.i),
           ...(e.version !== undefined ? { expectVersion: e.version } : {}),
-          ...(e.refs ? { plan: { refOf: e.refs.refOf } } : {}),
+          ...(e.refOf ? { plan: { refOf: e.refOf } } : {}),
         },
       })),
     );

@@ -7,6 +7,7 @@ import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
 import type { TaskPosition } from '../../store/task-store.js';
+import { subtaskEntriesOf } from '../../store/task-items.js';
 import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
 import { changeTask, createTasks } from '../../tasks/task-writer.js';
@@ -32,7 +33,7 @@ import {
   versionArg,
 } from '../schemas.js';
 import { replayKeyOf, writeContext } from '../sources.js';
-import { namesAField, newTaskOf, notesOf, patchOf, readWords, resolveRefs } from '../task-input.js';
+import { namesAField, newTaskOf, notesOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 /** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
@@ -171,7 +172,7 @@ export const taskGet = defineTool({
   run: async (args, { services, principal }) => {
     // The task and the names it shows are fetched together: one round trip, not two.
     const [t, names] = await Promise.all([taskOrRefuse(services, principal, args.taskId), loadNames(services, principal)]);
-    return toTaskOutput(t, names);
+    return toTaskOutput(t, names, subtaskEntriesOf(t));
   },
   render: taskBlock,
 });
@@ -190,12 +191,13 @@ export const taskCreate = defineTool({
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'creating a task');
     const due = await readWords(args, principal, ctx.now);
-    const blockedBy = args.blockedBy ? await resolveRefs(services, principal, args.blockedBy, 'blockedBy') : undefined;
+    const refs = await resolveTaskRefs(services, principal, args);
+    const refOf = refOfBoth(refs);
     const [names, [outcome]] = await Promise.all([
       loadNames(services, principal),
       createTasks(
         writeContext(ctx),
-        [{ fields: newTaskOf(principal, due.fields, blockedBy), ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}) }],
+        [{ fields: newTaskOf(principal, due.fields, refs.blockedBy, refs.parent), ...(refOf ? { plan: { refOf } } : {}) }],
         { replayKey: replayKeyOf(ctx, args) },
       ),
     ]);
@@ -223,15 +225,13 @@ export const taskUpdate = defineTool({
     const { taskId, version, ...given } = args;
     if (!namesAField(given)) throw nothingToChange();
     const { fields, note } = await readWords(given, principal, ctx.now);
-    const [task, blockedBy] = await Promise.all([
-      taskOrRefuse(services, principal, taskId),
-      fields.blockedBy ? resolveRefs(services, principal, fields.blockedBy, 'blockedBy') : undefined,
-    ]);
+    const [task, refs] = await Promise.all([taskOrRefuse(services, principal, taskId), resolveTaskRefs(services, principal, fields)]);
+    const refOf = refOfBoth(refs);
     const [names, written] = await Promise.all([
       loadNames(services, principal),
-      changeTask(writeContext(ctx), task, patchOf(principal, fields, blockedBy), {
+      changeTask(writeContext(ctx), task, patchOf(principal, fields, refs.blockedBy, refs.parent), {
         expectVersion: version,
-        ...(blockedBy ? { plan: { refOf: blockedBy.refOf } } : {}),
+        ...(refOf ? { plan: { refOf } } : {}),
       }),
     ]);
     if (!written) return { ...toSummary(task, names), ...notesOf(note) };

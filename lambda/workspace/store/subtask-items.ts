@@ -1,0 +1,125 @@
+import { SUBTASK_PREFIX, subtaskSk, TASK_ITEM_SK, taskPk } from '../../platform/item-keys.js';
+import type { WriteOp } from '../../platform/transact.js';
+import { MAX_SUBTASKS } from '../model/limits.js';
+import { parentMoved, race } from '../model/refusals.js';
+import type { SubtaskEntry, Task } from '../model/types.js';
+import { and, Expression, or, Update } from './expressions.js';
+
+/**
+ * A parent's side of its subtasks, in the parent's own partition: its count of live subtasks
+ * (`subtaskCount` on the task item) and one entry per live subtask (`SUB#<id>`: key, title, status,
+ * due date), which task_get reads in the same request as the task. Both are written by the
+ * subtask's own changes, in their transaction (workspace/tasks/subtasks.ts says when).
+ */
+
+/** Where a subtask's place in the tree was read: the write lands only if that task's own parent is still this (null: none). */
+export interface ParentHold {
+  readonly parentOf: string | null;
+}
+
+/** A change of a task's subtask count, held to its place in the tree when `hold` is given (a check alone with delta 0). */
+export interface ParentSide extends WriteOp {
+  readonly parentSide: { readonly key: string; readonly delta: number; readonly hold?: ParentHold };
+}
+
+export const isParentSide = (op: WriteOp): op is ParentSide => 'parentSide' in op;
+
+/** What an update of another task's count costs (its item is not read): a typical task item and its three list entries. */
+const OTHER_TASK_COST = { sizeHint: 2048, indexEntries: 3 } as const;
+
+export const itemKeyOf = (table: string, workspaceId: string, taskId: string): string =>
+  `${table}|${taskPk(workspaceId, taskId)}|${TASK_ITEM_SK}`;
+
+/**
+ * A task's count moved by `delta` (its subtasks attached or detached), or with delta 0 only checked.
+ * Held (`hold`): the task is live, its own parent is as read, and a new subtask finds room below
+ * the most. Two on one task in a transaction combine into one action (several subtasks of one
+ * parent in one call); holds that disagree do not (the transaction is then tried item by item).
+ */
+export const parentSideOp = (
+  table: string,
+  workspaceId: string,
+  taskId: string,
+  delta: number,
+  hold: ParentHold | undefined,
+  name: string,
+): ParentSide => {
+  const x = new Expression();
+  const key = { pk: taskPk(workspaceId, taskId), sk: TASK_ITEM_SK };
+  const condition = and(
+    x.exists('pk'),
+    hold ? x.absent('deletedAt') : undefined,
+    hold ? (hold.parentOf ? x.eq('parentId', hold.parentOf) : x.absent('parentId')) : undefined,
+    delta > 0 ? or(x.absent('subtaskCount'), x.le('subtaskCount', MAX_SUBTASKS - delta)) : undefined,
+  );
+  const item =
+    delta === 0
+      ? { ConditionCheck: { TableName: table, Key: key, ConditionExpression: condition, ...x.input() } }
+      : {
+          Update: {
+            TableName: table,
+            Key: key,
+            UpdateExpression: new Update(x).add('subtaskCount', delta).toString(),
+            ConditionExpression: condition,
+            ...x.input(),
+          },
+        };
+  const id = itemKeyOf(table, workspaceId, taskId);
+  return {
+    item,
+    ...(delta ? OTHER_TASK_COST : {}),
+    parentSide: { key: id, delta, ...(hold ? { hold } : {}) },
+    refused: (current) => {
+      if (!current || !hold) throw race();
+      throw parentMoved(name);
+    },
+    merge: (other) => {
+      if (!isParentSide(other) || other.parentSide.key !== id) return undefined;
+      const o = other.parentSide;
+      if (hold && o.hold && hold.parentOf !== o.hold.parentOf) return undefined;
+      return parentSideOp(table, workspaceId, taskId, delta + o.delta, hold ?? o.hold, name);
+    },
+  };
+};
+
+/** What a parent's entry shows of a subtask. */
+export const entryOf = (t: Task): SubtaskEntry => ({
+  taskId: t.taskId,
+  ...(t.number !== undefined ? { number: t.number } : {}),
+  title: t.title,
+  status: t.status,
+  ...(t.dueDate ? { dueDate: t.dueDate } : {}),
+});
+
+/** The parent a task is a live subtask of: none while it is deleted. */
+export const liveParentOf = (t: Task | undefined): string | undefined => (t && !t.deletedAt ? t.parentId : undefined);
+
+const sameEntry = (a: Task, b: Task): boolean => JSON.stringify(entryOf(a)) === JSON.stringify(entryOf(b));
+
+/**
+ * The entries a change writes: put in its parent's partition when it becomes a live subtask there or
+ * what the entry shows changes (a status change costs what a due-date change does: one entry), and
+ * taken out of the partition it leaves (a new parent, none, or its delete).
+ */
+export const entryOps = (table: string, before: Task | undefined, next: Task): WriteOp[] => {
+  const was = liveParentOf(before);
+  const now = liveParentOf(next);
+  const ops: WriteOp[] = [];
+  if (was && was !== now) ops.push({ item: { Delete: { TableName: table, Key: { pk: taskPk(next.workspaceId, was), sk: subtaskSk(next.taskId) } } } });
+  if (now && (was !== now || !sameEntry(before!, next))) {
+    const Item = { pk: taskPk(next.workspaceId, now), sk: subtaskSk(next.taskId), ...entryOf(next) };
+    ops.push({ item: { Put: { TableName: table, Item } } });
+  }
+  return ops;
+};
+
+/** An entry item as a parent's read finds it. */
+export const toEntry = (item: Record<string, unknown>): SubtaskEntry => ({
+  taskId: String(item.taskId),
+  ...(item.number !== undefined ? { number: Number(item.number) } : {}),
+  title: String(item.title),
+  status: item.status as SubtaskEntry['status'],
+  ...(item.dueDate ? { dueDate: String(item.dueDate) } : {}),
+});
+
+export const isEntryItem = (item: Record<string, unknown>): boolean => String(item.sk).startsWith(SUBTASK_PREFIX);

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+
+// Subtasks against the embedded DynamoDB: placing, moving, the levels and cycles, what task_get and
+// the lists show, completing and deleting a parent, and undo.
+
+let server: LocalServer;
+let ws: TestWorkspace;
+
+before(async () => {
+  server = await startWorkspaceServer();
+  ws = await createTestWorkspace(server);
+});
+after(() => server.close());
+
+const text = toolText;
+const m = () => caller(server, ws.member.token);
+type Made = { taskId: string; key: string; version: number; parent?: string; status: string };
+const create = async (title: string, extra: Record<string, unknown> = {}, call = m()): Promise<Made> => {
+  const r = await call('task_create', { title, ...extra });
+  assert.equal(r.isError, false, text(r));
+  return r.structuredContent as Made;
+};
+const get = async (key: string, call = m()) => {
+  const r = await call('task_get', { taskId: key });
+  assert.equal(r.isError, false, text(r));
+  return r.structuredContent as Made & { subtasks?: { key: string; title: string; status: string }[] };
+};
+const update = (key: string, version: number, fields: Record<string, unknown>, call = m()) =>
+  call('task_update', { taskId: key, version, ...fields });
+
+describe('placing subtasks', () => {
+  test('a task created with a parent is listed by the parent, in order, with a rollup; its line says whose it is', async () => {
+    // Arrange
+    const parent = await create('Launch the website');
+    // Act
+    const a = await create('Write the copy', { parent: parent.key });
+    const b = await create('Pick the photos', { parent: parent.key });
+    await m()('task_complete', { taskId: a.key });
+    // Assert
+    const got = await get(parent.key);
+    assert.deepEqual(
+      got.subtasks?.map((s) => [s.key, s.title, s.status]),
+      [
+        [a.key, 'Write the copy', 'done'],
+        [b.key, 'Pick the photos', 'open'],
+      ],
+    );
+    const shown = await m()('task_get', { taskId: parent.key });
+    assert.match(text(shown), /Subtasks \(1 of 2 done\)/);
+    assert.equal(a.parent, parent.key);
+    const found = await m()('tasks_search', { text: 'photos' });
+    assert.match(text(found), new RegExp(`sub of ${parent.key}`));
+  });
+
+  test('a subtask moves to another parent and back to the top level; each parent lists only its own', async () => {
+    const p1 = await create('Parent one');
+    const p2 = await create('Parent two');
+    const c = await create('Child', { parent: p1.key });
+
+    const moved = await update(c.key, c.version, { parent: p2.key });
+    assert.equal(moved.isError, false, text(moved));
+
+    assert.equal((await get(p1.key)).subtasks, undefined);
+    assert.deepEqual(
+      (await get(p2.key)).subtasks?.map((s) => s.key),
+      [c.key],
+    );
+    const top = await update(c.key, (moved.structuredContent as Made).version, { parent: null });
+    assert.equal(top.isError, false, text(top));
+    assert.equal((await get(p2.key)).subtasks, undefined);
+    assert.equal((await get(c.key)).parent, undefined);
+  });
+
+  test('three levels nest; a fourth is refused naming the levels, and nothing is written', async () => {
+    const l1 = await create('Level one');
+    const l2 = await create('Level two', { parent: l1.key });
+    const l3 = await create('Level three', { parent: l2.key });
+
+    const r = await m()('task_create', { title: 'Level four', parent: l3.key });
+
+    assert.equal(r.isError, true);
+    assert.match(text(r), /^parent: .*3 levels deep at most/);
+    assert.equal((await get(l3.key)).subtasks, undefined);
+  });
+
+  test('a task with subtasks cannot go where its subtasks would sit too deep', async () => {
+    const top = await create('Top');
+    const mid = await create('Mid', { parent: top.key });
+    const other = await create('Other');
+    await create('Under other', { parent: other.key });
+
+    // other has a subtask: below mid (level 2) it would be level 3 and its subtask level 4.
+    const r = await update(other.key, other.version, { parent: mid.key });
+
+    assert.equal(r.isError, true);
+    assert.match(text(r), /has subtasks of its own/);
+    assert.equal((await get(other.key)).parent, undefined);
+  });
+
+  test('a task cannot become its own ancestor: the cycle is refused naming the chain', async () => {
+    const a = await create('Cycle A');
+    const b = await create('Cycle B', { parent: a.key });
+
+    const self = await update(a.key, a.version, { parent: a.key });
+    const loop = await update(a.key, a.version, { parent: b.key });
+
+    assert.equal(self.isError, true);
+    assert.match(text(self), /own parent/);
+    assert.equal(loop.isError, true);
+    assert.match(text(loop), new RegExp(`below itself \\(${a.key} → ${b.key} → ${a.key}`));
+  });
+
+  test('a parent that is deleted, unknown, or of another workspace is refused naming the argument', async () => {
+    const gone = await create('Gone');
+    await m()('task_delete', { taskId: gone.key });
+    const other = await createTestWorkspace(server);
+    const theirs = await create('Theirs', {}, caller(server, other.member.token));
+
+    const deleted = await m()('task_create', { title: 'x', parent: gone.key });
+    const unknown = await m()('task_create', { title: 'x', parent: 'TEST-99999' });
+    const foreign = await m()('task_create', { title: 'x', parent: theirs.taskId });
+
+    assert.match(text(deleted), /^parent: task .* was deleted/);
+    assert.match(text(unknown), /^parent: no task is TEST-99999/);
+    assert.match(text(foreign), /^parent: no task is/);
+  });
+});
+
+describe('many at once', () => {
+  test('tasks_create makes a parent, its subtasks and theirs in one call (@n names an earlier item)', async () => {
+    const r = await m()('tasks_create', {
+      tasks: [{ title: 'Plan the offsite' }, { title: 'Book the venue', parent: '@1' }, { title: 'Call three venues', parent: '@2' }, { title: 'Send invites', parent: '@1' }],
+    });
+
+    assert.equal(r.isError, false, text(r));
+    const items = (r.structuredContent as { items: { key: string; status: string }[] }).items;
+    assert.deepEqual(
+      items.map((i) => i.status),
+      ['created', 'created', 'created', 'created'],
+    );
+    const [p, venue, call3, invites] = items.map((i) => i.key);
+    assert.deepEqual(
+      (await get(p!)).subtasks?.map((s) => s.key),
+      [venue, invites],
+    );
+    assert.deepEqual(
+      (await get(venue!)).subtasks?.map((s) => s.key),
+      [call3],
+    );
+    assert.equal((await get(call3!)).parent, venue);
+  });
+
+  test('a fourth level through earlier items of the same call is refused, and only that item', async () => {
+    const r = await m()('tasks_create', {
+      tasks: [{ title: 'L1' }, { title: 'L2', parent: '@1' }, { title: 'L3', parent: '@2' }, { title: 'L4', parent: '@3' }],
+    });
+    const items = (r.structuredContent as { items: { status: string; reason?: string }[] }).items;
+    assert.deepEqual(
+      items.map((i) => i.status),
+      ['created', 'created', 'created', 'refused'],
+    );
+    assert.match(items[3]!.reason!, /parent: .*3 levels deep at most/);
+  });
+});

@@ -165,3 +165,154 @@ describe('many at once', () => {
     assert.match(items[3]!.reason!, /parent: .*3 levels deep at most/);
   });
 });
+
+describe('a parent with its subtasks', () => {
+  const tree = async (title: string) => {
+    const p = await create(title);
+    const a = await create(`${title}: first`, { parent: p.key });
+    const b = await create(`${title}: second`, { parent: p.key });
+    const c = await create(`${title}: under first`, { parent: a.key });
+    return { p, a, b, c };
+  };
+
+  test('completing a parent with open subtasks completes it only and names them', async () => {
+    const { p, a, b } = await tree('Only the parent');
+
+    const r = await m()('task_complete', { taskId: p.key });
+
+    assert.equal(r.isError, false, text(r));
+    assert.deepEqual((r.structuredContent as { openSubtasks?: string[] }).openSubtasks, [a.key, b.key]);
+    assert.match(text(r), /Subtasks still open: .*withSubtasks: true/);
+    assert.equal((await get(a.key)).status, 'open');
+  });
+
+  test('withSubtasks completes the whole subtree in one write; undoing the call reopens them all', async () => {
+    const { p, a, b, c } = await tree('All of it');
+
+    const r = await m()('task_complete', { taskId: p.key, withSubtasks: true });
+
+    assert.equal(r.isError, false, text(r));
+    const out = r.structuredContent as { completedSubtasks?: string[]; activityId: string };
+    assert.deepEqual(new Set(out.completedSubtasks), new Set([a.key, b.key, c.key]));
+    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await get(k)).status, 'done', k);
+    assert.deepEqual(
+      (await get(p.key)).subtasks?.map((s) => s.status),
+      ['done', 'done'],
+    );
+
+    const undo = await m()('change_undo', { activityId: out.activityId });
+    assert.equal(undo.isError, false, text(undo));
+    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await get(k)).status, 'open', k);
+  });
+
+  test('deleting a parent deletes its subtree in one change naming how many, and undo restores it all', async () => {
+    const { p, a, b, c } = await tree('Delete me');
+    await m()('comment_add', { taskId: c.key, body: 'a note on the deepest' });
+
+    const r = await m()('task_delete', { taskId: p.key });
+
+    assert.equal(r.isError, false, text(r));
+    const out = r.structuredContent as { subtasks?: number; activityId: string };
+    assert.equal(out.subtasks, 3);
+    assert.match(text(r), /with its 3 subtask\(s\)/);
+    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await m()('task_get', { taskId: k })).isError, true, k);
+
+    const undo = await m()('change_undo', { activityId: out.activityId });
+    assert.equal(undo.isError, false, text(undo));
+    assert.deepEqual(
+      (await get(p.key)).subtasks?.map((s) => s.key),
+      [a.key, b.key],
+    );
+    assert.deepEqual(
+      (await get(a.key)).subtasks?.map((s) => s.key),
+      [c.key],
+    );
+    const comments = await m()('comments_list', { taskId: c.key });
+    assert.match(text(comments), /a note on the deepest/);
+  });
+
+  test('a subtask of a deleted parent is restored only after its parent', async () => {
+    const { p, b } = await tree('Order of undo');
+    const del = await m()('task_delete', { taskId: p.key });
+    const callId = (del.structuredContent as { activityId: string }).activityId;
+    // The records of the call: the parent's first, then each subtask's.
+    const items = await server.app.services.activity.itemsOfCall({ workspaceId: ws.workspaceId, layout: 2 }, callId);
+    const bRecord = items.find((i) => i.taskNumber === Number(b.key.split('-')[1]))!;
+
+    const early = await m()('change_undo', { activityId: bRecord.activityId });
+
+    assert.equal(early.isError, true);
+    assert.match(text(early), new RegExp(`subtask of ${p.key}, which was deleted .*restore ${p.key} first`));
+  });
+
+  test('a subtask deleted alone leaves its parent, and its undo puts it back under the parent', async () => {
+    const { p, b } = await tree('One goes');
+
+    const del = await m()('task_delete', { taskId: b.key });
+    assert.equal(del.isError, false, text(del));
+    assert.equal((await get(p.key)).subtasks?.length, 1);
+
+    const undo = await m()('change_undo', { activityId: (del.structuredContent as { activityId: string }).activityId });
+    assert.equal(undo.isError, false, text(undo));
+    assert.equal((await get(p.key)).subtasks?.length, 2);
+  });
+
+  test('subtasks waiting on one another are deleted and restored together, their links intact', async () => {
+    const p = await create('Linked tree');
+    const a = await create('Linked first', { parent: p.key });
+    const b = await create('Linked second', { parent: p.key, blockedBy: [a.key] });
+
+    const del = await m()('task_delete', { taskId: p.key });
+    assert.equal(del.isError, false, text(del));
+    const undo = await m()('change_undo', { activityId: (del.structuredContent as { activityId: string }).activityId });
+    assert.equal(undo.isError, false, text(undo));
+
+    const got = (await get(b.key)) as Made & { blockedBy?: { key: string; open: boolean; deleted?: true }[] };
+    assert.deepEqual(got.blockedBy, [{ key: a.key, taskId: a.taskId, open: true }]);
+  });
+
+  test('undoing the creation of a task that has gained subtasks is refused, and nothing changes', async () => {
+    const p = await create('Made, then a parent');
+    await create('Its subtask', { parent: p.key });
+    const records = await m()('activity_list', { task: p.key });
+    const made = (records.structuredContent as { entries: { activityId: string; action: string }[] }).entries.find(
+      (x) => x.action === 'created',
+    )!;
+
+    const undo = await m()('change_undo', { activityId: made.activityId });
+
+    assert.equal(undo.isError, true);
+    assert.match(text(undo), /has 1 subtask\(s\)/);
+    assert.equal((await get(p.key)).subtasks?.length, 1);
+  });
+
+  test('undoing a move puts the task back under its old parent, with the rules checked again', async () => {
+    const p1 = await create('Old parent');
+    const p2 = await create('New parent');
+    const c = await create('Moving child', { parent: p1.key });
+    const moved = await update(c.key, c.version, { parent: p2.key });
+
+    const undo = await m()('change_undo', { activityId: (moved.structuredContent as { activityId: string }).activityId });
+
+    assert.equal(undo.isError, false, text(undo));
+    assert.equal((await get(c.key)).parent, p1.key);
+    assert.equal((await get(p2.key)).subtasks, undefined);
+  });
+});
+
+describe('finding subtasks', () => {
+  test('tasks_search parent lists the direct subtasks; topLevel leaves subtasks out', async () => {
+    const p = await create('Searchable parent zebra');
+    const a = await create('Searchable child zebra', { parent: p.key });
+    await create('Grandchild zebra', { parent: a.key });
+
+    const direct = await m()('tasks_search', { parent: p.key });
+    const top = await m()('tasks_search', { text: 'zebra', topLevel: true });
+    const subs = await m()('tasks_search', { text: 'zebra', topLevel: false });
+
+    const keys = (r: Awaited<ReturnType<ReturnType<typeof m>>>) => (r.structuredContent as { tasks: { key: string }[] }).tasks.map((t) => t.key);
+    assert.deepEqual(keys(direct), [a.key]);
+    assert.deepEqual(keys(top), [p.key]);
+    assert.equal(keys(subs).length, 2);
+  });
+});

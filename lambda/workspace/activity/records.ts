@@ -32,6 +32,8 @@ export const TASK_FIELDS = [
   'completedAt',
   'completedBy',
   'blockedBy',
+  'parentId',
+  'parentNumber',
   'deletedAt',
 ] as const;
 export const PROJECT_FIELDS = ['name', 'description', 'status', 'archivedAt', 'deletedAt'] as const;

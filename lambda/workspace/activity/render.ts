@@ -81,6 +81,10 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
       return `${c.field} ${quoted(c.before)} → ${quoted(c.after)}`;
     case 'blockedBy':
       return `waits on ${links(c.before)} → ${links(c.after)}`;
+    case 'parentNumber': {
+      const parent = (n: unknown) => (typeof n === 'number' && names.workspaceKey ? `sub of ${names.workspaceKey}-${n}` : 'top level');
+      return `${parent(c.before)} → ${parent(c.after)}`;
+    }
     case 'role':
       return `role ${c.before} → ${c.after}`;
     case 'status':
@@ -101,7 +105,10 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
       ? `${names.workspaceKey}-${r.taskNumber} `
       : '';
   const label = `${key}${quote(r.targetLabel)}`;
-  const changes = r.changes.filter((c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt'].includes(c.field));
+  // A parent is told by its key (parentNumber); its id says the same to a person.
+  const changes = r.changes.filter(
+    (c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt', 'parentId'].includes(c.field),
+  );
   const undo = r.undoOf ? `undid ${r.undoOf}: ` : '';
   const what = ((): string => {
     switch (`${r.kind}:${r.action}`) {

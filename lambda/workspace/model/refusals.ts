@@ -128,6 +128,13 @@ export const blockerMoved = (name: string) =>
     'links-moved',
   );
 
+export const hasSubtasks = (name: string, count: number) =>
+  new ConflictRefusal(
+    `Conflict: ${name} has ${count} subtask(s), which a delete takes with it; task_delete ${name} deletes them together (and asks first), or move them off it (parent) before.`,
+    'conflict',
+    { subtasks: count },
+  );
+
 export const parentMoved = (name: string) =>
   new ConflictRefusal(
     `Conflict: task ${name}, a parent in this change, was moved, deleted or reached its ${MAX_SUBTASKS} subtasks while the change was ` +

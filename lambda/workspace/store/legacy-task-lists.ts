@@ -219,6 +219,9 @@ const filterOf = (x: Expression, f: TaskFilter): string | undefined => {
     f.label !== undefined ? x.contains('labels', f.label) : undefined,
     f.blocked === undefined ? undefined : f.blocked ? x.exists('openBlockers') : x.absent('openBlockers'),
     f.recurring === undefined ? undefined : f.recurring ? x.exists('repeat') : x.absent('repeat'),
+    // No task of layout 1 is a subtask.
+    f.parentId === undefined ? undefined : x.eq('parentId', f.parentId),
+    f.topLevel === undefined ? undefined : f.topLevel ? x.absent('parentId') : x.exists('parentId'),
     f.dueOnOrAfter !== undefined ? x.ge('dueDate', f.dueOnOrAfter) : undefined,
     f.dueOnOrBefore !== undefined ? x.le('dueDate', f.dueOnOrBefore) : undefined,
     f.dueBefore !== undefined ? x.lt('dueDate', f.dueBefore) : undefined,

@@ -7,6 +7,8 @@ import {
   labelPk,
   projectCountScope,
   projectListPk,
+  SUBTASK_PREFIX,
+  taskPk,
   WORKSPACE_COUNT_SHARDS,
   wordPk,
   workspaceListPk,
@@ -119,7 +121,8 @@ export class TaskLists {
   }
 
   async search(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
-    if (filter.words?.length || filter.label !== undefined) return this.searchEntries(workspaceId, filter, limit, after);
+    if (filter.parentId !== undefined || filter.words?.length || filter.label !== undefined)
+      return this.searchEntries(workspaceId, filter, limit, after);
     const list = this.listOf(workspaceId, filter);
     const priorities = filter.priority ? [filter.priority] : [...PRIORITIES];
     const residual = (x: Expression) => residualFilter(x, filter, list.kind);
@@ -227,7 +230,10 @@ export class TaskLists {
    */
   private async searchEntries(workspaceId: string, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage> {
     const phases: { segment: number; pk: string; lo: string; hi: string; whole: boolean }[] = [];
-    if (filter.words?.length) {
+    if (filter.parentId !== undefined) {
+      // A parent's entries of its subtasks, beside it: never more than a parent has.
+      phases.push({ segment: -1, pk: taskPk(workspaceId, filter.parentId), lo: SUBTASK_PREFIX, hi: `${SUBTASK_PREFIX}\uffff`, whole: true });
+    } else if (filter.words?.length) {
       const w = indexedWord([...filter.words].sort((a, b) => b.length - a.length || cmp(a, b))[0]!);
       const pk = wordPk(workspaceId, w);
       phases.push({ segment: -1, pk, lo: `${w}#`, hi: `${w}#\uffff`, whole: true });
@@ -395,6 +401,7 @@ const residualFilter = (x: Expression, f: TaskFilter, kind: ListKind): string | 
     kind !== 'project' ? equalsOrAbsent('projectId', f.projectId) : undefined,
     f.blocked === undefined ? undefined : f.blocked ? x.exists('openBlockers') : x.absent('openBlockers'),
     f.recurring === undefined ? undefined : f.recurring ? x.exists('repeat') : x.absent('repeat'),
+    f.topLevel === undefined ? undefined : f.topLevel ? x.absent('parentId') : x.exists('parentId'),
   );
   return clause || undefined;
 };
@@ -412,6 +419,8 @@ const matchesFilter = (t: Task, f: TaskFilter): boolean => {
   if (f.dueBefore !== undefined && (t.dueDate === undefined || t.dueDate >= f.dueBefore)) return false;
   if (f.blocked !== undefined && (t.openBlockers?.length ?? 0) > 0 !== f.blocked) return false;
   if (f.recurring !== undefined && !!t.repeat !== f.recurring) return false;
+  if (f.parentId !== undefined && t.parentId !== f.parentId) return false;
+  if (f.topLevel !== undefined && !t.parentId !== f.topLevel) return false;
   if (f.words?.length && !matchOf(taskWords({ ...t, nw: extrasOf(t).nw }), f.words).all) return false;
   return true;
 };

@@ -21,6 +21,10 @@ export interface TaskFilter {
   readonly blocked?: boolean;
   /** true: has a repeat rule; false: has none. */
   readonly recurring?: boolean;
+  /** The direct subtasks of this task only (read from its entries: what they cost is what they are). */
+  readonly parentId?: string;
+  /** true: tasks that are no subtask; false: subtasks only. */
+  readonly topLevel?: boolean;
 }
 
 /** Where a page ended: the search continues strictly after this task. */

@@ -202,10 +202,36 @@ export const blockerSideOps = (
  * live again. No link changes.
  */
 export const transitionOps = (stores: WorkspaceStores, before: Task, after: Task, dependents: readonly string[]): WriteOp[] => {
+  const change = blockerChangeOf(before, after);
+  if (!change) return [];
+  return dependents.map((dep) => stores.tasks.blockerStateOp(after.workspaceId, dep, after, change));
+};
+
+/**
+ * A dependent changed in the same write as its blocker (a parent and its subtasks deleted or
+ * completed together) takes the blocker's change into its own state instead: one item cannot take
+ * two actions in one transaction.
+ */
+export const withBlockerChange = (dependent: Task, blockerId: string, change: BlockerChange): Task => {
+  const open = new Set(dependent.openBlockers ?? []);
+  const gone = new Set(dependent.goneBlockers ?? []);
+  if (change === 'closed' || change === 'deleted') open.delete(blockerId);
+  if (change === 'opened' || change === 'restored-open') open.add(blockerId);
+  if (change === 'deleted') gone.add(blockerId);
+  if (change === 'restored-open' || change === 'restored-done') gone.delete(blockerId);
+  const { openBlockers: _o, goneBlockers: _g, ...rest } = dependent;
+  return {
+    ...rest,
+    ...(open.size ? { openBlockers: [...open].sort() } : {}),
+    ...(gone.size ? { goneBlockers: [...gone].sort() } : {}),
+  };
+};
+
+/** What a task's change means to the tasks waiting on it, if anything. */
+export const blockerChangeOf = (before: Task, after: Task): BlockerChange | undefined => {
   const wasLive = !before.deletedAt;
   const isLive = !after.deletedAt;
-  const change: BlockerChange | undefined =
-    wasLive && !isLive
+  return wasLive && !isLive
       ? 'deleted'
       : !wasLive && isLive
         ? after.status === 'open'
@@ -216,8 +242,6 @@ export const transitionOps = (stores: WorkspaceStores, before: Task, after: Task
             ? 'opened'
             : 'closed'
           : undefined;
-  if (!change) return [];
-  return dependents.map((dep) => stores.tasks.blockerStateOp(after.workspaceId, dep, after, change));
 };
 
 /** Whether the change moves what the tasks waiting on it see: status, or deleted. */

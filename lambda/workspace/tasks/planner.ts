@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
-import { invalid, taskDeleted, upgrading } from '../model/refusals.js';
+import { hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
 import { taskNameOf } from '../model/task-refs.js';
 import { addDays, dateInZone } from '../model/time.js';
@@ -70,6 +70,8 @@ export interface PlanOptions {
   readonly refOf?: (id: string) => string;
   /** Tasks the same call creates before this one: a link may name them before they are stored. */
   readonly fresh?: ReadonlyMap<string, Task>;
+  /** The change is one of a tree's, its subtasks changed in the same write (task-writer.ts, changeTree). */
+  readonly subtree?: boolean;
 }
 
 /** A checked task about to be written, with the blockers its links name (when they change). */
@@ -220,6 +222,8 @@ export const planChange = async (
     // A delete or a restore changes nothing else (links stay: tasks/links.ts), but a restore takes
     // its place under its parent again by every rule of a placement (tasks/subtasks.ts).
     const { deletedAt: _d, parentId: _p, parentNumber: _pn, ...live } = task;
+    // A parent goes with its subtasks, in one write, or not at all (its delete through any other door).
+    if (patch.deleted && task.subtaskCount && !opts.subtree) throw hasSubtasks(taskNameOf(caller.workspaceKey, task), task.subtaskCount);
     if (patch.deleted) return { before: task, next: { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 } };
     const placement = await restorePlacement(stores, caller, task, `${prefix}parent`);
     const next: Task = { ...live, ...(placement ? parentFields(placement) : {}), updatedAt: at, version: task.version + 1 };

@@ -12,15 +12,16 @@ import {
   type WriteOp,
 } from '../../platform/transact.js';
 import { taskRecord } from '../activity/records.js';
-import type { ActivityRecord } from '../model/activity.js';
+import { type ActivityRecord, bulkItemId, newActivityId } from '../model/activity.js';
 import { MAX_WRITE_UNITS_PER_CALL } from '../model/limits.js';
 import { invalid, limitReached, race, unconfirmed, versionConflict } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
 import type { WriteContext } from '../store/stores.js';
 import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
+import { subtaskEntriesOf } from '../store/task-items.js';
 import { DanglingLink } from '../store/task-store.js';
-import { blockerSideOps, changesState, transitionOps } from './links.js';
+import { blockerChangeOf, blockerSideOps, changesState, transitionOps, withBlockerChange } from './links.js';
 import { parentSideOps } from './subtasks.js';
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
 
@@ -68,12 +69,19 @@ interface Healing {
   readonly gone: Set<string>;
 }
 
+/** What a task's write leaves to others in the same write: the tasks waiting on it that take its change into their own. */
+interface Together {
+  readonly dependents?: ReadonlySet<string>;
+  /** Its own links' derived sets changed (a blocker of it in the same write): written with the change. */
+  readonly ownLinks?: boolean;
+}
+
 /** Everything one task's write puts down besides its record. */
-const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt?: number): WriteOp[] => {
+const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt?: number, together: Together = {}): WriteOp[] => {
   const { stores, caller } = ctx;
   const { before, next, blockers, placement } = planned;
   const stateMoves = before !== undefined && changesState(before, next);
-  const dependents = (before?.blocks ?? []).filter((id) => !heal.gone.has(id));
+  const dependents = (before?.blocks ?? []).filter((id) => !heal.gone.has(id) && !together.dependents?.has(id));
   const forget = (before?.blocks ?? []).filter((id) => heal.gone.has(id));
   const side = blockers
     ? {
@@ -87,7 +95,7 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
     // of links, so two changes that each looked acyclic cannot close a cycle between them (one
     // linking this task to its blocker raises its `linksVersion` first: the other is then a conflict).
     ...stores.tasks.writeOps(before, next, {
-      ...(blockers ? { links: true } : {}),
+      ...(blockers || together.ownLinks ? { links: true } : {}),
       ...(before && (stateMoves || blockers || forget.length) ? { linksVersion: before.linksVersion ?? 0 } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(forget.length ? { forgetDependents: forget } : {}),
@@ -206,6 +214,123 @@ const markCommentsExpiring = async (ctx: WriteContext, keys: readonly ItemKey[],
   for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
     await ctx.stores.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => ctx.stores.comments.expiryOp(key, expiresAt)));
   }
+};
+
+// ---- a tree at once ------------------------------------------------------------------------------
+
+/**
+ * A task's subtasks and theirs, live, whole (with their notes): what a delete of it takes along and
+ * a completion with its subtasks completes. Read level by level, from the entries each parent keeps.
+ */
+export const readSubtree = async (ctx: WriteContext, root: Task): Promise<Task[]> => {
+  const { stores, caller } = ctx;
+  const out: Task[] = [];
+  let level: readonly Task[] = [root];
+  while (level.length) {
+    const entries = (
+      await Promise.all(
+        level
+          .filter((t) => t.subtaskCount)
+          .map(async (t) => subtaskEntriesOf(t) ?? (await stores.tasks.subtasksOf(caller.workspaceId, t.taskId))),
+      )
+    ).flat();
+    if (!entries.length) break;
+    const read = await stores.tasks.getMany(
+      caller.workspaceId,
+      entries.map((e) => e.taskId),
+      { notes: true },
+    );
+    level = [...read.values()].filter((t) => !t.deletedAt);
+    out.push(...level);
+  }
+  return out;
+};
+
+export interface WrittenTree {
+  readonly written: readonly WrittenTask[];
+  /** The id change_undo takes to undo them all, when more than the task itself changed. */
+  readonly callId?: string;
+}
+
+/**
+ * Changes a task and `others` of its subtree the same way (deleted, completed), all in one write or
+ * none: each with its record (`act_….01` the task, then its subtasks; the call's id undoes them all),
+ * a deleted one's comments expiring with it. Tasks of the tree waiting on one another take each
+ * other's change into their own write. What one transaction cannot hold is refused before anything
+ * is written, naming how many tasks it would change.
+ */
+export const changeTree = async (
+  ctx: WriteContext,
+  root: Task,
+  others: readonly Task[],
+  patch: TaskPatch,
+  opts: { readonly expectVersion?: number; readonly comments?: readonly ItemKey[]; readonly param?: string } = {},
+): Promise<WrittenTree | undefined> => {
+  const { stores, caller } = ctx;
+  if (!others.length) {
+    const one = await changeTask(ctx, root, patch, {
+      ...(opts.expectVersion !== undefined ? { expectVersion: opts.expectVersion } : {}),
+      ...(opts.comments ? { comments: opts.comments } : {}),
+    });
+    return one ? { written: [one] } : undefined;
+  }
+  if (opts.expectVersion !== undefined && opts.expectVersion !== root.version) {
+    throw versionConflict(`task ${nameOf(ctx, root)}`, root.version, opts.expectVersion, 'task_get');
+  }
+  const deleting = patch.deleted === true;
+  const tasks = [root, ...others];
+  const [plans, comments] = await Promise.all([
+    Promise.all(tasks.map((t) => planChange(ctx, t, patch, { subtree: true }))),
+    deleting
+      ? Promise.all(tasks.map((t, i) => (i === 0 && opts.comments ? opts.comments : stores.comments.keysOfTask(caller.workspaceId, t.taskId))))
+      : tasks.map(() => []),
+  ]);
+  const changed = plans.flatMap((p, i) => (p ? [{ p, comments: comments[i]! }] : []));
+  if (!changed.length) return undefined;
+  // A task waiting on another of the same write takes that one's change into its own state.
+  const byId = new Map(changed.map((c) => [c.p.next.taskId, c]));
+  const ownLinks = new Set<string>();
+  for (const { p } of changed) {
+    const change = p.before && blockerChangeOf(p.before, p.next);
+    if (!change) continue;
+    for (const dep of p.before!.blocks ?? []) {
+      const d = byId.get(dep);
+      if (!d) continue;
+      d.p = { ...d.p, next: withBlockerChange(d.p.next, p.next.taskId, change) };
+      ownLinks.add(dep);
+    }
+  }
+  const callId = newActivityId(ctx.source.now);
+  const inWrite = new Set(byId.keys());
+  const parts = changed.map(({ p, comments: keys }, i) => {
+    const record = recordFor(ctx, p, { recordId: bulkItemId(callId, i) }, deleting ? keys.length : undefined);
+    const expiresAt = deleting ? record.expiresAt : undefined;
+    const ops = [
+      ...opsOf(ctx, p, { gone: new Set() }, expiresAt, { dependents: inWrite, ownLinks: ownLinks.has(p.next.taskId) }),
+      ...keys.map((key) => stores.comments.expiryOp(key, expiresAt)),
+      stores.activity.recordOp(record),
+    ];
+    return { p, record, ops };
+  });
+  const all = combine(parts.flatMap((x) => x.ops));
+  if (all.length > MAX_TRANSACTION_ACTIONS) {
+    throw limitReached(
+      opts.param ?? 'taskId',
+      `changing ${nameOf(ctx, root)} with its ${changed.length - 1} subtask(s) would write ${all.length} items, more than one all-or-nothing ` +
+        `write holds (${MAX_TRANSACTION_ACTIONS}); change some of its subtasks first (tasks_update), then it.`,
+      { actions: all.length, tasks: changed.length },
+    );
+  }
+  try {
+    await stores.commit(all);
+  } catch (err) {
+    if (err instanceof WriteNotConfirmed) throw notConfirmed(ctx, root);
+    throw err;
+  }
+  return {
+    written: parts.map((x) => ({ before: x.p.before, task: x.p.next, record: x.record, writeUnits: x.ops.reduce((s, op) => s + opWriteUnits(op), 0) })),
+    callId,
+  };
 };
 
 // ---- many at once ------------------------------------------------------------------------------

@@ -80,6 +80,9 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
       case 'labels':
         patch.labels = (c.before as string[] | undefined) ?? [];
         break;
+      case 'parentId':
+        patch.parentId = c.before ?? null;
+        break;
       case 'blockedBy':
         patch.blockedBy = Object.keys((c.before as Record<string, number> | undefined) ?? {});
         break;

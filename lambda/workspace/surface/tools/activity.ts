@@ -205,7 +205,8 @@ const undoOutput = z.object({
 type UndoOutput = z.output<typeof undoOutput>;
 
 /** The fields an undo writes back: what the person is told before more than one goes back. */
-const fieldsOf = (record: ActivityRecord) => record.changes.filter((c) => !['updatedAt', 'completedBy', 'completedAt'].includes(c.field));
+const fieldsOf = (record: ActivityRecord) =>
+  record.changes.filter((c) => !['updatedAt', 'completedBy', 'completedAt', 'parentNumber'].includes(c.field));
 
 /**
  * Why an undo is asked first (where the client can ask): it puts back more than one field, takes

@@ -10,7 +10,7 @@ import type { TaskPosition } from '../../store/task-store.js';
 import { subtaskEntriesOf } from '../../store/task-items.js';
 import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
-import { changeTask, createTasks } from '../../tasks/task-writer.js';
+import { changeTask, changeTree, createTasks, readSubtree } from '../../tasks/task-writer.js';
 import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { toSummary, toTaskOutput } from '../outputs.js';
@@ -55,6 +55,8 @@ const searchInput = z.strictObject({
   overdue: z.optional(z.boolean()).check(z.describe('Open, due before today')),
   blocked: z.optional(z.boolean()).check(z.describe('Waiting on an open task')),
   recurring: z.optional(z.boolean()).check(z.describe('Has a repeat rule')),
+  parent: z.optional(taskRefArg).check(z.describe('Its direct subtasks')),
+  topLevel: z.optional(z.boolean()).check(z.describe('Not a subtask')),
   ...pagingArgs,
 });
 
@@ -105,9 +107,10 @@ export const tasksSearch = defineTool({
     ];
     const after = await positionFrom(ctx, args, isTaskPosition);
     // An unknown project is refused like an unknown assignee, not answered "no tasks match".
-    const [assigneeId, names] = await Promise.all([
+    const [assigneeId, names, parentId] = await Promise.all([
       args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
       loadNames(services, principal),
+      args.parent === undefined ? undefined : services.numbers.idOrRefuse(principal, args.parent, 'parent'),
       args.project === undefined || args.project === 'none' ? undefined : projectArgOrRefuse(services, principal, args.project, 'project'),
     ]);
     // A key (`DEMO-42`, `#42`) as the text names that task; other text is searched by its words.
@@ -138,6 +141,8 @@ export const tasksSearch = defineTool({
         ...(args.overdue ? { dueBefore: today } : {}),
         ...(args.blocked !== undefined ? { blocked: args.blocked } : {}),
         ...(args.recurring !== undefined ? { recurring: args.recurring } : {}),
+        ...(parentId !== undefined ? { parentId } : {}),
+        ...(args.topLevel !== undefined ? { topLevel: args.topLevel } : {}),
       },
       args.limit,
       after,
@@ -248,33 +253,53 @@ const stateInput = z.strictObject({
   version: z.optional(versionArg).check(z.describe('If given, must be current')),
 });
 
+const completeInput = z.extend(stateInput, {
+  withSubtasks: z.optional(z.boolean()).check(z.describe('Completes its open subtasks too')),
+});
+
 const completedOutput = z.extend(changedTaskOutput, {
   doneFor: z.optional(dateOut),
+  openSubtasks: z.optional(z.array(z.string()).check(z.describe('Subtasks left open'))),
+  completedSubtasks: z.optional(z.array(z.string())),
   unblocked: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string() }))),
 });
 
 /** Completes or reopens: the writer moves what waits on it in the same write. */
-const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output<typeof stateInput>, status: Task['status']) => {
+const setStatus = async (
+  ctx: Parameters<typeof writeContext>[0],
+  args: z.output<typeof completeInput>,
+  status: Task['status'],
+) => {
   const { services, principal } = ctx;
   requireRole(principal, 'member', status === 'done' ? 'completing a task' : 'reopening a task');
   const task = await taskOrRefuse(services, principal, args.taskId);
   // Who waits on it and is free once it is done: read with the change (only when anyone waits on it).
   // A recurring task stays open at its next occurrence, so what waits on it waits still (but after its last).
   const freeing = status === 'done' && task.status !== 'done';
-  const [names, written, early] = await Promise.all([
+  const expect = args.version !== undefined ? { expectVersion: args.version } : {};
+  // Its open subtasks: completed with it in the same write when asked, else named in the answer.
+  const wctx = writeContext(ctx);
+  const open = (subtaskEntriesOf(task) ?? []).filter((s) => s.status === 'open');
+  const subtree = status === 'done' && args.withSubtasks && open.length ? (await readSubtree(wctx, task)).filter((t) => t.status === 'open') : [];
+  const [names, tree, early] = await Promise.all([
     loadNames(services, principal),
-    changeTask(writeContext(ctx), task, { status }, args.version !== undefined ? { expectVersion: args.version } : {}),
+    changeTree(wctx, task, subtree, { status }, { ...expect, param: 'withSubtasks' }),
     freeing && !task.repeat ? unblockedBy(services, principal, task) : Promise.resolve([]),
   ]);
-  if (!written) return toSummary(task, names);
+  const written = tree?.written[0];
+  const keyOf = (n: number | undefined, id: string) => (n && principal.workspaceKey ? `${principal.workspaceKey}-${n}` : `[${id}]`);
+  const left = status === 'done' && !subtree.length && open.length ? { openSubtasks: open.map((s) => keyOf(s.number, s.taskId)) } : {};
+  if (!written) return { ...toSummary(task, names), ...left };
   const freed = freeing && task.repeat && written.task.status === 'done' ? await unblockedBy(services, principal, task) : early;
   return {
     ...toSummary(written.task, names),
     ...(written.record.occurrence ? { doneFor: written.record.occurrence } : {}),
+    ...left,
+    ...(tree.written.length > 1 ? { completedSubtasks: tree.written.slice(1).map((w) => keyOf(w.task.number, w.task.taskId)) } : {}),
     ...(freed.length
       ? { unblocked: freed.map((t) => ({ ...keyField(principal.workspaceKey, t.number), taskId: t.taskId, title: t.title })) }
       : {}),
-    activityId: written.record.activityId,
+    activityId: tree.callId ?? written.record.activityId,
   };
 };
 
@@ -282,13 +307,13 @@ export const taskComplete = defineTool({
   name: 'task_complete',
   title: 'Complete a task',
   description: 'Marks a task done, listing the tasks that waited only on it. Prefer it to task_delete when the work was done.',
-  input: stateInput,
+  input: completeInput,
   output: completedOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: (args, ctx) => setStatus(ctx, args, 'done'),
   render: (t) =>
-    `${t.doneFor ? `Done for ${dayInWords(t.doneFor)}, next due ${dayInWords(t.dueDate!)}` : t.activityId ? 'Done' : 'Done already'}: ${writtenLine(t)}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
+    `${t.doneFor ? `Done for ${dayInWords(t.doneFor)}, next due ${dayInWords(t.dueDate!)}` : t.activityId ? 'Done' : 'Done already'}: ${writtenLine(t)}${t.completedSubtasks?.length ? `\nWith its subtasks: ${t.completedSubtasks.join(', ')}` : ''}${t.openSubtasks?.length ? `\nSubtasks still open: ${t.openSubtasks.join(', ')} (withSubtasks: true completes them too)` : ''}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
 });
 
 export const taskReopen = defineTool({
@@ -311,6 +336,7 @@ const deleteOutput = z.object({
   title: z.string(),
   deleted: z.boolean().check(z.describe('false when the person did not confirm: nothing changed')),
   comments: z.number().check(z.int(), z.describe('Comments deleted with it')),
+  subtasks: z.optional(z.number().check(z.int(), z.describe('Subtasks deleted with it'))),
   declined: z.optional(z.enum(NOT_CONFIRMED)),
   ...activityIdOutput,
 });
@@ -337,32 +363,45 @@ export const taskDelete = defineTool({
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'deleting a task');
     const taskId = await taskIdOf(services, principal, args.taskId);
+    const wctx = writeContext(ctx);
     const [task, comments, names] = await Promise.all([
       taskOrRefuse(services, principal, taskId),
       services.comments.keysOfTask(principal.workspaceId, taskId),
       loadNames(services, principal),
     ]);
+    // Its subtasks go with it, in the same write: the person is told how many before.
+    const subtree = task.subtaskCount ? await readSubtree(wctx, task) : [];
     // Refused before the person is asked about a state the caller did not read.
     if (args.version !== undefined && args.version !== task.version) {
       throw versionConflict(`task ${taskName(toSummary(task, names))}`, task.version, args.version, 'task_get');
     }
     requireOwnOrAdmin(principal, task.createdBy, 'delete tasks');
-    const what = `Delete task ${taskPhrase(task, names)}${comments.length ? ` and its ${comments.length} comment(s)` : ''}?`;
+    const withIt = [
+      subtree.length ? `its ${subtree.length} subtask(s) (${subtree.slice(0, 3).map((t) => `'${t.title}'`).join(', ')}${subtree.length > 3 ? ', …' : ''})` : '',
+      comments.length ? `its ${comments.length} comment(s)` : '',
+    ].filter(Boolean);
+    const what = `Delete task ${taskPhrase(task, names)}${withIt.length ? ` and ${withIt.join(' and ')}` : ''}?`;
     const asked = confirmation(
       ctx,
-      { id: task.taskId, state: `v${task.version}` },
+      { id: task.taskId, state: `v${task.version}${subtree.length ? `+${subtree.length}` : ''}` },
       `${what} You can undo this for ${services.activity.retentionDays} days.`,
       'Delete the task',
     );
     if (asked.kind === 'ask') return asked.request;
     const named = { ...keyField(principal.workspaceKey, task.number), taskId: task.taskId, title: task.title };
     if (asked.kind !== 'proceed') return { ...named, deleted: false, comments: 0, declined: asked.kind };
-    const written = await changeTask(writeContext(ctx), task, { deleted: true }, { expectVersion: task.version, comments });
-    return { ...named, deleted: true, comments: comments.length, activityId: written!.record.activityId };
+    const tree = await changeTree(wctx, task, subtree, { deleted: true }, { expectVersion: task.version, comments });
+    return {
+      ...named,
+      deleted: true,
+      comments: comments.length,
+      ...(subtree.length ? { subtasks: subtree.length } : {}),
+      activityId: tree!.callId ?? tree!.written[0]!.record.activityId,
+    };
   },
   render: (d) =>
     d.deleted
-      ? `Deleted task ${taskName(d)} ${d.title}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
+      ? `Deleted task ${taskName(d)} ${d.title}${d.subtasks ? ` with its ${d.subtasks} subtask(s)` : ''}${d.comments ? ` and its ${d.comments} comment(s)` : ''}.${undoLine(d.activityId)}`
       : notConfirmedText(d.declined ?? 'declined', `deleting task ${taskName(d)} ${d.title}`),
 });
 

@@ -32,6 +32,8 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     // A result's fields are described by the tool's description and its text; their descriptions
     // would be read by no one but paid for in every context.
     if (io === 'output' && k === 'description' && typeof v === 'string') continue;
+    // A constant says its type itself.
+    if (io === 'output' && k === 'type' && 'const' in node) continue;
     out[k] = slim(v, io);
   }
   return out;

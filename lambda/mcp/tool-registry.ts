@@ -8,12 +8,23 @@ import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
 import type { ContentBlock, RequestMeta } from './types.js';
 
-export interface ToolAnnotations {
-  readonly readOnlyHint: boolean;
-  readonly destructiveHint: boolean;
-  readonly idempotentHint: boolean;
-  readonly openWorldHint: boolean;
-}
+/**
+ * A tool's hints. The protocol gives `destructiveHint` and `idempotentHint` a meaning only where
+ * `readOnlyHint` is false, so a read-only tool need not carry them (every listing pays for them).
+ */
+export type ToolAnnotations =
+  | {
+      readonly readOnlyHint: true;
+      readonly destructiveHint?: false;
+      readonly idempotentHint?: true;
+      readonly openWorldHint: boolean;
+    }
+  | {
+      readonly readOnlyHint: false;
+      readonly destructiveHint: boolean;
+      readonly idempotentHint: boolean;
+      readonly openWorldHint: boolean;
+    };
 
 /** A request for more input from the client (2026-07-28 multi round-trip, SEP-2322). */
 export interface InputRequired {

@@ -62,7 +62,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 26 tools of docs/workspace.md, each with output schema and all four annotations as docs/protocol.md sets them', async () => {
+  test('offers exactly the 26 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(
@@ -76,9 +76,10 @@ describe('tools/list', () => {
       assert.ok(t.description.length >= 40, `${t.name} has a description for the model`);
       const a = t.annotations;
       assert.equal(a.openWorldHint, false, t.name);
-      assert.equal(a.destructiveHint, DESTRUCTIVE.includes(t.name), `${t.name} destructiveHint`);
-      assert.equal(a.idempotentHint, !NOT_IDEMPOTENT.includes(t.name), `${t.name} idempotentHint`);
       assert.equal(a.readOnlyHint, READ_ONLY.includes(t.name), `${t.name} readOnlyHint`);
+      // The two hints the protocol defines only for tools that change something: absent on a read.
+      assert.equal(a.destructiveHint, a.readOnlyHint ? undefined : DESTRUCTIVE.includes(t.name), `${t.name} destructiveHint`);
+      assert.equal(a.idempotentHint, a.readOnlyHint ? undefined : !NOT_IDEMPOTENT.includes(t.name), `${t.name} idempotentHint`);
     }
   });
 

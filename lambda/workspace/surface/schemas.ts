@@ -24,7 +24,8 @@ export const taskRefArg = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LE
  * the tool in the caller's time zone (model/date-words.ts), so 2026-02-30 and "5/6" are refused there,
  * naming the words.
  */
-export const dateArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(60), z.describe('YYYY-MM-DD or words (next fri 3pm)'));
+const dayText = z.string().check(z.trim(), z.minLength(1), z.maxLength(60));
+export const dateArg = dayText.check(z.describe('YYYY-MM-DD or words (next fri 3pm)'));
 /** A date the server wrote (as `dateArg`, under its own name for the output schemas). */
 export const dateOut = z.iso.date();
 export const timeArg = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24-hour)'));
@@ -147,7 +148,7 @@ export const newTaskFields = {
   projectId: z.optional(idArg),
   labels: z.optional(labelsArg),
   blockedBy: z.optional(blockedByArg),
-  parent: z.optional(idArg).check(z.describe('Key of its parent task')),
+  parent: z.optional(idArg),
   repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
 };
 
@@ -156,7 +157,7 @@ export const taskChangeFields = {
   title: z.optional(titleArg),
   notes: z.optional(z.nullable(notesArg)).check(z.describe('null clears')),
   priority: z.optional(priorityArg),
-  dueDate: z.optional(z.nullable(dateArg)).check(z.describe('YYYY-MM-DD or words (friday 3pm); null clears it and the time')),
+  dueDate: z.optional(z.nullable(dayText)).check(z.describe('YYYY-MM-DD or words (friday 3pm); null clears it and the time')),
   dueTime: z.optional(z.nullable(timeArg)).check(z.describe('null clears')),
   assignee: z.optional(z.nullable(whoArg)).check(z.describe('"me", a userId or null')),
   projectId: z.optional(z.nullable(idArg)).check(z.describe('null: no project')),

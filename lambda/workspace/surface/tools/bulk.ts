@@ -26,7 +26,7 @@ import { CREATE, UPDATE } from './annotations.js';
 const createItem = z.strictObject({
   ...newTaskFields,
   blockedBy: z.optional(newTaskFields.blockedBy.check(z.describe('Keys of all tasks it waits on; @2 is item 2 of this call'))),
-  parent: z.optional(newTaskFields.parent.check(z.describe('Parent key, or @1 for item 1'))),
+  parent: z.optional(newTaskFields.parent.check(z.describe('Parent key or @n'))),
 });
 
 const updateItem = z.strictObject({
@@ -135,7 +135,7 @@ export const tasksCreate = defineTool({
   name: 'tasks_create',
   title: 'Create several tasks',
   description:
-    'Creates 1-50 tasks (the fields of task_create each), e.g. from notes or a list; in blockedBy, @2 is the task of item 2. ' +
+    'Creates 1-50 tasks (the fields of task_create each), e.g. from notes or a list; @2 names the task of item 2. ' +
     'Each is created or refused on its own; the answer lists every item in order with its key.',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'tasks to create') }),
   listedInput: z.strictObject({ tasks: listedArray(createItem, 'tasks to create') }),

@@ -308,6 +308,47 @@ describe('tool calls: limits and the tool itself', () => {
     assert.equal(ops.filter((op) => op === 'TransactWriteItems').length, 1, ops.join(' '));
   });
 
+  test('task_get of a task with 50 subtasks is one read of its partition: 3 requests with admission and release', async () => {
+    const parent = structured((await call('task_create', { title: 'Counted parent' })).answer);
+    const made = structured(
+      (await call('tasks_create', { tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted subtask ${i + 1}`, parent: parent.key })) }))
+        .answer,
+    );
+    assert.ok(made.items.every((i: { status: string }) => i.status === 'created'), JSON.stringify(made.items.slice(0, 2)));
+
+    const { answer, ops } = await call('task_get', { taskId: parent.key });
+
+    assert.equal(structured(answer).subtasks.length, 50);
+    assertBudget('task_get with 50 subtasks', ops, 3);
+    assert.deepEqual(ops, ['UpdateItem', 'Query', 'UpdateItem']);
+  });
+
+  test('a subtask costs one read of its parent more than a task; moving one reads the new parent and its own', async () => {
+    const parent = structured((await call('task_create', { title: 'Counted parent two' })).answer);
+    const other = structured((await call('task_create', { title: 'Counted parent three' })).answer);
+
+    const created = await call('task_create', { title: 'Counted child', parent: parent.key });
+    const child = structured(created.answer);
+    const moved = await call('task_update', { taskId: child.key, version: child.version, parent: other.key });
+
+    assertBudget('task_create with a parent', created.ops, 4);
+    assertBudget('task_update moving it', moved.ops, 5);
+    assert.equal(moved.ops.filter((op) => op === 'TransactWriteItems').length, 1, moved.ops.join(' '));
+  });
+
+  test('deleting a parent with its subtasks, and completing one with them, is one write each', async () => {
+    const parent = structured((await call('task_create', { title: 'Counted tree' })).answer);
+    await call('tasks_create', { tasks: [{ title: 'Counted leaf one', parent: parent.key }, { title: 'Counted leaf two', parent: parent.key }] });
+
+    const done = await call('task_complete', { taskId: parent.key, withSubtasks: true });
+    const gone = await call('task_delete', { taskId: parent.key });
+
+    // The task with its entries, its subtasks, the write (and admission, release); the delete also the comments of each.
+    assertBudget('task_complete withSubtasks', done.ops, 5);
+    assertBudget('task_delete with subtasks', gone.ops, 8);
+    for (const ops of [done.ops, gone.ops]) assert.equal(ops.filter((op) => op === 'TransactWriteItems').length, 1, ops.join(' '));
+  });
+
   test('a member or project change costs every instance one reading of the directory (members, projects), then none', async () => {
     await call('project_create', { name: 'Changes the directory' });
     // The cold-credential instance sees the new version with its next credential read.
@@ -332,9 +373,9 @@ describe('tool calls: limits and the tool itself', () => {
     const second = await call('task_get', { taskId: `#${made.number ?? made.key.split('-')[1]}` }, cold);
 
     // The claim (where numbers are claimed, and where the layout before claimed them: one BatchGetItem),
-    // then the task and its notes (one more).
-    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem', 'BatchGetItem', 'BatchGetItem', 'UpdateItem'], 'the claim, then the task');
-    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'BatchGetItem', 'UpdateItem'], 'the task alone');
+    // then the task's partition: the task, its notes and its subtasks' entries (one Query).
+    assert.deepEqual(first.ops, ['BatchGetItem', 'UpdateItem', 'BatchGetItem', 'Query', 'UpdateItem'], 'the claim, then the task');
+    assert.deepEqual(second.ops, ['BatchGetItem', 'UpdateItem', 'Query', 'UpdateItem'], 'the task alone');
   });
 
   test('a resource read: limits, the task and its comments', async () => {

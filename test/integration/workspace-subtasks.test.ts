@@ -316,3 +316,33 @@ describe('finding subtasks', () => {
     assert.equal(keys(subs).length, 2);
   });
 });
+
+describe('concurrent calls', () => {
+  test('a move deeper and a new subtask of the moved task at the same moment never make a fourth level', async () => {
+    for (let round = 0; round < 8; round++) {
+      // Arrange: P at level 2 (below L1); T a leaf at the top, about to go below P (level 3) while a subtask is made under it.
+      const l1 = await create(`Race level one ${round}`);
+      const p = await create(`Race level two ${round}`, { parent: l1.key });
+      const t = await create(`Race leaf ${round}`);
+
+      // Act
+      const [moved, child] = await Promise.all([update(t.key, t.version, { parent: p.key }), m()('task_create', { title: `Race child ${round}`, parent: t.key })]);
+
+      // Assert: not both; and the tree holds three levels at most.
+      assert.ok(moved.isError || child.isError, `both landed in round ${round}: ${text(moved)} / ${text(child)}`);
+      const got = await get(t.key);
+      assert.ok(!(got.parent === p.key && got.subtasks?.length), `a fourth level in round ${round}`);
+    }
+  });
+
+  test('twenty subtasks made at once under one parent are all counted and listed', async () => {
+    const p = await create('Busy parent');
+
+    const made = await Promise.all(Array.from({ length: 20 }, (_, i) => create(`Busy child ${i}`, { parent: p.key })));
+
+    assert.equal((await get(p.key)).subtasks?.length, 20);
+    const task = await server.app.services.tasks.get(ws.workspaceId, p.taskId);
+    assert.equal(task?.subtaskCount, 20);
+    assert.equal(made.length, 20);
+  });
+});

@@ -1242,7 +1242,7 @@ describe('task keys and links across workspaces (workspace-keys-links.test.ts ha
     assertRevealsNothing(resource.text, ws3, ['SCRT-5']);
   });
 
-  test("workspace 3's tasks cannot be linked, bulk-changed or bulk-linked from workspace 4, and are refused as ids of nowhere", async () => {
+  test("workspace 3's tasks cannot be linked, made parents, bulk-changed or bulk-linked from workspace 4, and are refused as ids of nowhere", async () => {
     // Arrange
     const as4 = caller(server, ws4.owner.token);
     const own = (await as4('task_create', { title: 'Mine' })).structuredContent;
@@ -1253,6 +1253,10 @@ describe('task keys and links across workspaces (workspace-keys-links.test.ts ha
       ['tasks_create', { tasks: [{ title: 'Waits too', blockedBy: [id] }] }],
       ['tasks_update', { tasks: [{ taskId: id, title: 'Taken over' }] }],
       ['tasks_update', { tasks: [{ taskId: own.key, blockedBy: [id] }] }],
+      ['task_create', { title: 'Sub', parent: id }],
+      ['task_update', { taskId: own.key, version: own.version, parent: id }],
+      ['tasks_create', { tasks: [{ title: 'Sub too', parent: id }] }],
+      ['tasks_update', { tasks: [{ taskId: own.key, parent: id }] }],
     ];
 
     for (const [i, [tool, args]] of probes(theirs).entries()) {
@@ -1269,12 +1273,42 @@ describe('task keys and links across workspaces (workspace-keys-links.test.ts ha
     }
     // Nothing was written on either side: workspace 3 reads back as before, and no task of it gained a dependent.
     assert.deepEqual(await snapshot(ws3), ws3Before, 'workspace 3 changed');
-    for (const id of ws3.taskIds) assert.equal((await server.app.services.tasks.get(ws3.ws.workspaceId, id))?.blocks, undefined, id);
+    for (const id of ws3.taskIds) {
+      const t = await server.app.services.tasks.get(ws3.ws.workspaceId, id);
+      assert.equal(t?.blocks, undefined, id);
+      assert.equal(t?.subtaskCount, undefined, id);
+    }
+    // Their subtasks cannot be listed from here either: a parent of nowhere has none.
+    const subs = await as4('tasks_search', { parent: theirs });
+    assert.equal(subs.structuredContent.returned, 0, JSON.stringify(subs));
     const mine = await as4('tasks_search', { status: 'any', limit: 100 });
     assert.deepEqual(
       mine.structuredContent.tasks.map((t: { title: string; blockedBy?: unknown }) => [t.title, t.blockedBy]),
       [['Mine', undefined]],
       'workspace 4 holds only its own task, unlinked',
     );
+  });
+});
+
+describe('subtask trees raced (workspace-subtasks.test.ts has placing, levels and cycles in depth)', () => {
+  test('two moves at the same moment that would together make a task its own ancestor: never both land', async () => {
+    const own = await createTestWorkspace(server);
+    const as = caller(server, own.owner.token);
+    for (let round = 0; round < 8; round++) {
+      // Arrange: two top-level tasks, each about to go below the other.
+      const a = (await as('task_create', { title: `Race A ${round}` })).structuredContent;
+      const b = (await as('task_create', { title: `Race B ${round}` })).structuredContent;
+
+      // Act
+      const [ab, ba] = await Promise.all([
+        as('task_update', { taskId: a.key, version: a.version, parent: b.key }),
+        as('task_update', { taskId: b.key, version: b.version, parent: a.key }),
+      ]);
+
+      // Assert: at most one landed, and the tree reads acyclic.
+      assert.ok(ab.isError || ba.isError, `both landed in round ${round}`);
+      const [ga, gb] = [(await as('task_get', { taskId: a.key })).structuredContent, (await as('task_get', { taskId: b.key })).structuredContent];
+      assert.ok(!(ga.parent === b.key && gb.parent === a.key), `a cycle in round ${round}`);
+    }
   });
 });

@@ -96,6 +96,40 @@ const assertRecurring = ({ made, once, twice, now }: Awaited<ReturnType<typeof r
   assert.deepEqual([now.dueDate, now.repeat, now.status], [week(made.dueDate, 1), 'every Monday', 'open']);
 };
 
+/**
+ * A parent with subtasks through a real client: made in one tasks_create (@1 names the parent), the
+ * parent completed alone (its open subtasks named), reopened, then completed with its subtasks.
+ */
+const subtaskRoundTrip = async (client: AnyClient, tag: string) => {
+  await client.listTools();
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.equal(r.isError, false, JSON.stringify(r.content));
+    return r.structuredContent as Record<string, any>;
+  };
+  const made = await call('tasks_create', {
+    tasks: [{ title: `${tag} plan the offsite` }, { title: `${tag} book the venue`, parent: '@1' }, { title: `${tag} send invites`, parent: '@1' }],
+  });
+  const [parent, venue, invites] = made.items.map((i: { key: string }) => i.key) as string[];
+  const alone = await call('task_complete', { taskId: parent });
+  await call('task_reopen', { taskId: parent });
+  const all = await call('task_complete', { taskId: parent, withSubtasks: true });
+  const got = await call('task_get', { taskId: parent });
+  return { keys: { parent, venue, invites }, alone, all, got };
+};
+
+const assertSubtasks = ({ keys, alone, all, got }: Awaited<ReturnType<typeof subtaskRoundTrip>>) => {
+  assert.deepEqual(alone.openSubtasks, [keys.venue, keys.invites]);
+  assert.deepEqual(all.completedSubtasks, [keys.venue, keys.invites]);
+  assert.deepEqual(
+    got.subtasks.map((s: { key: string; status: string }) => [s.key, s.status]),
+    [
+      [keys.venue, 'done'],
+      [keys.invites, 'done'],
+    ],
+  );
+};
+
 const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkRoundTrip>>) => {
   assert.equal(created.isError, false);
   assert.deepEqual(
@@ -160,6 +194,16 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
 
     assertRecurring(outcome);
   });
+
+  test('makes a parent and its subtasks in one call, completes it without and with them, every result valid', async () => {
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await subtaskRoundTrip(client, 'SDK v1');
+    await client.close();
+
+    assertSubtasks(outcome);
+  });
 });
 
 describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionNegotiation auto)', () => {
@@ -204,6 +248,16 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     await client.close();
 
     assertRecurring(outcome);
+  });
+
+  test('makes a parent and its subtasks in one call, completes it without and with them, every result valid', async () => {
+    const client = modernClient();
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await subtaskRoundTrip(client as unknown as AnyClient, 'SDK v2');
+    await client.close();
+
+    assertSubtasks(outcome);
   });
 
   test('without a token, connecting fails with the HTTP 401 the server answered', async () => {

@@ -240,7 +240,8 @@ export const readSubtree = async (ctx: WriteContext, root: Task): Promise<Task[]
       entries.map((e) => e.taskId),
       { notes: true },
     );
-    level = [...read.values()].filter((t) => !t.deletedAt);
+    // In the order they were made, as their parent lists them.
+    level = [...read.values()].filter((t) => !t.deletedAt).sort((a, b) => (a.number ?? 0) - (b.number ?? 0));
     out.push(...level);
   }
   return out;

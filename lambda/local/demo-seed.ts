@@ -69,7 +69,10 @@ export const DEMO_PROJECTS = {
 
 type Who = 'ada' | 'grace' | 'alan' | undefined;
 type Where = keyof typeof DEMO_PROJECTS | undefined;
-/** title, due (days from the seeding day; null: none), priority, assignee, project, labels, extra (`after`: the numbers it waits on). */
+/**
+ * title, due (days from the seeding day; null: none), priority, assignee, project, labels, extra
+ * (`after`: the numbers it waits on; `under`: its parent's number).
+ */
 type DemoTask = [
   string,
   number | null,
@@ -77,7 +80,7 @@ type DemoTask = [
   Who,
   Where,
   string[],
-  { done?: number; notes?: string; time?: string; after?: number[] }?,
+  { done?: number; notes?: string; time?: string; after?: number[]; under?: number }?,
 ];
 
 const DEMO_TASKS: DemoTask[] = [
@@ -109,8 +112,8 @@ const DEMO_TASKS: DemoTask[] = [
   ['Pick the new colour palette', -3, 'P3', 'grace', 'website', ['design']],
   ['Migrate the docs to the new theme', 7, 'P2', 'alan', 'website', ['docs']],
   ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo']],
-  ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y']],
-  ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance']],
+  ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y'], { under: 15 }],
+  ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance'], { under: 15 }],
   ['Launch checklist walkthrough', 10, 'P1', 'grace', 'website', [], { after: [11, 12] }],
   ['Choose the analytics tool', -4, 'P3', 'ada', 'website', [], { done: 2 }],
   ['Fix the broken footer links', -1, 'P4', 'alan', 'website', ['bug'], { done: 1 }],
@@ -139,7 +142,7 @@ const demoTaskId = (i: number): string => {
 };
 
 /**
- * The demo team, three projects and thirty tasks spread over overdue, today and later (relative to
+ * The demo team, three projects and thirty tasks (one with two subtasks) spread over overdue, today and later (relative to
  * the day of the first seeding, in the owner's time zone), so agenda_get and the prompts show
  * something real. Create-if-absent with fixed ids: a restart or a second server adds nothing.
  */
@@ -168,6 +171,8 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, timeZone: string,
   const waitsOn = (n: number) => DEMO_TASKS[n - 1]![6]?.after ?? [];
   const blocksOf = (n: number) => DEMO_TASKS.flatMap((_, j) => (waitsOn(j + 1).includes(n) ? [demoTaskId(j)] : []));
   const isDone = (n: number) => DEMO_TASKS[n - 1]![6]?.done !== undefined;
+  // A parent's count of its subtasks; their entries beside it come with each subtask's own write.
+  const subtasksOf = (n: number) => DEMO_TASKS.filter((t) => t[6]?.under === n).length;
   // One task at a time: every task's write also moves the workspace's shared count items, and thirty
   // transactions on those at once (times every server seeding the same store) only conflict.
   for (const [i, [title, due, priority, who, where, labels, extra = {}]] of DEMO_TASKS.entries()) {
@@ -198,6 +203,8 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, timeZone: string,
       ...(after.length ? { blockedBy: Object.fromEntries(after.map((n) => [demoTaskId(n - 1), n])) } : {}),
       ...(after.some((n) => !isDone(n)) ? { openBlockers: after.filter((n) => !isDone(n)).map((n) => demoTaskId(n - 1)) } : {}),
       ...(blocks.length ? { blocks, linksVersion: 1 } : {}),
+      ...(extra.under ? { parentId: demoTaskId(extra.under - 1), parentNumber: extra.under } : {}),
+      ...(subtasksOf(i + 1) ? { subtaskCount: subtasksOf(i + 1) } : {}),
     };
     // The task and its number's claim together; both are there already after the first seeding.
     await services.commit([...services.tasks.writeOps(undefined, task), services.numbers.claimOp(ws, i + 1, task.taskId)]).catch((err) => {

@@ -41,6 +41,14 @@ export interface ImportRow {
   readonly done?: { readonly at?: string };
   /** The row's comments (Todoist note rows under it). */
   readonly comments: string[];
+  /**
+   * The row's parent as its tool names it: another row's id (Linear, Jira; Todoist's, by INDENT, is
+   * the row above one level up), or its title (Asana). cli/import-tasks.ts finds it in the file or
+   * in an earlier run's claims.
+   */
+  readonly parent?: { readonly id?: string; readonly title?: string; readonly label: string };
+  /** Another id the tool gives the row (Jira's numeric Issue id, which its Parent id names). */
+  readonly altId?: string;
   /** Fields the row has that doers does not keep yet, or that do not map: said in the report. */
   readonly problems: string[];
 }
@@ -180,6 +188,8 @@ export const readExport = (
     return n;
   };
   const unread = header.filter((c) => c && !READ_COLUMNS[format].includes(c));
+  // Todoist: the last task row at each INDENT, whose row one level down is a subtask of it.
+  const atIndent: ImportRow[] = [];
   for (const { record: row, info } of records) {
     // The line the row ends on, as csv-parse counts it (a quoted cell may hold line breaks).
     const line = info.lines;
@@ -218,11 +228,13 @@ export const readExport = (
         const p = cell(row, 'PRIORITY');
         const priority = (p === '' ? 'P1' : /^[1-4]$/.test(p) ? `P${p}` : undefined) as Priority | undefined;
         if (!priority) problems.push(`PRIORITY '${p}' is not 1-4; P4 given`);
-        const indent = Number(cell(row, 'INDENT') || 1);
-        if (indent > 1) problems.push('INDENT: a sub-task in Todoist, imported as a task of its own (doers has no subtasks yet)');
+        const indent = Math.max(1, Math.trunc(Number(cell(row, 'INDENT')) || 1));
+        const above = indent > 1 ? atIndent[indent - 2] : undefined;
+        if (indent > 1 && !above) problems.push(`INDENT ${indent}: no task above it one level up; imported at the top level`);
         const responsible = cell(row, 'RESPONSIBLE').replace(/\s*\(\d+\)\s*$/, '');
         const date = cell(row, 'DATE');
         add({
+          ...(above ? { parent: { id: above.sourceId, label: `the task above ('${above.title}')` } } : {}),
           sourceId: rowHash(format, row, nthOf(row)),
           title,
           ...(cell(row, 'DESCRIPTION') ? { notes: cell(row, 'DESCRIPTION') } : {}),
@@ -231,6 +243,8 @@ export const readExport = (
           labels,
           ...(responsible ? { assignee: { name: responsible } } : {}),
         });
+        atIndent.length = indent;
+        atIndent[indent - 1] = rows.at(-1)!;
         continue;
       }
       case 'asana': {
@@ -239,8 +253,6 @@ export const readExport = (
           skipped.push({ line, reason: 'a task with no Name' });
           continue;
         }
-        if (cell(row, 'Parent task'))
-          problems.push(`Parent task '${cell(row, 'Parent task')}': imported as a task of its own (doers has no subtasks yet)`);
         const due = cell(row, 'Due Date');
         const completed = cell(row, 'Completed At');
         add({
@@ -255,6 +267,9 @@ export const readExport = (
             : {}),
           ...(splitList(cell(row, 'Projects'))[0] ? { project: splitList(cell(row, 'Projects'))[0]! } : {}),
           ...(completed ? { done: doneAt(completed, 'Completed At', problems) } : {}),
+          ...(cell(row, 'Parent task')
+            ? { parent: { title: cell(row, 'Parent task'), label: `Parent task '${cell(row, 'Parent task')}'` } }
+            : {}),
         });
         continue;
       }
@@ -264,8 +279,6 @@ export const readExport = (
           skipped.push({ line, reason: 'an issue with no Title' });
           continue;
         }
-        if (cell(row, 'Parent issue'))
-          problems.push(`Parent issue ${cell(row, 'Parent issue')}: imported as a task of its own (doers has no subtasks yet)`);
         const status = cell(row, 'Status');
         const completed = cell(row, 'Completed') || cell(row, 'Canceled');
         if (cell(row, 'Canceled')) problems.push('Canceled: imported as done');
@@ -281,6 +294,9 @@ export const readExport = (
           ...(completed || DONE_STATUSES.has(status.toLowerCase())
             ? { done: completed ? doneAt(completed, 'Completed', problems) : {} }
             : {}),
+          ...(cell(row, 'Parent issue')
+            ? { parent: { id: cell(row, 'Parent issue'), label: `Parent issue ${cell(row, 'Parent issue')}` } }
+            : {}),
         });
         continue;
       }
@@ -290,10 +306,6 @@ export const readExport = (
           skipped.push({ line, reason: 'an issue with no Summary' });
           continue;
         }
-        if (cell(row, 'Parent') || cell(row, 'Parent id'))
-          problems.push(
-            `Parent ${cell(row, 'Parent') || cell(row, 'Parent id')}: imported as a task of its own (doers has no subtasks yet)`,
-          );
         const status = cell(row, 'Status');
         const resolved = cell(row, 'Resolved');
         add({
@@ -306,6 +318,15 @@ export const readExport = (
           ...(cell(row, 'Assignee') ? { assignee: personOf(cell(row, 'Assignee')) } : {}),
           ...(cell(row, 'Project name') ? { project: cell(row, 'Project name') } : {}),
           ...(DONE_STATUSES.has(status.toLowerCase()) || resolved ? { done: resolved ? doneAt(resolved, 'Resolved', problems) : {} } : {}),
+          ...(cell(row, 'Issue key') && cell(row, 'Issue id') ? { altId: cell(row, 'Issue id') } : {}),
+          ...(cell(row, 'Parent') || cell(row, 'Parent id')
+            ? {
+                parent: {
+                  id: cell(row, 'Parent') || cell(row, 'Parent id'),
+                  label: `Parent ${cell(row, 'Parent') || cell(row, 'Parent id')}`,
+                },
+              }
+            : {}),
         });
         continue;
       }

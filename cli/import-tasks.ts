@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ToolRefusal } from '../lambda/errors.js';
 import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
 import { wsPk } from '../lambda/platform/item-keys.js';
@@ -9,10 +10,11 @@ import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { bulkItemId, newActivityId } from '../lambda/workspace/model/activity.js';
 import type { Caller } from '../lambda/workspace/model/caller.js';
 import { readDay } from '../lambda/workspace/model/date-words.js';
+import { MAX_LEVELS } from '../lambda/workspace/model/limits.js';
 import { invalid } from '../lambda/workspace/model/refusals.js';
 import { type RepeatRead, readRepeat } from '../lambda/workspace/model/repeat-rules.js';
 import { taskNameOf } from '../lambda/workspace/model/task-refs.js';
-import type { Project } from '../lambda/workspace/model/types.js';
+import type { Project, Task } from '../lambda/workspace/model/types.js';
 import { createProject } from '../lambda/workspace/projects/project-writer.js';
 import { createWorkspaceStores } from '../lambda/workspace/store/create-stores.js';
 import type { WriteContext } from '../lambda/workspace/store/stores.js';
@@ -38,14 +40,79 @@ const PER_CALL = 50;
 const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}]/gu, ' ');
 const claimSk = (format: Format, sourceId: string) => `IMPORT#${format}#${sourceId}`;
 
-/** The rows a run before this one created already: claim → the task's key. */
-const claimed = async (target: Target, workspaceId: string, sks: readonly string[]): Promise<Map<string, string>> => {
+/** The rows a run before this one created already: claim → the task's key and id. */
+const claimed = async (
+  target: Target,
+  workspaceId: string,
+  sks: readonly string[],
+): Promise<Map<string, { readonly key: string; readonly taskId: string }>> => {
   const items = await batchGetConsistent(
     target.db,
     target.table,
     sks.map((sk) => ({ pk: wsPk(workspaceId), sk })),
   );
-  return new Map(items.map((item) => [String(item.sk), String(item.key ?? item.taskId)]));
+  return new Map(items.map((item) => [String(item.sk), { key: String(item.key ?? item.taskId), taskId: String(item.taskId) }]));
+};
+
+/** Where a row goes in the tree: below another row of the file, below a task an earlier run made, or at the top. */
+type Place = { readonly row: ImportRow } | { readonly taskId: string; readonly key: string } | undefined;
+
+/**
+ * Each row's parent: a row of the file (by id, or Asana's by title: the first row of that title), or
+ * a task an earlier run made from it (its claim). Rows nest three levels deep at most: a row deeper
+ * goes below its nearest ancestor on the second level; a cycle (two rows naming each other) is
+ * broken at the row that closes it. Each choice that is not the file's own is said.
+ */
+const placesOf = (
+  format: Format,
+  rows: readonly ImportRow[],
+  claims: ReadonlyMap<string, { readonly key: string; readonly taskId: string }>,
+): Map<ImportRow, { place: Place; level: number; problem?: string }> => {
+  const byId = new Map<string, ImportRow>();
+  const byTitle = new Map<string, ImportRow>();
+  for (const r of rows) {
+    byId.set(r.sourceId, r);
+    if (r.altId && !byId.has(r.altId)) byId.set(r.altId, r);
+    if (!byTitle.has(r.title)) byTitle.set(r.title, r);
+  }
+  const out = new Map<ImportRow, { place: Place; level: number; problem?: string }>();
+  const parentRow = (r: ImportRow): ImportRow | undefined => {
+    const p = r.parent;
+    const found = p?.id !== undefined ? byId.get(p.id) : p?.title !== undefined ? byTitle.get(p.title) : undefined;
+    return found === r ? undefined : found;
+  };
+  const placeOf = (r: ImportRow, path: readonly ImportRow[]): { place: Place; level: number; problem?: string } => {
+    const known = out.get(r);
+    if (known) return known;
+    let result: { place: Place; level: number; problem?: string };
+    const up = parentRow(r);
+    if (!r.parent) result = { place: undefined, level: 1 };
+    else if (up && path.includes(up))
+      result = { place: undefined, level: 1, problem: `${r.parent.label}: a cycle in the file; imported at the top level` };
+    else if (up) {
+      const above = placeOf(up, [...path, r]);
+      if (above.level < MAX_LEVELS) result = { place: { row: up }, level: above.level + 1 };
+      else {
+        // Below the ancestor on the level above the last: the row is then on the last level.
+        let at = up;
+        while (out.get(at)!.level >= MAX_LEVELS) at = (out.get(at)!.place as { row: ImportRow }).row;
+        result = {
+          place: { row: at },
+          level: MAX_LEVELS,
+          problem: `${r.parent.label}: nested deeper than ${MAX_LEVELS} levels; imported below '${at.title}'`,
+        };
+      }
+    } else {
+      const claim = r.parent.id !== undefined ? claims.get(claimSk(format, r.parent.id)) : undefined;
+      result = claim
+        ? { place: claim, level: 2 }
+        : { place: undefined, level: 1, problem: `${r.parent.label} is not in this file; imported at the top level` };
+    }
+    out.set(r, result);
+    return result;
+  };
+  for (const r of rows) placeOf(r, []);
+  return out;
 };
 
 const memberOf = (members: readonly Member[], who: NonNullable<ImportRow['assignee']>): Member | undefined => {
@@ -59,6 +126,8 @@ const memberOf = (members: readonly Member[], who: NonNullable<ImportRow['assign
 
 interface Planned {
   readonly row: ImportRow;
+  /** How the report names its parent (a title, or a key), when it has one. */
+  readonly parentName?: string;
   readonly fields: Omit<NewTask, 'projectId'> & { readonly project?: string };
   readonly problems: string[];
 }
@@ -129,6 +198,7 @@ const describe = (p: Planned): string => {
     f.project ? `project '${f.project}'` : undefined,
     f.labels?.length ? f.labels.map((l) => `#${l}`).join(' ') : undefined,
     f.completed ? `done ${f.completed.at}` : undefined,
+    p.parentName ? `subtask of ${p.parentName}` : undefined,
     p.row.comments.length ? `${p.row.comments.length} comment(s)` : undefined,
   ].filter(Boolean);
   return `'${f.title}' (${facts.join(', ')})`;
@@ -169,26 +239,46 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
 
   if (run.unread.length) out.stdout(`columns not imported (doers keeps nothing of them): ${printable(run.unread.join(', '))}`);
   for (const s of run.skipped) out.stdout(`line ${s.line}: skipped: ${printable(s.reason)}`);
-  const done = await claimed(
-    target,
-    workspaceId,
-    run.rows.map((r) => claimSk(format, r.sourceId)),
+  // The rows' own claims, and those of the parents they name by id (made by a run before).
+  const done = await claimed(target, workspaceId, [
+    ...new Set([
+      ...run.rows.map((r) => claimSk(format, r.sourceId)),
+      ...run.rows.flatMap((r) => (r.parent?.id ? [claimSk(format, r.parent.id)] : [])),
+    ]),
+  ]);
+  const places = placesOf(format, run.rows, done);
+  // Parents before their subtasks, else in the file's order.
+  const fresh = run.rows
+    .filter((r) => {
+      const claim = done.get(claimSk(format, r.sourceId));
+      if (claim) out.stdout(`line ${r.line}: imported before as ${claim.key}; not again`);
+      return !claim;
+    })
+    .sort((a, b) => places.get(a)!.level - places.get(b)!.level);
+  const planned = await Promise.all(
+    fresh.map(async (r) => {
+      const p = await planRow(r, members, caller, now);
+      const problem = places.get(r)!.problem;
+      return problem ? { ...p, problems: [...p.problems, problem] } : p;
+    }),
   );
-  const fresh = run.rows.filter((r) => {
-    const key = done.get(claimSk(format, r.sourceId));
-    if (key) out.stdout(`line ${r.line}: imported before as ${key}; not again`);
-    return !key;
-  });
-  const planned = await Promise.all(fresh.map((r) => planRow(r, members, caller, now)));
+  // Each new task's id, known before any is written, so a subtask can name a parent the same run makes.
+  const idOf = new Map(planned.map((p) => [p.row, randomUUID()]));
   const projects = new Map(
     (await stores.projects.all(workspaceId)).filter((p: Project) => p.status === 'active').map((p) => [p.name.toLowerCase(), p]),
   );
   const wanted = [...new Set(planned.flatMap((p) => (p.fields.project ? [p.fields.project] : [])))];
   const missing = wanted.filter((name) => !projects.has(name.toLowerCase()));
 
+  const parentNameOf = (r: ImportRow): string | undefined => {
+    const place = places.get(r)!.place;
+    return !place ? undefined : 'row' in place ? `'${place.row.title}'` : place.key;
+  };
   if (run.dryRun) {
     for (const name of missing) out.stdout(printable(`project '${name}': would be created`));
-    for (const p of planned) {
+    for (const planned0 of planned) {
+      const parentName = parentNameOf(planned0.row);
+      const p = parentName ? { ...planned0, parentName } : planned0;
       out.stdout(printable(`line ${p.row.line}: would create ${describe(p)}`));
       for (const problem of p.problems) out.stdout(printable(`line ${p.row.line}:   ${problem}`));
     }
@@ -204,13 +294,49 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   }
   let created = 0;
   let refused = 0;
+  // Rows written (or refused) so far: a subtask of a refused row goes to the top level instead.
+  const made = new Set<ImportRow>();
   for (let i = 0; i < planned.length; i += PER_CALL) {
     const group = planned.slice(i, i + PER_CALL);
     const callId = newActivityId(now);
+    const inGroup = new Map(group.map((p, j) => [p.row, j]));
+    const parentOf = (p: Planned): { parentId?: string; after?: number; problem?: string } => {
+      const place = places.get(p.row)!.place;
+      if (!place) return {};
+      if (!('row' in place)) return { parentId: place.taskId };
+      const j = inGroup.get(place.row);
+      if (j !== undefined) return { parentId: idOf.get(place.row)!, after: j };
+      // Parents come first (by level): one of an earlier call is written by now, or was refused.
+      if (idOf.has(place.row) && made.has(place.row)) return { parentId: idOf.get(place.row)! };
+      const before = done.get(claimSk(format, place.row.sourceId));
+      if (before) return { parentId: before.taskId };
+      return { problem: `its parent '${place.row.title}' was not imported; imported at the top level` };
+    };
     const items: CreateItem[] = group.map((p, j) => {
       const { project, ...fields } = p.fields;
+      const parent = parentOf(p);
+      if (parent.problem) p.problems.push(parent.problem);
+      // A parent made in this same call, as the rules see it before it is stored: its own parent with it.
+      const fresh = new Map<string, Task>();
+      for (let at: Planned | undefined = parent.after !== undefined ? group[parent.after] : undefined; at; ) {
+        const up = parentOf(at);
+        fresh.set(idOf.get(at.row)!, {
+          taskId: idOf.get(at.row)!,
+          status: 'open',
+          labels: [],
+          version: 1,
+          ...(up.parentId ? { parentId: up.parentId } : {}),
+        } as unknown as Task);
+        at = up.after !== undefined ? group[up.after] : undefined;
+      }
       return {
-        fields: { ...fields, ...(project ? { projectId: projects.get(project.toLowerCase())!.projectId } : {}) },
+        fields: {
+          ...fields,
+          taskId: idOf.get(p.row)!,
+          ...(project ? { projectId: projects.get(project.toLowerCase())!.projectId } : {}),
+          ...(parent.parentId ? { parentId: parent.parentId } : {}),
+        },
+        ...(parent.after !== undefined ? { after: [parent.after], plan: { fresh } } : {}),
         recordId: bulkItemId(callId, j),
         also: (task): WriteOp[] => [
           {
@@ -240,7 +366,9 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
     let last: string | undefined;
     for (const [j, o] of outcomes.entries()) {
       const p = group[j]!;
+      made.add(p.row);
       if (!o.ok || !('written' in o)) {
+        idOf.delete(p.row);
         refused++;
         out.stdout(printable(`line ${p.row.line}: not imported: ${o.ok ? 'unchanged' : o.error.message}`));
         continue;

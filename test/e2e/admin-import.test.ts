@@ -50,7 +50,7 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
     assert.match(out.stdout, /line 2: skipped: section 'Kitchen': doers has no sections/);
     assert.match(out.stdout, /line 3: would create 'Buy the paint' \(P2, due 2031-06-01, @usr_grace, #home #diy, 1 comment\(s\)\)/);
     assert.match(out.stdout, /line 5: would create 'Water the plants' \(P3, every Monday\)/);
-    assert.match(out.stdout, /line 6: {3}INDENT: a sub-task in Todoist, imported as a task of its own/);
+    assert.match(out.stdout, /line 6: would create 'Sand the skirting' \(P4, subtask of 'Water the plants'\)/, 'INDENT 2: the task above');
     assert.match(out.stdout, /line 6: {3}assignee 'Nobody Known' is no member of the workspace; imported unassigned/);
     assert.match(out.stdout, /line 6: {3}due 'sometime soon' is not a date or rule this reads; imported without it/);
     assert.match(out.stdout, /line 7: skipped: a task with no CONTENT/);
@@ -132,7 +132,7 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
     );
     assert.deepEqual([photographer.status, photographer.completedAt], ['done', '2026-11-20T00:00:00.000Z']);
     assert.equal(cover.assigneeId, undefined);
-    assert.match(out.stdout, /line 4 \(\w+-\d+\): Parent task 'Draft the brochure': imported as a task of its own/);
+    assert.equal(cover.parent, brochure.key, 'Parent task names the parent by its title');
     assert.match(out.stdout, /line 4 \(\w+-\d+\): assignee 'alan@example.test' is no member of the workspace; imported unassigned/);
   });
 
@@ -150,6 +150,7 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
     const full = await caller(server, ws.owner.token)('task_get', { taskId: login.key });
     assert.equal(full.structuredContent.notes, 'Users land on /home\ninstead of the page they asked for');
     assert.deepEqual([cookie.status, cookie.completedAt, cookie.priority], ['done', '2026-11-05T12:30:00.000Z', 'P4']);
+    assert.equal(cookie.parent, login.key, 'Parent issue names the parent by its ID');
     assert.equal(rust.status, 'done');
     assert.match(out.stdout, /Priority 'Someday' is not one this reads; P4 given/);
     assert.match(out.stdout, /due 'not a date' is not a date or rule this reads; imported without it/);
@@ -165,6 +166,7 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual([ssl.priority, ssl.dueDate, ssl.labels, ssl.assigneeId], ['P1', '2031-12-24', ['security', 'infra'], 'usr_grace']);
     assert.deepEqual([backups.status, backups.completedAt], ['done', '2026-11-03T16:30:00.000Z']);
+    assert.equal(backups.parent, ssl.key, 'Parent names the parent by its issue key');
     assert.ok(callId);
 
     const undone = await caller(server, ws.owner.token)('change_undo', { activityId: callId });

@@ -311,10 +311,16 @@ describe('tool calls: limits and the tool itself', () => {
   test('task_get of a task with 50 subtasks is one read of its partition: 3 requests with admission and release', async () => {
     const parent = structured((await call('task_create', { title: 'Counted parent' })).answer);
     const made = structured(
-      (await call('tasks_create', { tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted subtask ${i + 1}`, parent: parent.key })) }))
-        .answer,
+      (
+        await call('tasks_create', {
+          tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted subtask ${i + 1}`, parent: parent.key })),
+        })
+      ).answer,
     );
-    assert.ok(made.items.every((i: { status: string }) => i.status === 'created'), JSON.stringify(made.items.slice(0, 2)));
+    assert.ok(
+      made.items.every((i: { status: string }) => i.status === 'created'),
+      JSON.stringify(made.items.slice(0, 2)),
+    );
 
     const { answer, ops } = await call('task_get', { taskId: parent.key });
 
@@ -338,7 +344,12 @@ describe('tool calls: limits and the tool itself', () => {
 
   test('deleting a parent with its subtasks, and completing one with them, is one write each', async () => {
     const parent = structured((await call('task_create', { title: 'Counted tree' })).answer);
-    await call('tasks_create', { tasks: [{ title: 'Counted leaf one', parent: parent.key }, { title: 'Counted leaf two', parent: parent.key }] });
+    await call('tasks_create', {
+      tasks: [
+        { title: 'Counted leaf one', parent: parent.key },
+        { title: 'Counted leaf two', parent: parent.key },
+      ],
+    });
 
     const done = await call('task_complete', { taskId: parent.key, withSubtasks: true });
     const gone = await call('task_delete', { taskId: parent.key });

@@ -108,7 +108,11 @@ const subtaskRoundTrip = async (client: AnyClient, tag: string) => {
     return r.structuredContent as Record<string, any>;
   };
   const made = await call('tasks_create', {
-    tasks: [{ title: `${tag} plan the offsite` }, { title: `${tag} book the venue`, parent: '@1' }, { title: `${tag} send invites`, parent: '@1' }],
+    tasks: [
+      { title: `${tag} plan the offsite` },
+      { title: `${tag} book the venue`, parent: '@1' },
+      { title: `${tag} send invites`, parent: '@1' },
+    ],
   });
   const [parent, venue, invites] = made.items.map((i: { key: string }) => i.key) as string[];
   const alone = await call('task_complete', { taskId: parent });

@@ -132,7 +132,12 @@ describe('placing subtasks', () => {
 describe('many at once', () => {
   test('tasks_create makes a parent, its subtasks and theirs in one call (@n names an earlier item)', async () => {
     const r = await m()('tasks_create', {
-      tasks: [{ title: 'Plan the offsite' }, { title: 'Book the venue', parent: '@1' }, { title: 'Call three venues', parent: '@2' }, { title: 'Send invites', parent: '@1' }],
+      tasks: [
+        { title: 'Plan the offsite' },
+        { title: 'Book the venue', parent: '@1' },
+        { title: 'Call three venues', parent: '@2' },
+        { title: 'Send invites', parent: '@1' },
+      ],
     });
 
     assert.equal(r.isError, false, text(r));
@@ -310,7 +315,8 @@ describe('finding subtasks', () => {
     const top = await m()('tasks_search', { text: 'zebra', topLevel: true });
     const subs = await m()('tasks_search', { text: 'zebra', topLevel: false });
 
-    const keys = (r: Awaited<ReturnType<ReturnType<typeof m>>>) => (r.structuredContent as { tasks: { key: string }[] }).tasks.map((t) => t.key);
+    const keys = (r: Awaited<ReturnType<ReturnType<typeof m>>>) =>
+      (r.structuredContent as { tasks: { key: string }[] }).tasks.map((t) => t.key);
     assert.deepEqual(keys(direct), [a.key]);
     assert.deepEqual(keys(top), [p.key]);
     assert.equal(keys(subs).length, 2);
@@ -326,7 +332,10 @@ describe('concurrent calls', () => {
       const t = await create(`Race leaf ${round}`);
 
       // Act
-      const [moved, child] = await Promise.all([update(t.key, t.version, { parent: p.key }), m()('task_create', { title: `Race child ${round}`, parent: t.key })]);
+      const [moved, child] = await Promise.all([
+        update(t.key, t.version, { parent: p.key }),
+        m()('task_create', { title: `Race child ${round}`, parent: t.key }),
+      ]);
 
       // Assert: not both; and the tree holds three levels at most.
       assert.ok(moved.isError || child.isError, `both landed in round ${round}: ${text(moved)} / ${text(child)}`);

@@ -1307,7 +1307,10 @@ describe('subtask trees raced (workspace-subtasks.test.ts has placing, levels an
 
       // Assert: at most one landed, and the tree reads acyclic.
       assert.ok(ab.isError || ba.isError, `both landed in round ${round}`);
-      const [ga, gb] = [(await as('task_get', { taskId: a.key })).structuredContent, (await as('task_get', { taskId: b.key })).structuredContent];
+      const [ga, gb] = [
+        (await as('task_get', { taskId: a.key })).structuredContent,
+        (await as('task_get', { taskId: b.key })).structuredContent,
+      ];
       assert.ok(!(ga.parent === b.key && gb.parent === a.key), `a cycle in round ${round}`);
     }
   });

@@ -105,7 +105,8 @@ export const entryOps = (table: string, before: Task | undefined, next: Task): W
   const was = liveParentOf(before);
   const now = liveParentOf(next);
   const ops: WriteOp[] = [];
-  if (was && was !== now) ops.push({ item: { Delete: { TableName: table, Key: { pk: taskPk(next.workspaceId, was), sk: subtaskSk(next.taskId) } } } });
+  if (was && was !== now)
+    ops.push({ item: { Delete: { TableName: table, Key: { pk: taskPk(next.workspaceId, was), sk: subtaskSk(next.taskId) } } } });
   if (now && (was !== now || !sameEntry(before!, next))) {
     const Item = { pk: taskPk(next.workspaceId, now), sk: subtaskSk(next.taskId), ...entryOf(next) };
     ops.push({ item: { Put: { TableName: table, Item } } });

@@ -232,7 +232,13 @@ export class TaskLists {
     const phases: { segment: number; pk: string; lo: string; hi: string; whole: boolean }[] = [];
     if (filter.parentId !== undefined) {
       // A parent's entries of its subtasks, beside it: never more than a parent has.
-      phases.push({ segment: -1, pk: taskPk(workspaceId, filter.parentId), lo: SUBTASK_PREFIX, hi: `${SUBTASK_PREFIX}\uffff`, whole: true });
+      phases.push({
+        segment: -1,
+        pk: taskPk(workspaceId, filter.parentId),
+        lo: SUBTASK_PREFIX,
+        hi: `${SUBTASK_PREFIX}\uffff`,
+        whole: true,
+      });
     } else if (filter.words?.length) {
       const w = indexedWord([...filter.words].sort((a, b) => b.length - a.length || cmp(a, b))[0]!);
       const pk = wordPk(workspaceId, w);

@@ -84,7 +84,9 @@ export type TaskSummaryOutput = z.output<typeof taskSummaryOutput>;
 export const taskOutput = z.object({
   ...taskCore,
   notes: z.optional(z.string()),
-  subtasks: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string(), status: z.enum(['open', 'done']) }))),
+  subtasks: z.optional(
+    z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string(), status: z.enum(['open', 'done']) })),
+  ),
   createdBy: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),

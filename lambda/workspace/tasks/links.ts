@@ -232,16 +232,16 @@ export const blockerChangeOf = (before: Task, after: Task): BlockerChange | unde
   const wasLive = !before.deletedAt;
   const isLive = !after.deletedAt;
   return wasLive && !isLive
-      ? 'deleted'
-      : !wasLive && isLive
+    ? 'deleted'
+    : !wasLive && isLive
+      ? after.status === 'open'
+        ? 'restored-open'
+        : 'restored-done'
+      : isLive && before.status !== after.status
         ? after.status === 'open'
-          ? 'restored-open'
-          : 'restored-done'
-        : isLive && before.status !== after.status
-          ? after.status === 'open'
-            ? 'opened'
-            : 'closed'
-          : undefined;
+          ? 'opened'
+          : 'closed'
+        : undefined;
 };
 
 /** Whether the change moves what the tasks waiting on it see: status, or deleted. */

@@ -321,7 +321,11 @@ export const planChange = async (
     ...(done ?? {}),
     status,
     ...links,
-    ...(placement ? parentFields(placement) : patch.parentId === null || !task.parentId ? {} : { parentId: task.parentId, ...(task.parentNumber !== undefined ? { parentNumber: task.parentNumber } : {}) }),
+    ...(placement
+      ? parentFields(placement)
+      : patch.parentId === null || !task.parentId
+        ? {}
+        : { parentId: task.parentId, ...(task.parentNumber !== undefined ? { parentNumber: task.parentNumber } : {}) }),
     updatedAt: at,
     version: task.version + 1,
   };

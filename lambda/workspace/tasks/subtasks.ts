@@ -81,7 +81,8 @@ export const resolveParent = async (
   const parentLevel = chain.length;
   const height = 'version' in self ? await heightOf(stores, caller, self) : 0;
   if (parentLevel + 1 + height > MAX_LEVELS) {
-    const where = parentLevel === 1 ? 'at the top level' : `at ${levelWord(parentLevel)} (below ${chain.slice(1).map(name).join(' below ')})`;
+    const where =
+      parentLevel === 1 ? 'at the top level' : `at ${levelWord(parentLevel)} (below ${chain.slice(1).map(name).join(' below ')})`;
     const own = height ? `, and ${name(self)} has ${height === 1 ? 'subtasks' : 'subtasks with subtasks'} of its own` : '';
     throw invalid(
       param,

@@ -18,12 +18,12 @@ import { invalid, limitReached, race, unconfirmed, versionConflict } from '../mo
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
 import type { WriteContext } from '../store/stores.js';
-import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
 import { subtaskEntriesOf } from '../store/task-items.js';
+import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
 import { DanglingLink } from '../store/task-store.js';
 import { blockerChangeOf, blockerSideOps, changesState, transitionOps, withBlockerChange } from './links.js';
-import { parentSideOps } from './subtasks.js';
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
+import { parentSideOps } from './subtasks.js';
 
 /**
  * The one writer of tasks. Every change of a task, through every door (task_create, tasks_create,
@@ -283,7 +283,9 @@ export const changeTree = async (
   const [plans, comments] = await Promise.all([
     Promise.all(tasks.map((t) => planChange(ctx, t, patch, { subtree: true }))),
     deleting
-      ? Promise.all(tasks.map((t, i) => (i === 0 && opts.comments ? opts.comments : stores.comments.keysOfTask(caller.workspaceId, t.taskId))))
+      ? Promise.all(
+          tasks.map((t, i) => (i === 0 && opts.comments ? opts.comments : stores.comments.keysOfTask(caller.workspaceId, t.taskId))),
+        )
       : tasks.map(() => []),
   ]);
   const changed = plans.flatMap((p, i) => (p ? [{ p, comments: comments[i]! }] : []));
@@ -329,7 +331,12 @@ export const changeTree = async (
     throw err;
   }
   return {
-    written: parts.map((x) => ({ before: x.p.before, task: x.p.next, record: x.record, writeUnits: x.ops.reduce((s, op) => s + opWriteUnits(op), 0) })),
+    written: parts.map((x) => ({
+      before: x.p.before,
+      task: x.p.next,
+      record: x.record,
+      writeUnits: x.ops.reduce((s, op) => s + opWriteUnits(op), 0),
+    })),
     callId,
   };
 };
@@ -613,7 +620,12 @@ const writeCreates = async (
         ...x,
         p: {
           ...x.p,
-          next: { ...x.p.next, number: first + j, ...(blockedBy ? { blockedBy } : {}), ...(parentNumber !== undefined ? { parentNumber } : {}) },
+          next: {
+            ...x.p.next,
+            number: first + j,
+            ...(blockedBy ? { blockedBy } : {}),
+            ...(parentNumber !== undefined ? { parentNumber } : {}),
+          },
           ...(placement ? { placement } : {}),
         },
       };

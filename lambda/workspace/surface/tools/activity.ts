@@ -318,7 +318,10 @@ const undoCall = async (
   const results: NonNullable<UndoOutput['items']> = [];
   let spent = 0;
   let ceiling = false;
-  for (const r of items) {
+  // Last change first, as a stack unwinds (a subtask made after its parent goes before it), but a
+  // call that deleted is restored in its own order: a parent before its subtasks.
+  const order = items.every((r) => r.action === 'deleted') ? items : [...items].reverse();
+  for (const r of order) {
     if (r.undoneBy) {
       results.push({ activityId: r.activityId, undid: false, reason: `undone already by ${r.undoneBy}` });
       continue;
@@ -346,6 +349,7 @@ const undoCall = async (
       results.push({ activityId: r.activityId, undid: false, reason: err.message });
     }
   }
+  results.sort((a, b) => (a.activityId < b.activityId ? -1 : 1));
   const undid = results.filter((i) => i.undid).length;
   const summary =
     `Undid ${undid} of ${items.length} change(s) of ${callId}` +

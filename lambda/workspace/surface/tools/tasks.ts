@@ -6,8 +6,8 @@ import { keyField, parseTaskRef } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
-import type { TaskPosition } from '../../store/task-store.js';
 import { subtaskEntriesOf } from '../../store/task-items.js';
+import type { TaskPosition } from '../../store/task-store.js';
 import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
 import { changeTask, changeTree, createTasks, readSubtree } from '../../tasks/task-writer.js';
@@ -265,11 +265,7 @@ const completedOutput = z.extend(changedTaskOutput, {
 });
 
 /** Completes or reopens: the writer moves what waits on it in the same write. */
-const setStatus = async (
-  ctx: Parameters<typeof writeContext>[0],
-  args: z.output<typeof completeInput>,
-  status: Task['status'],
-) => {
+const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output<typeof completeInput>, status: Task['status']) => {
   const { services, principal } = ctx;
   requireRole(principal, 'member', status === 'done' ? 'completing a task' : 'reopening a task');
   const task = await taskOrRefuse(services, principal, args.taskId);
@@ -280,7 +276,8 @@ const setStatus = async (
   // Its open subtasks: completed with it in the same write when asked, else named in the answer.
   const wctx = writeContext(ctx);
   const open = (subtaskEntriesOf(task) ?? []).filter((s) => s.status === 'open');
-  const subtree = status === 'done' && args.withSubtasks && open.length ? (await readSubtree(wctx, task)).filter((t) => t.status === 'open') : [];
+  const subtree =
+    status === 'done' && args.withSubtasks && open.length ? (await readSubtree(wctx, task)).filter((t) => t.status === 'open') : [];
   const [names, tree, early] = await Promise.all([
     loadNames(services, principal),
     changeTree(wctx, task, subtree, { status }, { ...expect, param: 'withSubtasks' }),
@@ -377,7 +374,12 @@ export const taskDelete = defineTool({
     }
     requireOwnOrAdmin(principal, task.createdBy, 'delete tasks');
     const withIt = [
-      subtree.length ? `its ${subtree.length} subtask(s) (${subtree.slice(0, 3).map((t) => `'${t.title}'`).join(', ')}${subtree.length > 3 ? ', …' : ''})` : '',
+      subtree.length
+        ? `its ${subtree.length} subtask(s) (${subtree
+            .slice(0, 3)
+            .map((t) => `'${t.title}'`)
+            .join(', ')}${subtree.length > 3 ? ', …' : ''})`
+        : '',
       comments.length ? `its ${comments.length} comment(s)` : '',
     ].filter(Boolean);
     const what = `Delete task ${taskPhrase(task, names)}${withIt.length ? ` and ${withIt.join(' and ')}` : ''}?`;

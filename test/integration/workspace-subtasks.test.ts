@@ -355,3 +355,208 @@ describe('concurrent calls', () => {
     assert.equal(made.length, 20);
   });
 });
+
+/**
+ * Runs `competing` once, right before the next commit whose actions mention `marker`: the other call
+ * lands between this call's read and its write, the one interleaving a timing race rarely hits.
+ */
+const beforeCommitMentioning = (marker: string, competing: () => Promise<unknown>) => {
+  const services = server.app.services as { commit: (ops: readonly unknown[]) => Promise<void> };
+  const commit = services.commit;
+  services.commit = async (ops) => {
+    if (JSON.stringify(ops.map((op) => (op as { item: unknown }).item)).includes(marker)) {
+      services.commit = commit;
+      await competing();
+    }
+    return commit(ops);
+  };
+  return () => {
+    services.commit = commit;
+  };
+};
+
+/** The counts and entries every live parent keeps, read from the store: each equals its live subtasks. */
+const countsOf = async (...made: Made[]) => {
+  const out: Record<string, number> = {};
+  for (const t of made) {
+    const task = await server.app.services.tasks.get(ws.workspaceId, t.taskId);
+    out[t.key] = task?.subtaskCount ?? 0;
+  }
+  return out;
+};
+
+describe('moves within one tree (red-team findings)', () => {
+  test('a subtask moved under its sibling: the old parent counts one fewer, the sibling one more', async () => {
+    // Arrange
+    const p = await create('Sibling parent');
+    const a = await create('Sibling A', { parent: p.key });
+    const b = await create('Sibling B', { parent: p.key });
+
+    // Act
+    const moved = await update(a.key, a.version, { parent: b.key });
+
+    // Assert
+    assert.equal(moved.isError, false, text(moved));
+    assert.deepEqual(await countsOf(p, a, b), { [p.key]: 1, [a.key]: 0, [b.key]: 1 });
+    assert.deepEqual(
+      (await get(p.key)).subtasks?.map((s) => s.key),
+      [b.key],
+    );
+    assert.deepEqual(
+      (await get(b.key)).subtasks?.map((s) => s.key),
+      [a.key],
+    );
+  });
+
+  test('the same move through tasks_update lands the same way', async () => {
+    const p = await create('Bulk sibling parent');
+    const a = await create('Bulk sibling A', { parent: p.key });
+    const b = await create('Bulk sibling B', { parent: p.key });
+
+    const moved = await m()('tasks_update', { tasks: [{ taskId: a.key, parent: b.key }] });
+
+    assert.equal(moved.isError, false, text(moved));
+    assert.deepEqual(await countsOf(p, b), { [p.key]: 1, [b.key]: 1 });
+    assert.equal((await get(a.key)).parent, b.key);
+  });
+
+  test('undoing a move up puts the subtask back one level down, counts right', async () => {
+    // Arrange: P > A > C, then C moved up beside A.
+    const p = await create('Up parent');
+    const a = await create('Up middle', { parent: p.key });
+    const c = await create('Up leaf', { parent: a.key });
+    const up = await update(c.key, c.version, { parent: p.key });
+    assert.equal(up.isError, false, text(up));
+
+    // Act
+    const undo = await m()('change_undo', { activityId: (up.structuredContent as { activityId: string }).activityId });
+
+    // Assert
+    assert.equal(undo.isError, false, text(undo));
+    assert.equal((await get(c.key)).parent, a.key);
+    assert.deepEqual(await countsOf(p, a), { [p.key]: 1, [a.key]: 1 });
+  });
+
+  test('a parent waiting on its subtask: deleting the subtask alone frees the parent and leaves it counted right', async () => {
+    const p = await create('Waiting parent');
+    const a = await create('Awaited subtask', { parent: p.key });
+    const waits = await update(p.key, (await get(p.key)).version, { blockedBy: [a.key] });
+    assert.equal(waits.isError, false, text(waits));
+
+    const del = await m()('task_delete', { taskId: a.key });
+
+    assert.equal(del.isError, false, text(del));
+    assert.deepEqual(await countsOf(p), { [p.key]: 0 });
+    assert.equal((await get(p.key)).subtasks, undefined);
+    const undo = await m()('change_undo', { activityId: (del.structuredContent as { activityId: string }).activityId });
+    assert.equal(undo.isError, false, text(undo));
+    assert.deepEqual(await countsOf(p), { [p.key]: 1 });
+  });
+
+  test('a subtask made waiting on its own parent is one write: the parent counts it and lists it as waiting', async () => {
+    const p = await create('Parent and blocker');
+
+    const r = await m()('task_create', { title: 'Child that waits on it', parent: p.key, blockedBy: [p.key] });
+
+    assert.equal(r.isError, false, text(r));
+    const child = r.structuredContent as Made & { blockedBy?: { key: string }[] };
+    assert.deepEqual(
+      child.blockedBy?.map((x) => x.key),
+      [p.key],
+    );
+    assert.deepEqual(await countsOf(p), { [p.key]: 1 });
+    assert.deepEqual(
+      (await get(p.key)).subtasks?.map((s) => s.key),
+      [child.key],
+    );
+  });
+
+  test('a task completed and moved under the task waiting on it in one tasks_update item', async () => {
+    const a = await create('Blocker to finish');
+    const p = await create('Waits on the blocker', { blockedBy: [a.key] });
+
+    const r = await m()('tasks_update', { tasks: [{ taskId: a.key, status: 'done', parent: p.key }] });
+
+    assert.equal(r.isError, false, text(r));
+    const got = await get(a.key);
+    assert.equal(got.status, 'done');
+    assert.equal(got.parent, p.key);
+    assert.deepEqual(
+      (await get(p.key)).subtasks?.map((s) => [s.key, s.status]),
+      [[a.key, 'done']],
+    );
+  });
+});
+
+describe('calls between the read and the write (red-team findings)', () => {
+  test('a subtask made under a parent while the parent is being deleted: never a live subtask under a deleted parent', async () => {
+    // Arrange
+    const p = await create('Deleted while busy');
+    await create('Known subtask', { parent: p.key });
+    let late: Awaited<ReturnType<ReturnType<typeof m>>> | undefined;
+    const restore = beforeCommitMentioning('deletedAt', async () => {
+      late = await m()('task_create', { title: 'Late subtask', parent: p.key });
+    });
+
+    // Act
+    const del = await m()('task_delete', { taskId: p.key }).finally(restore);
+
+    // Assert: the late subtask landed (it came first), so the delete that read one subtask is refused.
+    assert.ok(late);
+    assert.equal(late.isError, false, text(late));
+    assert.equal(del.isError, true, text(del));
+    assert.match(text(del), /changed|again/i);
+    const lateKey = (late.structuredContent as Made).key;
+    assert.equal((await get(lateKey)).parent, p.key);
+    assert.deepEqual(await countsOf(p), { [p.key]: 2 });
+  });
+
+  test('a subtask moved deeper while a subtask is made below its own subtask: not both', async () => {
+    // Arrange: T at the top; S > C; S about to go below T (C at level 3) as G is made under C (level 4).
+    const t = await create('Deeper target');
+    const s = await create('Moving down');
+    const c = await create('Moving down: its subtask', { parent: s.key });
+    let grand: Awaited<ReturnType<ReturnType<typeof m>>> | undefined;
+    const restore = beforeCommitMentioning(t.taskId, async () => {
+      grand = await m()('task_create', { title: 'Grandchild', parent: c.key });
+    });
+
+    // Act
+    const moved = await update(s.key, s.version, { parent: t.key }).finally(restore);
+
+    // Assert
+    assert.equal(grand?.isError, false, grand && text(grand));
+    assert.equal(moved.isError, true, text(moved));
+    assert.equal((await get(s.key)).parent, undefined);
+  });
+});
+
+describe('who may take a tree (red-team findings)', () => {
+  test('completing a parent already done, withSubtasks, answers for the parent and completes the rest', async () => {
+    const p = await create('Done before its subtasks');
+    const a = await create('Still open 1', { parent: p.key });
+    const b = await create('Still open 2', { parent: p.key });
+    await m()('task_complete', { taskId: p.key });
+
+    const r = await m()('task_complete', { taskId: p.key, withSubtasks: true });
+
+    assert.equal(r.isError, false, text(r));
+    const out = r.structuredContent as Made & { completedSubtasks?: string[] };
+    assert.equal(out.key, p.key);
+    assert.deepEqual(new Set(out.completedSubtasks), new Set([a.key, b.key]));
+    assert.equal((await get(a.key)).status, 'done');
+  });
+
+  test("a member deleting their own parent that holds someone else's subtasks is refused before any confirmation", async () => {
+    const admin = caller(server, ws.admin.token);
+    const p = await create('Mine with theirs');
+    const theirs = await create("An admin's subtask", { parent: p.key }, admin);
+
+    const r = await m()('task_delete', { taskId: p.key });
+
+    assert.equal(r.isError, true, text(r));
+    assert.match(text(r), new RegExp(theirs.key));
+    assert.doesNotMatch(text(r), /confirm/i);
+    assert.equal((await get(p.key)).subtasks?.length, 1);
+  });
+});

@@ -20,6 +20,10 @@ export interface Task {
   readonly labels: readonly string[];
   /** A recurring task's rule in words ("every Monday"). */
   readonly repeat?: string;
+  /** The parent's key, when it is a subtask. */
+  readonly parent?: string;
+  /** Its subtasks, where the whole task was read (task_get): how many, and how many are done. */
+  readonly subtasks?: { readonly total: number; readonly done: number };
   readonly completedAt?: string;
   readonly version?: number;
   readonly notes?: string;
@@ -50,6 +54,10 @@ export const toTask = (v: unknown): Task | undefined => {
     projectId: str(v.projectId),
     projectName: str(v.projectName),
     repeat: str(v.repeat),
+    parent: str(v.parent),
+    subtasks: Array.isArray(v.subtasks)
+      ? { total: v.subtasks.length, done: v.subtasks.filter((s) => isObject(s) && s.status === 'done').length }
+      : undefined,
     completedAt: str(v.completedAt),
     version: num(v.version),
     notes: str(v.notes),

@@ -87,6 +87,8 @@ const detailsPanel = (t: Task, o: ItemOptions): HTMLElement => {
       row('Project', shown.projectName ?? shown.projectId),
       row('Labels', shown.labels.length ? shown.labels.map((l) => `#${l}`).join(' ') : undefined),
       row('Repeats', shown.repeat),
+      row('Subtask of', shown.parent),
+      row('Subtasks', shown.subtasks ? `${shown.subtasks.done} of ${shown.subtasks.total} done` : undefined),
       row('Id', `${t.key ? `${t.key} · ` : ''}${t.taskId}${shown.version === undefined ? '' : ` · version ${shown.version}`}`),
     ),
   );
@@ -107,6 +109,7 @@ export const taskItem = (t: Task, o: ItemOptions): HTMLElement => {
     !o.hide?.project && t.projectName ? h('span', {}, t.projectName) : null,
     ...t.labels.map((l) => h('span', { class: 'label' }, `#${l}`)),
     t.repeat ? h('span', { class: 'repeat', title: `Repeats ${t.repeat}` }, `↻ ${t.repeat}`) : null,
+    t.parent ? h('span', { class: 'parent' }, `sub of ${t.parent}`) : null,
   ];
   const toggle = (which: 'move' | 'details', label: string, aria: string) =>
     h(

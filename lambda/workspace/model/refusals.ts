@@ -181,6 +181,13 @@ export const onlyOwnItems = (action: string) =>
     needed: 'admin',
   });
 
+export const othersSubtasks = (name: string, theirs: readonly string[]) =>
+  new RoleTooLowRefusal(
+    `Refused, role too low: ${name} has subtasks others created (${theirs.join(', ')}), which its delete would take with it; as a member ` +
+      'you may delete only tasks you created. Move them off it (parent: null) or ask an admin.',
+    { needed: 'admin', subtasks: theirs },
+  );
+
 export const ownerOnly = (what: string) => new RoleTooLowRefusal(`Refused, role too low: only an owner can ${what}.`, { needed: 'owner' });
 
 export const notTheirs = (what: string) =>

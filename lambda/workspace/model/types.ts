@@ -29,6 +29,8 @@ export interface Task {
   readonly parentNumber?: number;
   /** How many live subtasks it has: kept by the subtasks' own changes, never by this task's. */
   readonly subtaskCount?: number;
+  /** Raised by every placement below it, at any depth: what a change that read its subtree holds. */
+  readonly treeVersion?: number;
   /** A recurring task's rule: completing it moves `dueDate` to the next occurrence (model/repeat-rules.ts). */
   readonly repeat?: Repeat;
   /**

@@ -31,10 +31,13 @@ export const itemKeyOf = (table: string, workspaceId: string, taskId: string): s
   `${table}|${taskPk(workspaceId, taskId)}|${TASK_ITEM_SK}`;
 
 /**
- * A task's count moved by `delta` (its subtasks attached or detached), or with delta 0 only checked.
- * Held (`hold`): the task is live, its own parent is as read, and a new subtask finds room below
- * the most. Two on one task in a transaction combine into one action (several subtasks of one
- * parent in one call); holds that disagree do not (the transaction is then tried item by item).
+ * A task's count moved by `delta` (its subtasks attached or detached). Held (`hold`, a placement
+ * below it or below one of its subtasks): the task is live, its own parent is as read, a new subtask
+ * finds room below the most, and its `treeVersion` moves on, so a change that read the tree below it
+ * (a move of it, a delete of it with its subtree) and holds that version is refused if this lands
+ * first. Two on one task in a transaction combine into one action (several subtasks of one parent in
+ * one call, a subtask leaving a parent for its sibling); holds that disagree do not (the transaction
+ * is then tried item by item).
  */
 export const parentSideOp = (
   table: string,
@@ -46,28 +49,15 @@ export const parentSideOp = (
 ): ParentSide => {
   const x = new Expression();
   const key = { pk: taskPk(workspaceId, taskId), sk: TASK_ITEM_SK };
-  const condition = and(
-    x.exists('pk'),
-    hold ? x.absent('deletedAt') : undefined,
-    hold ? (hold.parentOf ? x.eq('parentId', hold.parentOf) : x.absent('parentId')) : undefined,
-    delta > 0 ? or(x.absent('subtaskCount'), x.le('subtaskCount', MAX_SUBTASKS - delta)) : undefined,
-  );
-  const item =
-    delta === 0
-      ? { ConditionCheck: { TableName: table, Key: key, ConditionExpression: condition, ...x.input() } }
-      : {
-          Update: {
-            TableName: table,
-            Key: key,
-            UpdateExpression: new Update(x).add('subtaskCount', delta).toString(),
-            ConditionExpression: condition,
-            ...x.input(),
-          },
-        };
+  const update = new Update(x);
+  const condition = and(x.exists('pk'), sideOf(x, update, { delta, ...(hold ? { hold } : {}) }));
+  const item = update.empty
+    ? { ConditionCheck: { TableName: table, Key: key, ConditionExpression: condition, ...x.input() } }
+    : { Update: { TableName: table, Key: key, UpdateExpression: update.toString(), ConditionExpression: condition, ...x.input() } };
   const id = itemKeyOf(table, workspaceId, taskId);
   return {
     item,
-    ...(delta ? OTHER_TASK_COST : {}),
+    ...(update.empty ? {} : OTHER_TASK_COST),
     parentSide: { key: id, delta, ...(hold ? { hold } : {}) },
     refused: (current) => {
       if (!current || !hold) throw race();
@@ -80,6 +70,35 @@ export const parentSideOp = (
       return parentSideOp(table, workspaceId, taskId, delta + o.delta, hold ?? o.hold, name);
     },
   };
+};
+
+/** A parent side's change, as another update of the same task takes it in (a blocker's state, a new dependent). */
+export interface Side {
+  readonly delta: number;
+  readonly hold?: ParentHold;
+}
+
+/** Adds a parent side's actions to `update` and returns its conditions (or undefined: none). */
+export const sideOf = (x: Expression, update: Update, side: Side | undefined): string | undefined => {
+  if (!side) return undefined;
+  const { delta, hold } = side;
+  if (delta) update.add('subtaskCount', delta);
+  if (hold) update.add('treeVersion', 1);
+  return (
+    and(
+      hold ? x.absent('deletedAt') : undefined,
+      hold ? (hold.parentOf ? x.eq('parentId', hold.parentOf) : x.absent('parentId')) : undefined,
+      delta > 0 ? or(x.absent('subtaskCount'), x.le('subtaskCount', MAX_SUBTASKS - delta)) : undefined,
+    ) || undefined
+  );
+};
+
+/** Two sides of one task in one action: their deltas add up; their holds must agree. */
+export const joinSides = (a: Side | undefined, b: Side): Side | undefined => {
+  if (!a) return b;
+  if (a.hold && b.hold && a.hold.parentOf !== b.hold.parentOf) return undefined;
+  const hold = a.hold ?? b.hold;
+  return { delta: a.delta + b.delta, ...(hold ? { hold } : {}) };
 };
 
 /** What a parent's entry shows of a subtask. */

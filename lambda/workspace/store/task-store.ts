@@ -6,7 +6,7 @@ import { itemSize } from '../../platform/item-size.js';
 import { commitWrites, type WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
 import { MAX_DEPENDENTS, MAX_SUBTASKS } from '../model/limits.js';
-import { blockerMoved, exists, linksMoved, race, taskDeleted, taskNotFound, versionConflict } from '../model/refusals.js';
+import { blockerMoved, exists, linksMoved, parentMoved, race, taskDeleted, taskNotFound, versionConflict } from '../model/refusals.js';
 import type { SubtaskEntry, Task } from '../model/types.js';
 import { and, Expression, or, Update } from './expressions.js';
 import { LegacyTaskLists } from './legacy-task-lists.js';
@@ -14,8 +14,11 @@ import {
   isEntryItem,
   isParentSide,
   itemKeyOf,
+  joinSides,
   type ParentHold,
   parentSideOp,
+  type Side,
+  sideOf,
   entryOps as subtaskEntryOps,
   toEntry,
 } from './subtask-items.js';
@@ -58,10 +61,11 @@ export interface WriteOptions {
   /** When the change is made (what "done in the last days" counts by); now when absent. */
   readonly now?: Date;
   /**
-   * Written only if the task still has this many subtasks (as read): a task placed deeper in the tree
-   * must not have gained a subtask meanwhile that would then sit too deep (workspace/tasks/subtasks.ts).
+   * Written only if nothing was placed below the task since it was read (its `treeVersion`, 0:
+   * never): a task placed deeper must not have gained a subtask meanwhile that would then sit too
+   * deep, and a parent deleted with its subtree must take every subtask (workspace/tasks/subtasks.ts).
    */
-  readonly subtasks?: number;
+  readonly tree?: number;
   /** Its subtask count moved with the change (its subtasks deleted in the same write): merged, not written apart. */
   readonly subtaskDelta?: number;
 }
@@ -150,7 +154,7 @@ const OPTIONAL = [
   'parentNumber',
 ] as const;
 /** Kept by other tasks' changes (workspace/tasks/links.ts, subtasks.ts): a task's own change never writes them. */
-const MAINTAINED = new Set(['blocks', 'linksVersion', 'subtaskCount']);
+const MAINTAINED = new Set(['blocks', 'linksVersion', 'subtaskCount', 'treeVersion']);
 /** A task's links, written by its own change only when the change is to its links. */
 const LINKS = new Set(['blockedBy', 'openBlockers', 'goneBlockers']);
 
@@ -200,6 +204,7 @@ interface DependentAdd extends WriteOp {
     /** Of them, those the blocker recorded already when it was read (a link kept): they need no room. */
     readonly kept: readonly string[];
     readonly status?: string;
+    readonly side?: Side;
   };
 }
 
@@ -210,6 +215,7 @@ interface StateChange extends WriteOp {
   readonly stateChange: {
     readonly key: string;
     readonly sets: Readonly<Record<'addOpen' | 'deleteOpen' | 'addGone' | 'deleteGone', readonly string[]>>;
+    readonly side?: Side;
   };
 }
 
@@ -356,11 +362,7 @@ export class DynamoTaskStore implements TaskStore {
       x.exists('pk'),
       x.eq('version', before.version),
       held ? (opts.linksVersion ? x.eq('linksVersion', opts.linksVersion) : x.absent('linksVersion')) : undefined,
-      opts.subtasks === undefined
-        ? undefined
-        : opts.subtasks
-          ? x.eq('subtaskCount', opts.subtasks)
-          : or(x.absent('subtaskCount'), x.eq('subtaskCount', 0)),
+      opts.tree === undefined ? undefined : opts.tree ? x.eq('treeVersion', opts.tree) : x.absent('treeVersion'),
     );
     const key = itemKeyOf(this.table, next.workspaceId, next.taskId);
     return {
@@ -419,6 +421,7 @@ export class DynamoTaskStore implements TaskStore {
       ...next,
       ...(dependents.length ? { blocks, linksVersion: (next.linksVersion ?? 0) + 1 } : {}),
       ...(subtaskCount ? { subtaskCount } : {}),
+      ...(extra.subtasks !== undefined ? { treeVersion: (next.treeVersion ?? 0) + 1 } : {}),
     };
     const key = itemKeyOf(this.table, next.workspaceId, next.taskId);
     const item = taskItemOf(task, expiresAt);
@@ -569,6 +572,8 @@ export class DynamoTaskStore implements TaskStore {
     kept: readonly string[],
     status: string | undefined,
     name: string,
+    /** The blocker's side of a subtask of it in the same write (it waits on its parent, or the parent on it). */
+    side?: Side,
   ): DependentAdd {
     const x = new Expression();
     const added = dependents.filter((d) => !kept.includes(d));
@@ -583,23 +588,31 @@ export class DynamoTaskStore implements TaskStore {
             ...kept.map((d) => x.contains('blocks', d)),
           );
     const key = `${this.table}|${taskPk(workspaceId, blockerId)}|${TASK_ITEM_SK}`;
+    const update = new Update(x).add('blocks', new Set(dependents)).add('linksVersion', 1);
+    const sideCondition = sideOf(x, update, side);
     return {
       item: {
         Update: {
           TableName: this.table,
           Key: taskKey(workspaceId, blockerId),
-          UpdateExpression: new Update(x).add('blocks', new Set(dependents)).add('linksVersion', 1).toString(),
-          ConditionExpression: and(x.exists('pk'), x.absent('deletedAt'), status ? x.eq('status', status) : undefined, room),
+          UpdateExpression: update.toString(),
+          ConditionExpression: and(x.exists('pk'), x.absent('deletedAt'), status ? x.eq('status', status) : undefined, room, sideCondition),
           ...x.input(),
         },
       },
       ...OTHER_TASK_COST,
-      dependentAdd: { key, dependents, kept, ...(status ? { status } : {}) },
+      dependentAdd: { key, dependents, kept, ...(status ? { status } : {}), ...(side ? { side } : {}) },
       refused: () => {
         throw blockerMoved(name);
       },
       merge: (other) => {
+        if (isParentSide(other) && other.parentSide.key === key) {
+          const joined = joinSides(side, other.parentSide);
+          return joined && this.dependentAdd(workspaceId, blockerId, dependents, kept, status, name, joined);
+        }
         if (!isDependentAdd(other) || other.dependentAdd.key !== key || other.dependentAdd.status !== status) return undefined;
+        const joined = other.dependentAdd.side ? joinSides(side, other.dependentAdd.side) : side;
+        if (other.dependentAdd.side && !joined) return undefined;
         return this.dependentAdd(
           workspaceId,
           blockerId,
@@ -607,6 +620,7 @@ export class DynamoTaskStore implements TaskStore {
           [...new Set([...kept, ...other.dependentAdd.kept])],
           status,
           name,
+          joined,
         );
       },
     };
@@ -629,9 +643,10 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   /** A dependent's sets as its blockers' changes move them: one action however many blockers change in a transaction. */
-  private stateChange(workspaceId: string, dependentId: string, sets: StateChange['stateChange']['sets']): StateChange {
+  private stateChange(workspaceId: string, dependentId: string, sets: StateChange['stateChange']['sets'], side?: Side): StateChange {
     const x = new Expression();
     const update = new Update(x);
+    const sideCondition = sideOf(x, update, side);
     if (sets.addOpen.length) update.add('openBlockers', new Set(sets.addOpen));
     if (sets.deleteOpen.length) update.delete('openBlockers', new Set(sets.deleteOpen));
     if (sets.addGone.length) update.add('goneBlockers', new Set(sets.addGone));
@@ -643,29 +658,41 @@ export class DynamoTaskStore implements TaskStore {
           TableName: this.table,
           Key: taskKey(workspaceId, dependentId),
           UpdateExpression: update.toString(),
-          ConditionExpression: x.exists('pk'),
+          ConditionExpression: and(x.exists('pk'), sideCondition),
           ...x.input(),
         },
       },
       ...OTHER_TASK_COST,
       refused: (current) => {
         if (!current) throw new DanglingLink(dependentId);
+        if (side?.hold) throw parentMoved(dependentId);
         throw race();
       },
-      stateChange: { key, sets },
+      stateChange: { key, sets, ...(side ? { side } : {}) },
       merge: (other) => {
+        if (isParentSide(other) && other.parentSide.key === key) {
+          const joined = joinSides(side, other.parentSide);
+          return joined && this.stateChange(workspaceId, dependentId, sets, joined);
+        }
         if (!isStateChange(other) || other.stateChange.key !== key) return undefined;
+        const joined = other.stateChange.side ? joinSides(side, other.stateChange.side) : side;
+        if (other.stateChange.side && !joined) return undefined;
         const o = other.stateChange.sets;
         // One attribute cannot be both added to and deleted from in one update.
         const both = (a: readonly string[], b: readonly string[]) => a.length > 0 && b.length > 0;
         if (both([...sets.addOpen, ...o.addOpen], [...sets.deleteOpen, ...o.deleteOpen])) return undefined;
         if (both([...sets.addGone, ...o.addGone], [...sets.deleteGone, ...o.deleteGone])) return undefined;
-        return this.stateChange(workspaceId, dependentId, {
-          addOpen: [...sets.addOpen, ...o.addOpen],
-          deleteOpen: [...sets.deleteOpen, ...o.deleteOpen],
-          addGone: [...sets.addGone, ...o.addGone],
-          deleteGone: [...sets.deleteGone, ...o.deleteGone],
-        });
+        return this.stateChange(
+          workspaceId,
+          dependentId,
+          {
+            addOpen: [...sets.addOpen, ...o.addOpen],
+            deleteOpen: [...sets.deleteOpen, ...o.deleteOpen],
+            addGone: [...sets.addGone, ...o.addGone],
+            deleteGone: [...sets.deleteGone, ...o.deleteGone],
+          },
+          joined,
+        );
       },
     };
   }

@@ -49,7 +49,7 @@ export const weeklyReview = definePrompt({
         '6. Call tasks_search with assignee "me", recurring true and dueBefore seven days from today for what repeats next week ' +
         '(each line shows its rule after ↻; a recurring task stays open when done, so it is never in step 3).\n' +
         'Summarise: done last week, overdue now, due next week, what repeats next week (with its rule), grouped by project (or ' +
-        '"no project"). End with up to three ' +
+        '"no project"), a subtask ("sub of DEMO-12" on its line) under its parent. End with up to three ' +
         'suggestions (reschedule, delegate, drop).\n' +
         REPORT_ONLY,
     ),

@@ -225,7 +225,8 @@ export const planChange = async (
     // A parent goes with its subtasks, in one write, or not at all (its delete through any other door).
     if (patch.deleted && task.subtaskCount && !opts.subtree) throw hasSubtasks(taskNameOf(caller.workspaceKey, task), task.subtaskCount);
     if (patch.deleted) return { before: task, next: { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 } };
-    const placement = await restorePlacement(stores, caller, task, `${prefix}parent`);
+    // Only change_undo restores: its refusals name what it took.
+    const placement = await restorePlacement(stores, caller, task, `${prefix}activityId`);
     const next: Task = { ...live, ...(placement ? parentFields(placement) : {}), updatedAt: at, version: task.version + 1 };
     return { before: task, next, ...(placement ? { placement } : {}) };
   }

@@ -17,9 +17,10 @@ import { subtaskEntriesOf } from '../store/task-items.js';
  * A placement is checked on what was read and the write holds what the check stood on, so two
  * changes at the same moment cannot together break a rule: the new parent and each task above it
  * are held to their own parent as read (a move of any of them in between refuses this write, and
- * this write refuses it), and a task placed under another is held to its subtask count as read (a
- * subtask added to it meanwhile could be a level too deep). A cycle needs a move of a task above
- * the other; a level too deep needs a move of a task above or a new subtask below: each is caught.
+ * this write refuses it), and a task placed under another is held to its tree as read (a
+ * subtask placed below it meanwhile, at any depth, could be a level too deep: every placement raises
+ * the `treeVersion` of each task above it, which a move holds). A cycle needs a move of a task above
+ * the other; a level too deep needs a move of a task above or a placement below: each is caught.
  *
  * Deleting a task takes it off its parent's count and entries; its restore places it again under
  * every rule (a parent deleted meanwhile is refused, one gone for good leaves it at the top level).
@@ -36,8 +37,8 @@ export interface Placement {
   readonly parentId: string;
   readonly parentNumber?: number | undefined;
   readonly above: readonly Above[];
-  /** The placed task's subtask count as read (an existing task): its write holds it. */
-  readonly subtasks?: number;
+  /** The placed task's `treeVersion` as read (an existing task): its write holds it. */
+  readonly tree?: number;
 }
 
 const levelWord = (n: number): string => (n === 1 ? 'top level' : `level ${n}`);
@@ -61,7 +62,8 @@ export const resolveParent = async (
   const read = async (id: string) => fresh.get(id) ?? (await stores.tasks.getMany(caller.workspaceId, [id])).get(id);
   const parent = await read(parentId);
   if (!parent) throw taskNotFound(refOf(parentId), param);
-  if (parent.deletedAt) throw taskDeleted(refOf(parentId), parent.deletedAt, param);
+  // As the caller wrote it, else by its key.
+  if (parent.deletedAt) throw taskDeleted(refOf(parentId) === parentId ? name(parent) : refOf(parentId), parent.deletedAt, param);
   // Up from the parent: at most as many tasks as there are levels (stored trees are never deeper).
   const chain: Task[] = [parent];
   for (let at = parent; at.parentId && chain.length <= MAX_LEVELS; ) {
@@ -93,7 +95,7 @@ export const resolveParent = async (
     parentId,
     ...(parent.number !== undefined ? { parentNumber: parent.number } : {}),
     above: chain.map((t) => ({ taskId: t.taskId, ...(t.parentId ? { parentId: t.parentId } : {}) })),
-    ...('version' in self ? { subtasks: self.subtaskCount ?? 0 } : {}),
+    ...('version' in self ? { tree: self.treeVersion ?? 0 } : {}),
   };
 };
 

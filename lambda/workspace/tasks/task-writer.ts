@@ -72,6 +72,8 @@ interface Healing {
 /** What a task's write leaves to others in the same write: the tasks waiting on it that take its change into their own. */
 interface Together {
   readonly dependents?: ReadonlySet<string>;
+  /** Its subtree as read (the root of a tree's delete): held, so a subtask placed below meanwhile refuses the write. */
+  readonly tree?: number;
   /** Its own links' derived sets changed (a blocker of it in the same write): written with the change. */
   readonly ownLinks?: boolean;
 }
@@ -99,7 +101,7 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
       ...(before && (stateMoves || blockers || forget.length) ? { linksVersion: before.linksVersion ?? 0 } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(forget.length ? { forgetDependents: forget } : {}),
-      ...(before && placement?.subtasks !== undefined ? { subtasks: placement.subtasks } : {}),
+      ...(before && placement?.tree !== undefined ? { tree: placement.tree } : together.tree !== undefined ? { tree: together.tree } : {}),
       name: nameOf(ctx, next),
       now: ctx.source.now,
     }),
@@ -178,7 +180,8 @@ export const changeTask = async (
       // Comments past what one write holds: a restore keeps them again first (still invisible, their
       // task being deleted), so a fault half way never leaves a visible comment that would expire.
       if (restoring && attempt === 1) await markCommentsExpiring(ctx, later, undefined);
-      const all = [...ops, ...inWrite.map((key) => stores.comments.expiryOp(key, expiresAt)), ...bookOps];
+      // Two actions on one task (a parent it leaves and one it joins below it; a parent waiting on it) become one.
+      const all = combine([...ops, ...inWrite.map((key) => stores.comments.expiryOp(key, expiresAt)), ...bookOps]);
       await stores.commit(all);
       // The task is invisible now, and its comments with it; the rest only learn when they expire.
       if (deleting) await markCommentsExpiring(ctx, later, expiresAt).catch(() => undefined);
@@ -309,7 +312,12 @@ export const changeTree = async (
     const record = recordFor(ctx, p, { recordId: bulkItemId(callId, i) }, deleting ? keys.length : undefined);
     const expiresAt = deleting ? record.expiresAt : undefined;
     const ops = [
-      ...opsOf(ctx, p, { gone: new Set() }, expiresAt, { dependents: inWrite, ownLinks: ownLinks.has(p.next.taskId) }),
+      ...opsOf(ctx, p, { gone: new Set() }, expiresAt, {
+        dependents: inWrite,
+        ownLinks: ownLinks.has(p.next.taskId),
+        // The root of a delete takes every subtask there is: one placed below it meanwhile refuses the write.
+        ...(deleting && i === 0 && p.next.taskId === root.taskId ? { tree: root.treeVersion ?? 0 } : {}),
+      }),
       ...keys.map((key) => stores.comments.expiryOp(key, expiresAt)),
       stores.activity.recordOp(record),
     ];
@@ -319,8 +327,12 @@ export const changeTree = async (
   if (all.length > MAX_TRANSACTION_ACTIONS) {
     throw limitReached(
       opts.param ?? 'taskId',
-      `changing ${nameOf(ctx, root)} with its ${changed.length - 1} subtask(s) would write ${all.length} items, more than one all-or-nothing ` +
-        `write holds (${MAX_TRANSACTION_ACTIONS}); change some of its subtasks first (tasks_update), then it.`,
+      `${deleting ? 'deleting' : 'changing'} ${nameOf(ctx, root)} with its ${changed.length - 1} subtask(s) would write ${all.length} items, more than one all-or-nothing ` +
+        `write holds (${MAX_TRANSACTION_ACTIONS}); ${
+          deleting
+            ? 'delete some of its subtasks first (task_delete each) or move them off it (parent: null)'
+            : 'complete some of its subtasks first (tasks_update with status done)'
+        }, then it.`,
       { actions: all.length, tasks: changed.length },
     );
   }
@@ -394,7 +406,7 @@ export const changeTasks = async (
         const ops = opsOf(ctx, p, heal);
         fitsOneWrite(ops);
         const record = recordFor(ctx, p, opts);
-        planned.push({ i, p, record, ops: [...ops, ...bookkeeping(ctx, record, opts)], heal, opts });
+        planned.push({ i, p, record, ops: combine([...ops, ...bookkeeping(ctx, record, opts)]), heal, opts });
       } catch (err) {
         outcomes[i] = { ok: false, error: asItemError(err, ctx) };
       }
@@ -425,7 +437,7 @@ export const changeTasks = async (
         };
       } else if (err instanceof DanglingLink && round < 3) {
         g.heal.gone.add(err.taskId);
-        again.push({ ...g, ops: [...opsOf(ctx, g.p, g.heal), ...bookkeeping(ctx, g.record, g.opts)] });
+        again.push({ ...g, ops: combine([...opsOf(ctx, g.p, g.heal), ...bookkeeping(ctx, g.record, g.opts)]) });
       } else outcomes[g.i] = { ok: false, error: asItemError(err, ctx, g.p.next) };
     }
     pending = again;

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { roleAtLeast } from '../../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
-import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
-import { keyField, parseTaskRef } from '../../model/task-refs.js';
+import { invalid, nothingToChange, othersSubtasks, versionConflict } from '../../model/refusals.js';
+import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
@@ -283,20 +284,26 @@ const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output
     changeTree(wctx, task, subtree, { status }, { ...expect, param: 'withSubtasks' }),
     freeing && !task.repeat ? unblockedBy(services, principal, task) : Promise.resolve([]),
   ]);
-  const written = tree?.written[0];
+  // The task's own write (a parent done already changes only its subtasks), and its subtasks'.
+  const written = tree?.written.find((w) => w.task.taskId === task.taskId);
+  const others = tree?.written.filter((w) => w.task.taskId !== task.taskId) ?? [];
   const keyOf = (n: number | undefined, id: string) => (n && principal.workspaceKey ? `${principal.workspaceKey}-${n}` : `[${id}]`);
   const left = status === 'done' && !subtree.length && open.length ? { openSubtasks: open.map((s) => keyOf(s.number, s.taskId)) } : {};
-  if (!written) return { ...toSummary(task, names), ...left };
-  const freed = freeing && task.repeat && written.task.status === 'done' ? await unblockedBy(services, principal, task) : early;
+  const withIt = others.length ? { completedSubtasks: others.map((w) => keyOf(w.task.number, w.task.taskId)) } : {};
+  if (!written) return { ...toSummary(task, names), ...left, ...withIt, ...(tree?.callId ? { activityId: tree.callId } : {}) };
+  // What waited on it and is free now, but not its own subtasks completed with it.
+  const freed = (freeing && task.repeat && written.task.status === 'done' ? await unblockedBy(services, principal, task) : early).filter(
+    (t) => !others.some((w) => w.task.taskId === t.taskId),
+  );
   return {
     ...toSummary(written.task, names),
     ...(written.record.occurrence ? { doneFor: written.record.occurrence } : {}),
     ...left,
-    ...(tree.written.length > 1 ? { completedSubtasks: tree.written.slice(1).map((w) => keyOf(w.task.number, w.task.taskId)) } : {}),
+    ...withIt,
     ...(freed.length
       ? { unblocked: freed.map((t) => ({ ...keyField(principal.workspaceKey, t.number), taskId: t.taskId, title: t.title })) }
       : {}),
-    activityId: tree.callId ?? written.record.activityId,
+    activityId: tree!.callId ?? written.record.activityId,
   };
 };
 
@@ -373,6 +380,13 @@ export const taskDelete = defineTool({
       throw versionConflict(`task ${taskName(toSummary(task, names))}`, task.version, args.version, 'task_get');
     }
     requireOwnOrAdmin(principal, task.createdBy, 'delete tasks');
+    // Its subtasks go with it, each under the same rule: refused before the person is asked.
+    const theirs = roleAtLeast(principal.role, 'admin') ? [] : subtree.filter((t) => t.createdBy !== principal.userId);
+    if (theirs.length)
+      throw othersSubtasks(
+        taskNameOf(principal.workspaceKey, task),
+        theirs.map((t) => taskNameOf(principal.workspaceKey, t)),
+      );
     const withIt = [
       subtree.length
         ? `its ${subtree.length} subtask(s) (${subtree

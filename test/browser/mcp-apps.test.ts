@@ -441,3 +441,33 @@ describe('recurring tasks in the views', () => {
     }
   });
 });
+
+describe('subtasks in the views', () => {
+  test("a subtask's line names its parent, and the parent's details show how many of its subtasks are done", async () => {
+    // Arrange: a parent due today with two subtasks, one done
+    const { day } = await read('agenda_get', {});
+    const parent = await read('task_create', { title: 'Prepare the quarterly review', dueDate: day, assignee: 'me' });
+    const first = await read('task_create', { title: 'Collect the numbers', dueDate: day, assignee: 'me', parent: parent.key });
+    const second = await read('task_create', { title: 'Draft the slides', parent: parent.key });
+    await read('task_complete', { taskId: second.key });
+    const { page, view, problems } = await open('agenda_get', {});
+    try {
+      await waitForTaskIn(view, '[data-section=today]', first.taskId);
+
+      // Act: open the parent's details
+      await view.click(`li[data-task-id="${parent.taskId}"] [data-toggle=details]`);
+      await view.waitForFunction(
+        (id: string) => document.querySelector(`#details-${id} dl`)?.textContent?.includes('of 2 done'),
+        { timeout: 10_000 },
+        parent.taskId,
+      );
+
+      // Assert
+      assert.equal(await view.$eval(`li[data-task-id="${first.taskId}"] .parent`, (e) => e.textContent), `sub of ${ref(parent)}`);
+      assert.match(await view.$eval(`#details-${parent.taskId} dl`, (e) => e.textContent ?? ''), /Subtasks1 of 2 done/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -37,8 +37,10 @@ export interface ImportRow {
   readonly labels: string[];
   readonly assignee?: { readonly email?: string; readonly name?: string };
   readonly project?: string;
-  /** Completed in the tool: when (an ISO instant), if it says. */
+  /** Completed (or canceled) in the tool: when (an ISO instant), if it says. */
   readonly done?: { readonly at?: string };
+  /** The workflow status it maps to (a key of model/statuses.ts), where its tool names one that does. */
+  readonly state?: string;
   /** The row's comments (Todoist note rows under it). */
   readonly comments: string[];
   /**
@@ -150,6 +152,40 @@ const PRIORITY_WORDS: Record<string, Priority> = {
 };
 
 const DONE_STATUSES = new Set(['done', 'closed', 'resolved', 'completed', 'complete']);
+
+/**
+ * Linear's and Jira's workflow states, by name, as doers' default statuses; a state not named here
+ * keeps only whether it is done (Todo or Done), said on the row.
+ */
+const STATES: Readonly<Record<string, string>> = {
+  backlog: 'backlog',
+  todo: 'todo',
+  'to do': 'todo',
+  'selected for development': 'todo',
+  open: 'todo',
+  'in progress': 'in_progress',
+  'in development': 'in_progress',
+  'in review': 'in_review',
+  'code review': 'in_review',
+  review: 'in_review',
+  done: 'done',
+  closed: 'done',
+  resolved: 'done',
+  completed: 'done',
+  complete: 'done',
+  canceled: 'canceled',
+  cancelled: 'canceled',
+  duplicate: 'canceled',
+  "won't do": 'canceled',
+  "won't fix": 'canceled',
+};
+
+const stateOf = (status: string, problems: string[]): { state?: string } => {
+  if (!status) return {};
+  const state = STATES[status.trim().toLowerCase()];
+  if (!state) problems.push(`Status '${status}' is no status here; imported by whether it is done`);
+  return state ? { state } : {};
+};
 
 /** The rows of a CSV export; `format` as given, or from its header. */
 export const readExport = (
@@ -281,7 +317,6 @@ export const readExport = (
         }
         const status = cell(row, 'Status');
         const completed = cell(row, 'Completed') || cell(row, 'Canceled');
-        if (cell(row, 'Canceled')) problems.push('Canceled: imported as done');
         add({
           sourceId: cell(row, 'ID') || rowHash(format, row, nthOf(row)),
           title,
@@ -294,6 +329,7 @@ export const readExport = (
           ...(completed || DONE_STATUSES.has(status.toLowerCase())
             ? { done: completed ? doneAt(completed, 'Completed', problems) : {} }
             : {}),
+          ...(cell(row, 'Canceled') ? { state: 'canceled' } : stateOf(status, problems)),
           ...(cell(row, 'Parent issue')
             ? { parent: { id: cell(row, 'Parent issue'), label: `Parent issue ${cell(row, 'Parent issue')}` } }
             : {}),
@@ -318,6 +354,7 @@ export const readExport = (
           ...(cell(row, 'Assignee') ? { assignee: personOf(cell(row, 'Assignee')) } : {}),
           ...(cell(row, 'Project name') ? { project: cell(row, 'Project name') } : {}),
           ...(DONE_STATUSES.has(status.toLowerCase()) || resolved ? { done: resolved ? doneAt(resolved, 'Resolved', problems) : {} } : {}),
+          ...stateOf(status, problems),
           ...(cell(row, 'Issue key') && cell(row, 'Issue id') ? { altId: cell(row, 'Issue id') } : {}),
           ...(cell(row, 'Parent') || cell(row, 'Parent id')
             ? {

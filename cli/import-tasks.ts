@@ -184,6 +184,7 @@ const planRow = async (row: ImportRow, members: readonly Member[], caller: Calle
       labels: row.labels,
       ...(row.project ? { project: row.project } : {}),
       ...(row.done ? { completed: { at: row.done.at ?? now.toISOString(), by: OPERATOR.userId } } : {}),
+      ...(row.state ? { state: row.state } : {}),
     },
   };
 };
@@ -197,7 +198,8 @@ const describe = (p: Planned): string => {
     f.assigneeId ? `@${f.assigneeId}` : undefined,
     f.project ? `project '${f.project}'` : undefined,
     f.labels?.length ? f.labels.map((l) => `#${l}`).join(' ') : undefined,
-    f.completed ? `done ${f.completed.at}` : undefined,
+    f.state && f.state !== 'done' && f.state !== 'todo' ? f.state.replace('_', ' ') : undefined,
+    f.completed ? `${f.state === 'canceled' ? 'closed' : 'done'} ${f.completed.at}` : undefined,
     p.parentName ? `subtask of ${p.parentName}` : undefined,
     p.row.comments.length ? `${p.row.comments.length} comment(s)` : undefined,
   ].filter(Boolean);

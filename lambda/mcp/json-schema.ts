@@ -20,6 +20,11 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
  */
 const DATE_FORMATS = new Set<unknown>(['date', 'date-time']);
 
+const isStringEnum = (node: object): boolean => {
+  const values = (node as { enum?: unknown }).enum;
+  return Array.isArray(values) && values.every((v) => typeof v === 'string');
+};
+
 const slim = (node: unknown, io: 'input' | 'output'): unknown => {
   if (Array.isArray(node)) return node.map((n) => slim(n, io));
   if (typeof node !== 'object' || node === null) return node;
@@ -32,8 +37,8 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     // A result's fields are described by the tool's description and its text; their descriptions
     // would be read by no one but paid for in every context.
     if (io === 'output' && k === 'description' && typeof v === 'string') continue;
-    // A constant says its type itself.
-    if (io === 'output' && k === 'type' && 'const' in node) continue;
+    // A constant, or a list of strings to choose from, says its type itself.
+    if (io === 'output' && k === 'type' && ('const' in node || isStringEnum(node))) continue;
     out[k] = slim(v, io);
   }
   return out;

@@ -70,6 +70,11 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
    * (a bad item refuses only itself), but lists their whole schema.
    */
   readonly listedInput?: z.core.$ZodType;
+  /**
+   * A bulk tool's items are its single tool's fields, described in that tool's listing: only these
+   * fields of its items (the ones a bulk call reads its own way) keep their descriptions here.
+   */
+  readonly itemsDescribe?: readonly string[];
   /** Every product tool declares one; only conformance fixtures omit it. */
   readonly output?: O;
   readonly annotations: ToolAnnotations;
@@ -237,11 +242,22 @@ const withNotes = (text: string, notes: readonly string[] | undefined): string =
   return end < 0 ? `${text}\n${notes.join('\n')}` : `${text.slice(0, end)}\n${notes.join('\n')}${text.slice(end)}`;
 };
 
+/** The input with its array items' field descriptions left out, but for `keep`'s. */
+const plainItems = (schema: Record<string, unknown>, keep: readonly string[]): Record<string, unknown> => {
+  const props = schema.properties as Record<string, { items?: { properties?: Record<string, Record<string, unknown>> } }>;
+  for (const prop of Object.values(props)) {
+    for (const [name, field] of Object.entries(prop.items?.properties ?? {})) if (!keep.includes(name)) delete field.description;
+  }
+  return schema;
+};
+
 const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
   name: def.name,
   title: def.title,
   description: def.description,
-  inputSchema: toJsonSchema(def.listedInput ?? def.input, 'input'),
+  inputSchema: def.itemsDescribe
+    ? plainItems(toJsonSchema(def.listedInput ?? def.input, 'input'), def.itemsDescribe)
+    : toJsonSchema(def.listedInput ?? def.input, 'input'),
   ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
   annotations: def.annotations,
   ...(def.meta ? { _meta: def.meta } : {}),

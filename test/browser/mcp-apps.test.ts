@@ -232,7 +232,7 @@ describe('the agenda view (ui://doers/agenda) in a web host', () => {
 
       // Assert
       const after = await read('task_get', { taskId });
-      assert.equal(after.status, 'done');
+      assert.equal(after.status, 'Done');
       assert.equal(after.version, before.version + 1);
       const focused = await view.evaluate(() => document.activeElement?.dataset.focus);
       assert.equal(focused, `${taskId}:done`, 'the keyboard stays on the task it used');
@@ -422,7 +422,7 @@ describe('recurring tasks in the views', () => {
       // Assert: still open, due tomorrow, the notice says which occurrence was done
       assert.equal(rule, '↻ every day');
       const after = await read('task_get', { taskId: made.taskId });
-      assert.equal(after.status, 'open');
+      assert.equal(after.status, 'Todo');
       assert.equal(after.dueDate, addDays(day, 1));
       assert.match(await view.$eval('#notice', (e) => e.textContent ?? ''), /^Done for .*: “Water the office plants”, next due /);
       const told = (await page.evaluate(() => window.harness.modelContext())) as string[];

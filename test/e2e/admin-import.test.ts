@@ -130,7 +130,7 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
       [brochure.assigneeId, brochure.labels, brochure.projectName, brochure.dueDate],
       ['usr_grace', ['print', 'q3-launch'], 'Spring campaign', '2031-07-15'],
     );
-    assert.deepEqual([photographer.status, photographer.completedAt], ['done', '2026-11-20T00:00:00.000Z']);
+    assert.deepEqual([photographer.status, photographer.completedAt], ['Done', '2026-11-20T00:00:00.000Z']);
     assert.equal(cover.assigneeId, undefined);
     assert.equal(cover.parent, brochure.key, 'Parent task names the parent by its title');
     assert.match(out.stdout, /line 4 \(\w+-\d+\): assignee 'alan@example.test' is no member of the workspace; imported unassigned/);
@@ -149,12 +149,12 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
     );
     const full = await caller(server, ws.owner.token)('task_get', { taskId: login.key });
     assert.equal(full.structuredContent.notes, 'Users land on /home\ninstead of the page they asked for');
-    assert.deepEqual([cookie.status, cookie.completedAt, cookie.priority], ['done', '2026-11-05T12:30:00.000Z', 'P4']);
+    assert.deepEqual([cookie.status, cookie.completedAt, cookie.priority], ['Done', '2026-11-05T12:30:00.000Z', 'P4']);
     assert.equal(cookie.parent, login.key, 'Parent issue names the parent by its ID');
-    assert.equal(rust.status, 'done');
+    assert.deepEqual([rust.status, rust.completedAt], ['Canceled', '2026-11-06T08:00:00.000Z'], 'a canceled issue is canceled here');
+    assert.equal(login.status, 'In progress', "Linear's workflow state maps to the status of that name");
     assert.match(out.stdout, /Priority 'Someday' is not one this reads; P4 given/);
     assert.match(out.stdout, /due 'not a date' is not a date or rule this reads; imported without it/);
-    assert.match(out.stdout, /Canceled: imported as done/);
   });
 
   test('Jira: its date format, repeated Labels columns, Done by status; the import is undone by its call id', async () => {
@@ -165,7 +165,7 @@ describe('importing another tool’s CSV export', { timeout: 120_000 }, () => {
 
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual([ssl.priority, ssl.dueDate, ssl.labels, ssl.assigneeId], ['P1', '2031-12-24', ['security', 'infra'], 'usr_grace']);
-    assert.deepEqual([backups.status, backups.completedAt], ['done', '2026-11-03T16:30:00.000Z']);
+    assert.deepEqual([backups.status, backups.completedAt], ['Done', '2026-11-03T16:30:00.000Z']);
     assert.equal(backups.parent, ssl.key, 'Parent names the parent by its issue key');
     assert.ok(callId);
 

@@ -37,9 +37,10 @@ import { synth } from '../infra/synth.js';
  * their member, 512 KB with layout 2's lists, counts and word entries (the cold start measured beside
  * it in bench/results.md), 565 KB with chrono-node's English parser for dates in words, 622 KB with
  * rrule for repeat rules (both evaluated on first use only: the cold start of me_get did not move
- * beyond its spread, docs/testing.md). What would bring it to 400 KB is in docs/testing.md, "Benchmarks".
+ * beyond its spread, docs/testing.md), 644 KB with subtasks and workflow statuses (our own code, no
+ * new library). What would bring it to 400 KB is in docs/testing.md, "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 640 * 1024;
+const MAX_BUNDLE_BYTES = 660 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;

@@ -302,7 +302,7 @@ describe('tool calls: limits and the tool itself', () => {
     const { answer, ops } = await call('task_complete', { taskId: made.key });
 
     const out = structured(answer);
-    assert.equal(out.status, 'open');
+    assert.equal(out.status, 'Todo');
     assert.equal(out.doneFor, made.dueDate);
     assertBudget('task_complete of a recurring task', ops, 4);
     assert.equal(ops.filter((op) => op === 'TransactWriteItems').length, 1, ops.join(' '));

@@ -91,9 +91,9 @@ const assertRecurring = ({ made, once, twice, now }: Awaited<ReturnType<typeof r
   const week = (d: string, n: number) => new Date(Date.parse(`${d}T00:00:00Z`) + n * 7 * 86_400_000).toISOString().slice(0, 10);
   assert.equal(made.repeat, 'every Monday');
   assert.equal(new Date(`${made.dueDate}T00:00:00Z`).getUTCDay(), 1, 'due on a Monday');
-  assert.deepEqual([once.doneFor, once.dueDate, once.status], [made.dueDate, week(made.dueDate, 1), 'open']);
+  assert.deepEqual([once.doneFor, once.dueDate, once.status], [made.dueDate, week(made.dueDate, 1), 'Todo']);
   assert.deepEqual([twice.doneFor, twice.dueDate], [week(made.dueDate, 1), week(made.dueDate, 2)]);
-  assert.deepEqual([now.dueDate, now.repeat, now.status], [week(made.dueDate, 1), 'every Monday', 'open']);
+  assert.deepEqual([now.dueDate, now.repeat, now.status], [week(made.dueDate, 1), 'every Monday', 'Todo']);
 };
 
 /**
@@ -115,21 +115,29 @@ const subtaskRoundTrip = async (client: AnyClient, tag: string) => {
     ],
   });
   const [parent, venue, invites] = made.items.map((i: { key: string }) => i.key) as string[];
+  // One subtask through the statuses: under way, in review (each answer checked against its outputSchema).
+  const v1 = await call('task_get', { taskId: venue });
+  const started = await call('task_update', { taskId: venue, version: v1.version, status: 'In progress' });
+  const review = await call('tasks_update', { tasks: [{ taskId: venue, status: 'in review' }] });
+  const reviewed = await call('task_get', { taskId: venue });
   const alone = await call('task_complete', { taskId: parent });
   await call('task_reopen', { taskId: parent });
   const all = await call('task_complete', { taskId: parent, withSubtasks: true });
   const got = await call('task_get', { taskId: parent });
-  return { keys: { parent, venue, invites }, alone, all, got };
+  return { keys: { parent, venue, invites }, alone, all, got, started, review, reviewed };
 };
 
-const assertSubtasks = ({ keys, alone, all, got }: Awaited<ReturnType<typeof subtaskRoundTrip>>) => {
+const assertSubtasks = ({ keys, alone, all, got, started, review, reviewed }: Awaited<ReturnType<typeof subtaskRoundTrip>>) => {
+  assert.deepEqual([started.status, started.statusCategory], ['In progress', 'started']);
+  assert.equal(review.items[0].status, 'updated');
+  assert.deepEqual([reviewed.status, reviewed.statusCategory], ['In review', 'started']);
   assert.deepEqual(alone.openSubtasks, [keys.venue, keys.invites]);
   assert.deepEqual(all.completedSubtasks, [keys.venue, keys.invites]);
   assert.deepEqual(
     got.subtasks.map((s: { key: string; status: string }) => [s.key, s.status]),
     [
-      [keys.venue, 'done'],
-      [keys.invites, 'done'],
+      [keys.venue, 'Done'],
+      [keys.invites, 'Done'],
     ],
   );
 };

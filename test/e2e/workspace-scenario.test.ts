@@ -82,7 +82,7 @@ test('a project with tasks: create, search with paging, complete, stale update r
 
   // Complete one; a later update that still carries version 1 is refused, naming version 2.
   const done = await call(member, 'task_complete', { taskId: created[0] });
-  assert.equal(done.structuredContent.status, 'done');
+  assert.equal(done.structuredContent.status, 'Done');
   assert.equal(done.structuredContent.version, 2);
   const stale = await call(admin, 'task_update', { taskId: created[0], version: 1, title: 'Overwritten' });
   assert.equal(stale.isError, true);
@@ -118,7 +118,7 @@ test('a project with tasks: create, search with paging, complete, stale update r
     await assert.rejects(viewer.callTool({ name, arguments: args }), /needs the scope tasks:write/, name);
   }
   const untouched = await call(viewer, 'task_get', { taskId: created[2] });
-  assert.equal(untouched.structuredContent.status, 'open');
+  assert.equal(untouched.structuredContent.status, 'Todo');
 
   // A resource by reference, and a prompt that chains the tools.
   const resource = await viewer.readResource({ uri: `doers://projects/${projectId}` });

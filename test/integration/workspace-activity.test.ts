@@ -325,7 +325,7 @@ describe('change_undo', () => {
     const back = await member()('change_undo', { activityId: unmade.structuredContent.activityId });
     const restored = (await member()('task_get', { taskId: fresh.taskId })).structuredContent;
 
-    assert.equal(reopened.status, 'open');
+    assert.equal(reopened.status, 'Todo');
     assert.equal(reopened.completedAt, undefined);
     assert.match(text(moved), /has changed since/, 'the creation of a task changed since is not undone');
     assert.match(text(gone), /was deleted/);

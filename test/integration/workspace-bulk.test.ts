@@ -120,7 +120,7 @@ describe('tasks_update', () => {
     assert.match(items[4].reason, /items 5 and 6 both name/);
     assert.match(text(r), /^Changed 2 of 6; 4 refused: item 2 version/);
     assert.equal((await m()('task_get', { taskId: a })).structuredContent.dueDate, '2026-04-01');
-    assert.equal((await m()('task_get', { taskId: c })).structuredContent.status, 'done');
+    assert.equal((await m()('task_get', { taskId: c })).structuredContent.status, 'Done');
     assert.equal((await m()('task_get', { taskId: d })).structuredContent.title, 'D', 'neither duplicate was applied');
   });
 

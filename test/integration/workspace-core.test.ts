@@ -414,7 +414,7 @@ describe('answers true to their data', () => {
     const del = listed.json.result.tools.find((t: { name: string }) => t.name === 'task_delete');
 
     assert.match(del.description, /Asks the person first \(form elicitation\)/);
-    assert.match(del.description, /else confirm with them yourself/);
+    assert.match(del.description, /else confirm with them\./);
   });
 
   test('undoing a promotion, which lowers an admin back, is asked first where the client can ask', async () => {

@@ -54,7 +54,7 @@ test("'every monday' without a due date is due the next Monday; completing it tw
   const once = await call('task_complete', { taskId: made.structuredContent.key });
   const twice = await call('task_complete', { taskId: made.structuredContent.key });
 
-  assert.equal(once.structuredContent.status, 'open', 'a recurring task stays open');
+  assert.equal(once.structuredContent.status, 'Todo', 'a recurring task stays open');
   assert.equal(once.structuredContent.doneFor, first);
   assert.equal(once.structuredContent.dueDate, addDays(first, 7));
   assert.match(text(once), new RegExp(`^Done for ${dayInWords(first)}, next due ${dayInWords(addDays(first, 7))}: `));
@@ -72,7 +72,7 @@ test("'every monday' without a due date is due the next Monday; completing it tw
 
   assert.equal(undone.isError, false, text(undone));
   assert.equal(now.structuredContent.dueDate, addDays(first, 7), 'the occurrence is back');
-  assert.equal(now.structuredContent.status, 'open');
+  assert.equal(now.structuredContent.status, 'Todo');
   assert.equal(now.structuredContent.repeat, 'every Monday', 'the rule is kept');
 });
 
@@ -144,7 +144,7 @@ test('repeat null stops the rule and keeps the date; a recurring task cannot los
   assert.match(text(noDate), /^dueDate: a recurring task is due at its next occurrence \(every month on the 1st\)/);
   assert.equal(stopped.structuredContent.repeat, undefined);
   assert.equal(stopped.structuredContent.dueDate, made.structuredContent.dueDate);
-  assert.equal(done.structuredContent.status, 'done', 'without a rule a completion completes it');
+  assert.equal(done.structuredContent.status, 'Done', 'without a rule a completion completes it');
 });
 
 test('the last occurrence of a counted rule completes the task', async () => {
@@ -154,9 +154,9 @@ test('the last occurrence of a counted rule completes the task', async () => {
   const first = await call('task_complete', { taskId: made.structuredContent.key });
   const last = await call('task_complete', { taskId: made.structuredContent.key });
 
-  assert.equal(first.structuredContent.status, 'open');
+  assert.equal(first.structuredContent.status, 'Todo');
   assert.equal(first.structuredContent.dueDate, addDays(today(), 1));
-  assert.equal(last.structuredContent.status, 'done');
+  assert.equal(last.structuredContent.status, 'Done');
   assert.equal(last.structuredContent.doneFor, undefined);
 });
 
@@ -223,7 +223,7 @@ test('the bulk tools take repeat per item, and a bulk completion moves a recurri
   assert.match(text(made), /item 1 repeat 'every 2 weeks on friday' read as every 2 weeks on Friday/);
   assert.equal(got.structuredContent.repeat, 'every 2 weeks on Friday');
   assert.equal(done.structuredContent.items[0].status, 'updated');
-  assert.equal(after.structuredContent.status, 'open');
+  assert.equal(after.structuredContent.status, 'Todo');
   assert.equal(after.structuredContent.dueDate, addDays(got.structuredContent.dueDate, 14));
 });
 

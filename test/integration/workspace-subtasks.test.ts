@@ -44,8 +44,8 @@ describe('placing subtasks', () => {
     assert.deepEqual(
       got.subtasks?.map((s) => [s.key, s.title, s.status]),
       [
-        [a.key, 'Write the copy', 'done'],
-        [b.key, 'Pick the photos', 'open'],
+        [a.key, 'Write the copy', 'Done'],
+        [b.key, 'Pick the photos', 'Todo'],
       ],
     );
     const shown = await m()('task_get', { taskId: parent.key });
@@ -188,7 +188,7 @@ describe('a parent with its subtasks', () => {
     assert.equal(r.isError, false, text(r));
     assert.deepEqual((r.structuredContent as { openSubtasks?: string[] }).openSubtasks, [a.key, b.key]);
     assert.match(text(r), /Subtasks still open: .*withSubtasks: true/);
-    assert.equal((await get(a.key)).status, 'open');
+    assert.equal((await get(a.key)).status, 'Todo');
   });
 
   test('withSubtasks completes the whole subtree in one write; undoing the call reopens them all', async () => {
@@ -199,15 +199,15 @@ describe('a parent with its subtasks', () => {
     assert.equal(r.isError, false, text(r));
     const out = r.structuredContent as { completedSubtasks?: string[]; activityId: string };
     assert.deepEqual(new Set(out.completedSubtasks), new Set([a.key, b.key, c.key]));
-    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await get(k)).status, 'done', k);
+    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await get(k)).status, 'Done', k);
     assert.deepEqual(
       (await get(p.key)).subtasks?.map((s) => s.status),
-      ['done', 'done'],
+      ['Done', 'Done'],
     );
 
     const undo = await m()('change_undo', { activityId: out.activityId });
     assert.equal(undo.isError, false, text(undo));
-    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await get(k)).status, 'open', k);
+    for (const k of [p.key, a.key, b.key, c.key]) assert.equal((await get(k)).status, 'Todo', k);
   });
 
   test('deleting a parent deletes its subtree in one change naming how many, and undo restores it all', async () => {
@@ -479,11 +479,11 @@ describe('moves within one tree (red-team findings)', () => {
 
     assert.equal(r.isError, false, text(r));
     const got = await get(a.key);
-    assert.equal(got.status, 'done');
+    assert.equal(got.status, 'Done');
     assert.equal(got.parent, p.key);
     assert.deepEqual(
       (await get(p.key)).subtasks?.map((s) => [s.key, s.status]),
-      [[a.key, 'done']],
+      [[a.key, 'Done']],
     );
   });
 });
@@ -544,7 +544,7 @@ describe('who may take a tree (red-team findings)', () => {
     const out = r.structuredContent as Made & { completedSubtasks?: string[] };
     assert.equal(out.key, p.key);
     assert.deepEqual(new Set(out.completedSubtasks), new Set([a.key, b.key]));
-    assert.equal((await get(a.key)).status, 'done');
+    assert.equal((await get(a.key)).status, 'Done');
   });
 
   test("a member deleting their own parent that holds someone else's subtasks is refused before any confirmation", async () => {

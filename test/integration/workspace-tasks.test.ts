@@ -42,7 +42,7 @@ describe('task_create', () => {
     const t = r.structuredContent;
     assert.match(t.taskId, /^[0-9a-f-]{36}$/);
     assert.equal(t.version, 1);
-    assert.equal(t.status, 'open');
+    assert.equal(t.status, 'Todo');
     assert.equal(t.assigneeId, ws.member.userId);
     assert.equal(t.assigneeName, ws.member.name);
     assert.deepEqual(t.labels, ['writing']);
@@ -259,12 +259,12 @@ describe('task_complete and task_reopen', () => {
     const again = await call('task_complete', { taskId: id });
     const reopened = await call('task_reopen', { taskId: id, version: 2 });
 
-    assert.equal(done.structuredContent.status, 'done');
+    assert.equal(done.structuredContent.status, 'Done');
     assert.ok(done.structuredContent.completedAt);
     assert.equal(record.structuredContent.completedBy, ws.member.userId, 'the task records who');
     assert.equal(done.structuredContent.version, 2);
     assert.equal(again.structuredContent.version, 2);
-    assert.equal(reopened.structuredContent.status, 'open');
+    assert.equal(reopened.structuredContent.status, 'Todo');
     assert.equal(reopened.structuredContent.completedAt, undefined);
     assert.equal(reopened.structuredContent.version, 3);
   });

@@ -9,7 +9,10 @@ export interface Task {
   /** The short key (`DEMO-42`) of newer servers. */
   readonly key?: string;
   readonly title: string;
+  /** Open or closed (done or canceled): what the views sort by. */
   readonly status: 'open' | 'done';
+  /** Its workflow status by name (In progress), from servers that have them. */
+  readonly statusName?: string;
   readonly priority?: string;
   readonly dueDate?: string;
   readonly dueTime?: string;
@@ -56,8 +59,9 @@ export const toTask = (v: unknown): Task | undefined => {
     repeat: str(v.repeat),
     parent: str(v.parent),
     subtasks: Array.isArray(v.subtasks)
-      ? { total: v.subtasks.length, done: v.subtasks.filter((s) => isObject(s) && s.status === 'done').length }
+      ? { total: v.subtasks.length, done: v.subtasks.filter((s) => isObject(s) && isClosed(s)).length }
       : undefined,
+    statusName: typeof v.statusCategory === 'string' ? str(v.status) : undefined,
     completedAt: str(v.completedAt),
     version: num(v.version),
     notes: str(v.notes),
@@ -66,11 +70,15 @@ export const toTask = (v: unknown): Task | undefined => {
   return {
     taskId,
     title,
-    status: v.status === 'done' ? 'done' : 'open',
+    status: isClosed(v) ? 'done' : 'open',
     labels: Array.isArray(v.labels) ? v.labels.filter((l): l is string => typeof l === 'string') : [],
     ...(Object.fromEntries(Object.entries(optional).filter(([, x]) => x !== undefined)) as Partial<Task>),
   };
 };
+
+/** A task's category says whether it is closed (done or canceled); a server before statuses says done. */
+const isClosed = (v: Record<string, unknown>): boolean =>
+  v.statusCategory === undefined ? v.status === 'done' : v.statusCategory === 'done' || v.statusCategory === 'canceled';
 
 export const toTasks = (v: unknown): Task[] => (Array.isArray(v) ? v.map(toTask).filter((t): t is Task => !!t) : []);
 

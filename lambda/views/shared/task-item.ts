@@ -80,6 +80,7 @@ const detailsPanel = (t: Task, o: ItemOptions): HTMLElement => {
     h(
       'dl',
       {},
+      row('Status', shown.statusName),
       row('Notes', shown.notes),
       row('Due', shown.dueDate ? `${shortDate(shown.dueDate, o.locale)}${shown.dueTime ? ` ${shown.dueTime}` : ''}` : 'none'),
       row('Priority', shown.priority),

@@ -8,6 +8,7 @@ import {
   type FieldChange,
   fieldChanges,
 } from '../model/activity.js';
+import { statusOf } from '../model/statuses.js';
 import type { Comment, Project, Task } from '../model/types.js';
 import type { ActivityStore } from '../store/activity-store.js';
 
@@ -22,6 +23,7 @@ export const TASK_FIELDS = [
   'title',
   'notes',
   'status',
+  'state',
   'priority',
   'dueDate',
   'dueTime',
@@ -50,7 +52,8 @@ export const actionOf = (
   if (!before) return 'created';
   if (after.deletedAt && !before.deletedAt) return 'deleted';
   if (!after.deletedAt && before.deletedAt) return 'restored';
-  if (after.status === 'done' && before.status !== 'done') return 'completed';
+  if (after.status === 'done' && before.status !== 'done')
+    return statusOf(after as Task).category === 'canceled' ? 'canceled' : 'completed';
   if (after.status === 'open' && before.status === 'done') return 'reopened';
   if (after.status === 'archived' && before.status !== 'archived') return 'archived';
   if (after.status === 'active' && before.status === 'archived') return 'unarchived';

@@ -1,5 +1,7 @@
 import type { ActivityRecord, FieldChange } from '../model/activity.js';
+import { DEFAULT_STATUSES, phaseOf, statusOf } from '../model/statuses.js';
 import { dateInZone } from '../model/time.js';
+import type { TaskStatus } from '../model/types.js';
 import type { Names } from '../store/names.js';
 
 /**
@@ -98,6 +100,28 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
   }
 };
 
+/**
+ * A task's phase and workflow status, stored apart (model/statuses.ts), told as one: "status Todo →
+ * In progress". A status key alone says its phase; the phase alone, its first status.
+ */
+const statusInWords = (changes: readonly FieldChange[]): readonly FieldChange[] => {
+  const phase = changes.find((c) => c.field === 'status');
+  const state = changes.find((c) => c.field === 'state');
+  if (!phase && !state) return changes;
+  const phaseOfKey = (k: unknown) => {
+    const s = DEFAULT_STATUSES.find((x) => x.key === k);
+    return s && phaseOf(s.category);
+  };
+  const side = (which: 'before' | 'after', other: 'before' | 'after'): string => {
+    const status = (phase?.[which] as TaskStatus | undefined) ?? phaseOfKey(state?.[which]) ?? phaseOfKey(state?.[other]) ?? 'open';
+    return statusOf({ status, state: state?.[which] as string | undefined }).name;
+  };
+  return [
+    { field: 'status', before: side('before', 'after'), after: side('after', 'before') },
+    ...changes.filter((c) => c.field !== 'status' && c.field !== 'state'),
+  ];
+};
+
 /** What the change did, in words; `names` turns member and project ids into names where it can. */
 export const describeChange = (r: ActivityRecord, names: Names): string => {
   const key =
@@ -106,7 +130,7 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
       : '';
   const label = `${key}${quote(r.targetLabel)}`;
   // A parent is told by its key (parentNumber); its id says the same to a person.
-  const changes = r.changes.filter(
+  const changes = (r.kind === 'task' ? statusInWords(r.changes) : r.changes).filter(
     (c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt', 'parentId'].includes(c.field),
   );
   const undo = r.undoOf ? `undid ${r.undoOf}: ` : '';
@@ -119,6 +143,8 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
         const next = r.changes.find((c) => c.field === 'dueDate')?.after;
         return `completed ${label}: done for ${dayPhrase(r.occurrence)}${typeof next === 'string' ? `, next due ${dayPhrase(next)}` : ''}`;
       }
+      case 'task:canceled':
+        return `canceled ${label}`;
       case 'task:reopened':
         return `reopened ${label}`;
       case 'task:deleted':

@@ -18,6 +18,7 @@ export type ActivityAction =
   | 'created'
   | 'changed'
   | 'completed'
+  | 'canceled'
   | 'reopened'
   | 'archived'
   | 'unarchived'

@@ -12,7 +12,10 @@ export interface Task {
   readonly number?: number;
   readonly title: string;
   readonly notes?: string;
+  /** Its phase: open or done (closed: done or canceled). What the list indexes are keyed on. */
   readonly status: TaskStatus;
+  /** Its workflow status's key, when not its phase's first one (model/statuses.ts). */
+  readonly state?: string;
   readonly priority: Priority;
   /** The user's calendar date, YYYY-MM-DD: a due date is a day, not an instant. */
   readonly dueDate?: string;
@@ -92,5 +95,6 @@ export interface SubtaskEntry {
   readonly number?: number;
   readonly title: string;
   readonly status: TaskStatus;
+  readonly state?: string;
   readonly dueDate?: string;
 }

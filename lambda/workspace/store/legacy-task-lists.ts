@@ -13,7 +13,7 @@ import { MAX_READ_UNITS_PER_CALL } from '../model/limits.js';
 import type { Task } from '../model/types.js';
 import { and, Expression } from './expressions.js';
 import { toTask } from './task-items.js';
-import type { TaskFilter, TaskPage, TaskPosition } from './task-queries.js';
+import { statesCondition, type TaskFilter, type TaskPage, type TaskPosition } from './task-queries.js';
 
 /**
  * The list reads of layout 1, kept so that a workspace not yet migrated (npm run admin -- migrate)
@@ -222,6 +222,7 @@ const filterOf = (x: Expression, f: TaskFilter): string | undefined => {
     // No task of layout 1 is a subtask.
     f.parentId === undefined ? undefined : x.eq('parentId', f.parentId),
     f.topLevel === undefined ? undefined : f.topLevel ? x.absent('parentId') : x.exists('parentId'),
+    f.states ? statesCondition(x, f.states) : undefined,
     f.dueOnOrAfter !== undefined ? x.ge('dueDate', f.dueOnOrAfter) : undefined,
     f.dueOnOrBefore !== undefined ? x.le('dueDate', f.dueOnOrBefore) : undefined,
     f.dueBefore !== undefined ? x.lt('dueDate', f.dueBefore) : undefined,

@@ -107,6 +107,7 @@ export const entryOf = (t: Task): SubtaskEntry => ({
   ...(t.number !== undefined ? { number: t.number } : {}),
   title: t.title,
   status: t.status,
+  ...(t.state ? { state: t.state } : {}),
   ...(t.dueDate ? { dueDate: t.dueDate } : {}),
 });
 
@@ -139,6 +140,7 @@ export const toEntry = (item: Record<string, unknown>): SubtaskEntry => ({
   ...(item.number !== undefined ? { number: Number(item.number) } : {}),
   title: String(item.title),
   status: item.status as SubtaskEntry['status'],
+  ...(item.state ? { state: String(item.state) } : {}),
   ...(item.dueDate ? { dueDate: String(item.dueDate) } : {}),
 });
 

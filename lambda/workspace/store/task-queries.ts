@@ -1,10 +1,14 @@
+import { defaultStatus, statusOf } from '../model/statuses.js';
 import type { Priority, Task } from '../model/types.js';
+import { and, type Expression, or } from './expressions.js';
 
 /** What the list reads take and give (task-store.ts, task-lists.ts, legacy-task-lists.ts). */
 
 /** Which tasks a search wants. Every condition must hold; an absent one does not filter. */
 export interface TaskFilter {
   readonly status: 'open' | 'done' | 'any';
+  /** Within the phase, these workflow statuses only (their keys, model/statuses.ts); absent: all of them. */
+  readonly states?: readonly string[];
   /** Lower-case words, each of which must occur in the title, notes or labels. */
   readonly words?: readonly string[];
   /** `null`: unassigned tasks only. */
@@ -62,3 +66,21 @@ export interface Counts {
   readonly done: number;
   readonly doneBetween: number;
 }
+
+/**
+ * The condition that a task is in one of `states`. A task stores no `state` for its phase's first
+ * status (model/statuses.ts), so those are matched by their phase and the absence of one.
+ */
+export const statesCondition = (x: Expression, states: readonly string[]): string =>
+  or(
+    ...states.map((k) =>
+      k === defaultStatus('open').key
+        ? and(x.absent('state'), x.eq('status', 'open'))
+        : k === defaultStatus('done').key
+          ? and(x.absent('state'), x.eq('status', 'done'))
+          : x.eq('state', k),
+    ),
+  );
+
+/** The same, on a task in hand. */
+export const inStates = (t: Task, states: readonly string[] | undefined): boolean => !states || states.includes(statusOf(t).key);

@@ -152,6 +152,7 @@ const OPTIONAL = [
   'repeat',
   'parentId',
   'parentNumber',
+  'state',
 ] as const;
 /** Kept by other tasks' changes (workspace/tasks/links.ts, subtasks.ts): a task's own change never writes them. */
 const MAINTAINED = new Set(['blocks', 'linksVersion', 'subtaskCount', 'treeVersion']);

@@ -92,4 +92,4 @@ export const notConfirmedText = (kind: NotConfirmed, what: string): string =>
  * What a destructive tool's description says about asking, truthfully for every client: this
  * server asks the person itself only on 2026-07-28 with form elicitation; elsewhere the model must.
  */
-export const ASKS_FIRST = 'Asks the person first (form elicitation); else confirm with them yourself.';
+export const ASKS_FIRST = 'Asks the person first (form elicitation), else confirm with them.';

@@ -1,15 +1,22 @@
 import type { Member } from '../../vocabulary.js';
+import { statusOf } from '../model/statuses.js';
 import type { Comment, Project, SubtaskEntry, Task } from '../model/types.js';
 import type { Names } from '../store/names.js';
 import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 
 /** What the tools answer of each kind of target (`structuredContent`), from the domain's objects and the names they show. */
 
+/** A task's workflow status by name, and its category (what agenda, overdue and blocked go by). */
+const statusFields = (t: Pick<Task, 'status' | 'state'>) => {
+  const s = statusOf(t);
+  return { status: s.name, statusCategory: s.category };
+};
+
 export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   ...(t.number !== undefined && names.workspaceKey ? { key: `${names.workspaceKey}-${t.number}` } : {}),
   taskId: t.taskId,
   title: t.title,
-  status: t.status,
+  ...statusFields(t),
   priority: t.priority,
   ...(t.dueDate ? { dueDate: t.dueDate } : {}),
   ...(t.dueTime ? { dueTime: t.dueTime } : {}),
@@ -45,7 +52,7 @@ export const toTaskOutput = (t: Task, names: Names, subtasks?: readonly SubtaskE
           ...(s.number && names.workspaceKey ? { key: `${names.workspaceKey}-${s.number}` } : {}),
           taskId: s.taskId,
           title: s.title,
-          status: s.status,
+          ...statusFields(s),
         })),
       }
     : {}),

@@ -24,7 +24,8 @@ export const dailyBriefing = definePrompt({
         '3. Call tasks_search with assignee "me", dueAfter tomorrow and dueBefore one week from today (dates from step 1) for what comes next.\n' +
         "4. Call activity_list with since yesterday's date for what changed in the last day.\n" +
         'Then give me a short briefing: first the counts, then what is overdue, then what is due today in priority order, then the ' +
-        'next few days. Then, in one or two lines, what other people changed on my tasks since yesterday (who, through which ' +
+        'next few days; a task whose line names a status ("In progress", "In review") is under way, one without it not started. ' +
+        'Then, in one or two lines, what other people changed on my tasks since yesterday (who, through which ' +
         'assistant, what) from step 4; leave out my own changes. A recurring task (↻) stays open when done: its completions ' +
         'are the "done for" lines of step 4. Suggest at most three things to do first.\n' +
         REPORT_ONLY,
@@ -67,7 +68,8 @@ export const triageInbox = definePrompt({
       'Help me triage the inbox of the doers workspace: the open tasks that belong to no project.\n' +
         "1. Call me_get for today's date and my time zone.\n" +
         '2. Call tasks_search with project "none" (status open) for the inbox, and projects_list for the projects there are.\n' +
-        '3. For each inbox task, propose a project, a priority (P1 to P4) and, where it needs one, a due date, with one line of reason.\n' +
+        '3. For each inbox task, propose a project, a priority (P1 to P4) and, where it needs one, a due date, with one line of ' +
+        'reason; one nobody will do, propose to cancel (status "Canceled"), not to delete.\n' +
         'Show me the proposals as a list and wait. Only after I confirm, call task_update for the confirmed tasks, each with the ' +
         'version tasks_search returned; if one is refused as a conflict, tell me and leave it.\n' +
         REPORT_ONLY,
@@ -87,7 +89,8 @@ export const catchUpOn = definePrompt({
         '1. Find its projectId: call projects_list (includeArchived true) and match the name, or use it directly if it is an id. ' +
         'If nothing matches, say so and stop.\n' +
         '2. Call project_get for its description and counts.\n' +
-        '3. Call tasks_search with that project for the open tasks, and again with status "done" for the recently completed ones.\n' +
+        '3. Call tasks_search with that project for the open tasks (status "started" for what is under way), and again with ' +
+        'status "done" for the recently completed ones.\n' +
         '4. For the two or three most urgent open tasks, call comments_list to see the latest discussion.\n' +
         '5. Call activity_list with that project and since seven days ago for what changed recently, and who changed it.\n' +
         'Summarise where the project stands, what is overdue or blocked, who is on what, what changed this week (and who changed ' +

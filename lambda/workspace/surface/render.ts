@@ -9,9 +9,20 @@ import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummar
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** "2 days overdue", "due today 14:00", "due tomorrow", "due in 5 days (2026-09-27)", "no due date". */
-export const duePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime' | 'status' | 'completedAt'>, today?: string): string => {
+export const duePhrase = (
+  t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime' | 'status' | 'statusCategory' | 'completedAt'>,
+  today?: string,
+): string => {
   // A completion is an instant: its UTC date need not be the user's day, so the instant is shown whole.
-  if (t.status === 'done') return `done ${t.completedAt ?? ''}`.trim();
+  if (isClosed(t)) return `${t.statusCategory === 'done' ? 'done' : t.status} ${t.completedAt ?? ''}`.trim();
+  // An open task's status, where it is not where open tasks start (Todo).
+  const status = t.statusCategory === 'unstarted' ? '' : `${t.status}, `;
+  return status + openDuePhrase(t, today);
+};
+
+const isClosed = (t: Pick<TaskSummaryOutput, 'statusCategory'>) => t.statusCategory === 'done' || t.statusCategory === 'canceled';
+
+const openDuePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime'>, today?: string): string => {
   if (!t.dueDate) return 'no due date';
   const at = t.dueTime ? ` ${t.dueTime}` : '';
   if (!today) return `due ${t.dueDate}${at}`;
@@ -66,7 +77,7 @@ export const taskBlock = (t: TaskOutput): string => {
   const lines = [
     `${taskName(t)} ${t.title} (v${t.version})`,
     [
-      t.status === 'done' ? `done ${t.completedAt ?? ''}`.trim() : 'open',
+      isClosed(t) ? `${t.status} ${t.completedAt ?? ''}`.trim() : t.status,
       `Priority ${t.priority}`,
       t.dueDate ? `due ${t.dueDate}${t.dueTime ? ` ${t.dueTime}` : ''}` : 'no due date',
       t.assigneeId ? `assigned to ${t.assigneeName ?? t.assigneeId} [${t.assigneeId}]` : 'unassigned',
@@ -76,7 +87,7 @@ export const taskBlock = (t: TaskOutput): string => {
   if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
   if (t.parent) lines.push(`Subtask of ${t.parent}`);
   if (t.subtasks?.length) {
-    const done = t.subtasks.filter((s) => s.status === 'done').length;
+    const done = t.subtasks.filter(isClosed).length;
     lines.push(
       `Subtasks (${done} of ${t.subtasks.length} done): ${t.subtasks.map((s) => `${taskName(s)} ${s.title} (${s.status})`).join('; ')}`,
     );

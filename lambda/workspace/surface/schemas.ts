@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ROLES } from '../../vocabulary.js';
 import { MAX_BLOCKERS } from '../model/limits.js';
+import { STATUS_CATEGORIES } from '../model/statuses.js';
 import { PRIORITIES } from '../model/types.js';
 
 /** The zod pieces the workspace tools share: identifiers, dates, list paging and the output shapes. */
@@ -57,7 +58,8 @@ const taskCore = {
   key: taskKeyOut,
   taskId: z.string(),
   title: z.string(),
-  status: z.enum(['open', 'done']),
+  status: z.string(),
+  statusCategory: z.enum(STATUS_CATEGORIES),
   priority: z.enum(PRIORITIES),
   dueDate: z.optional(dateOut),
   dueTime: z.optional(z.string()),
@@ -85,7 +87,15 @@ export const taskOutput = z.object({
   ...taskCore,
   notes: z.optional(z.string()),
   subtasks: z.optional(
-    z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string(), status: z.enum(['open', 'done']) })),
+    z.array(
+      z.object({
+        key: z.optional(z.string()),
+        taskId: z.string(),
+        title: z.string(),
+        status: z.string(),
+        statusCategory: z.enum(STATUS_CATEGORIES),
+      }),
+    ),
   ),
   createdBy: z.string(),
   createdAt: z.string(),
@@ -137,6 +147,9 @@ export const notesArg = z.string().check(z.maxLength(10_000));
 export const labelsArg = z.array(labelArg).check(z.maxLength(10));
 export const whoArg = z.string().check(z.minLength(1), z.maxLength(100));
 /** A recurring task's rule: a phrase or an RRULE, read by model/repeat-rules.ts (which names what it refuses). */
+/** A workflow status as a person writes it: a name, a category, or open / done (model/statuses.ts reads it). */
+export const statusArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(40), z.describe('Todo, In progress, …, or open/done'));
+
 export const repeatArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
 
 /** What a new task may be given (task_create, and each item of tasks_create). */
@@ -152,6 +165,7 @@ export const newTaskFields = {
   blockedBy: z.optional(blockedByArg),
   parent: z.optional(idArg),
   repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
+  status: z.optional(statusArg),
 };
 
 /** What a change of a task may set (task_update, and each entry of tasks_update). */
@@ -167,4 +181,5 @@ export const taskChangeFields = {
   blockedBy: z.optional(blockedByArg),
   parent: z.optional(z.nullable(idArg)).check(z.describe('Parent key; null: top level')),
   repeat: z.optional(z.nullable(repeatArg)).check(z.describe('As task_create; null stops')),
+  status: z.optional(statusArg),
 };

@@ -29,6 +29,8 @@ export interface ToolTaskFields {
   readonly repeat?: string | null | undefined;
   /** The rule, read (readWords puts it here). */
   readonly rule?: RepeatRead | null | undefined;
+  /** A workflow status as given: a name, a category, open or done (the writer reads it against the task's statuses). */
+  readonly status?: string | undefined;
 }
 
 /**
@@ -164,6 +166,7 @@ export const newTaskOf = (
     ...(blockedBy ? { blockedBy: blockedBy.ids } : {}),
     ...(parent ? { parentId: parent.ids[0] } : {}),
     ...(fields.rule ? { repeat: fields.rule } : {}),
+    ...(fields.status ? { state: fields.status } : {}),
   };
 };
 
@@ -179,6 +182,7 @@ export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: Reso
   ...(blockedBy ? { blockedBy: blockedBy.ids } : {}),
   ...(parent ? { parentId: parent.ids[0] } : fields.parent === null ? { parentId: null } : {}),
   ...(fields.rule !== undefined ? { repeat: fields.rule } : {}),
+  ...(fields.status !== undefined ? { state: fields.status } : {}),
 });
 
 /** Whether a change names at least one field. */

@@ -3,6 +3,7 @@ import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import { hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
+import { DEFAULT_STATUSES, phaseOf, readStatus, stateOf } from '../model/statuses.js';
 import { taskNameOf } from '../model/task-refs.js';
 import { addDays, dateInZone } from '../model/time.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
@@ -37,6 +38,8 @@ export interface NewTask {
   readonly repeat?: RepeatRead | undefined;
   /** A task that arrives done (an import of a finished one): when and by whom it was completed. */
   readonly completed?: { readonly at: string; readonly by: string } | undefined;
+  /** Its workflow status, a name or key (model/statuses.ts); else the first unstarted (or done, with `completed`). */
+  readonly state?: string | undefined;
 }
 
 /** A change of a task's fields: an absent field stays, `null` clears it. */
@@ -57,6 +60,11 @@ export interface TaskPatch {
   readonly repeat?: RepeatRead | Repeat | null | undefined;
   /** done completes the task (a recurring one: this occurrence), open reopens it. */
   readonly status?: TaskStatus | undefined;
+  /**
+   * Its workflow status, a name or key (model/statuses.ts); its category sets the phase (a done one
+   * completes the task as `status: done` does). null: the first of the phase `status` leaves.
+   */
+  readonly state?: string | null | undefined;
   /** When a completion is put back (an undo), when and by whom it was: else now, and the caller. */
   readonly completed?: { readonly at: string; readonly by: string } | undefined;
   /** true deletes the task (kept for undo), false restores it. */
@@ -151,6 +159,10 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     fields.parentId ? resolveParent(stores, caller, { taskId }, fields.parentId, `${prefix}parent`, opts.refOf, opts.fresh) : undefined,
   ]);
   const at = source.now.toISOString();
+  const workflow = fields.state === undefined ? undefined : readStatus(fields.state, DEFAULT_STATUSES, `${prefix}status`);
+  const phase = workflow ? phaseOf(workflow.category) : fields.completed ? 'done' : 'open';
+  const closing = phase === 'done' ? (fields.completed ?? { at, by: caller.userId }) : undefined;
+  const state = workflow && stateOf(workflow);
   const rule = fields.repeat ? await anchored(caller, source.now, fields.repeat, fields.dueDate, `${prefix}repeat`) : undefined;
   const dueDate = rule?.dueDate ?? fields.dueDate;
   const dueTime = fields.dueTime ?? fields.repeat?.time;
@@ -159,8 +171,9 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     taskId,
     title: fields.title,
     ...(fields.notes ? { notes: fields.notes } : {}),
-    status: fields.completed ? 'done' : 'open',
-    ...(fields.completed ? { completedAt: fields.completed.at, completedBy: fields.completed.by } : {}),
+    status: phase,
+    ...(state ? { state } : {}),
+    ...(closing ? { completedAt: closing.at, completedBy: closing.by } : {}),
     priority: fields.priority,
     ...(dueDate ? { dueDate } : {}),
     ...(dueTime ? { dueTime } : {}),
@@ -263,16 +276,22 @@ export const planChange = async (
       `a recurring task is due at its next occurrence (${repeat.words}); to clear the date, stop the rule too (repeat: null).`,
     );
   if (dueTime && !dueDate) throw invalid(`${prefix}dueTime`, 'the task has no due date; set dueDate as well.');
+  // A status names its phase; a phase alone (a completion, a reopening) starts at its first status.
+  const workflow = patch.state ? readStatus(patch.state, DEFAULT_STATUSES, `${prefix}status`) : undefined;
+  let status = workflow ? phaseOf(workflow.category) : (patch.status ?? task.status);
+  let state = workflow ? stateOf(workflow) : patch.state === null || status !== task.status ? undefined : task.state;
   // Completing an occurrence of a recurring task moves it to the next one; the last one completes it.
-  let status = patch.status ?? task.status;
+  // Canceling one closes it, rule and all, until it is reopened.
   let occurrence: string | undefined;
-  if (status === 'done' && task.status !== 'done' && repeat && dueDate && !patch.completed) {
+  const completing = status === 'done' && task.status !== 'done' && workflow?.category !== 'canceled';
+  if (completing && repeat && dueDate && !patch.completed) {
     const doneOn = dateInZone(source.now, repeat.zone);
     const after = await nextOccurrence(repeat, dueDate, doneOn);
     if (after) {
       occurrence = dueDate;
       dueDate = after;
       status = 'open';
+      state = undefined;
     }
   }
   if (dueDate === undefined) dueTime = undefined;
@@ -284,6 +303,7 @@ export const planChange = async (
     projectId: _p,
     completedAt: _ca,
     completedBy: _cb,
+    state: _st,
     blockedBy: _bb,
     openBlockers: _ob,
     goneBlockers: _gb,
@@ -321,6 +341,7 @@ export const planChange = async (
     ...(repeat ? { repeat } : {}),
     ...(done ?? {}),
     status,
+    ...(state ? { state } : {}),
     ...links,
     ...(placement
       ? parentFields(placement)

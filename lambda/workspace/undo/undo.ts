@@ -83,6 +83,9 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
       case 'parentId':
         patch.parentId = c.before ?? null;
         break;
+      case 'state':
+        patch.state = c.before ?? null;
+        break;
       case 'blockedBy':
         patch.blockedBy = Object.keys((c.before as Record<string, number> | undefined) ?? {});
         break;

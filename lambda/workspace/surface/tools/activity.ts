@@ -239,7 +239,7 @@ export const changeUndo = defineTool({
   title: 'Undo a change',
   description:
     "Puts back what one change (act_… id, or a bulk call's) altered, unless the target changed since (then it names the later " +
-    'changes). Undoing a delete restores it with its comments; an undo can be undone.',
+    'changes). An undone delete restores the comments too; an undo can be undone.',
   input: undoInput,
   output: undoOutput,
   // Undoing a creation removes what it made.

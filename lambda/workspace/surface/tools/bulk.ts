@@ -33,7 +33,6 @@ const updateItem = z.strictObject({
   taskId: taskRefArg,
   version: z.optional(versionArg).check(z.describe('If given, must be current')),
   ...taskChangeFields,
-  status: z.optional(z.enum(['open', 'done'])).check(z.describe('done or open')),
 });
 
 /**
@@ -136,9 +135,10 @@ export const tasksCreate = defineTool({
   title: 'Create several tasks',
   description:
     'Creates 1-50 tasks (the fields of task_create each), e.g. from notes or a list; @2 names the task of item 2. ' +
-    'Each is created or refused on its own; the answer lists every item in order with its key.',
+    'Each is created or refused on its own; the answer lists each item in order with its key.',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'tasks to create') }),
   listedInput: z.strictObject({ tasks: listedArray(createItem, 'tasks to create') }),
+  itemsDescribe: ['blockedBy', 'parent'],
   output: bulkOutput,
   annotations: CREATE,
   scope: 'tasks:write',
@@ -232,10 +232,11 @@ export const tasksUpdate = defineTool({
   name: 'tasks_update',
   title: 'Change several tasks',
   description:
-    'Changes 1-50 tasks: each entry a task key, optionally the version read, the fields of task_update, and status done/open. ' +
+    'Changes 1-50 tasks: each entry a task key, optionally the version read, the fields of task_update. ' +
     'Each is changed or refused on its own (conflict, not found, role, field).',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'changes') }),
   listedInput: z.strictObject({ tasks: listedArray(updateItem, 'changes') }),
+  itemsDescribe: ['taskId', 'version'],
   output: bulkOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
@@ -254,8 +255,8 @@ export const tasksUpdate = defineTool({
           results[i] = refused(i + 1, p.reason);
           return undefined;
         }
-        const { taskId: ref, version, status, ...given } = p.value;
-        if (!namesAField({ ...given, status })) {
+        const { taskId: ref, version, ...given } = p.value;
+        if (!namesAField(given)) {
           results[i] = refused(i + 1, nothingToChange().message);
           return undefined;
         }
@@ -266,7 +267,7 @@ export const tasksUpdate = defineTool({
             services.numbers.idOrRefuse(principal, ref, 'taskId'),
             resolveTaskRefs(services, principal, fields),
           ]);
-          const patch = { ...patchOf(principal, fields, refs.blockedBy, refs.parent), ...(status ? { status } : {}) };
+          const patch = patchOf(principal, fields, refs.blockedBy, refs.parent);
           return { i, ref, version, patch, refOf: refOfBoth(refs), taskId };
         } catch (err) {
           results[i] = refused(i + 1, reasonOf(err as Error));

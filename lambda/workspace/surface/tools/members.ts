@@ -93,8 +93,8 @@ export const memberRoleSet = defineTool({
   name: 'member_role_set',
   title: "Change a member's role",
   description:
-    "Sets a member's role: viewer reads, member writes tasks, admin also projects and team, owner all (only owners touch owners; " +
-    `never the last). Lowering an admin or owner: ${ASKS_FIRST}`,
+    "Sets a member's role: viewer reads, member writes tasks, admin also projects and team, owner all (owners by owners only; " +
+    `never the last). Lowering an admin or owner ${ASKS_FIRST.charAt(0).toLowerCase()}${ASKS_FIRST.slice(1)}`,
   input: roleInput,
   output: changedMemberOutput,
   annotations: UPDATE,

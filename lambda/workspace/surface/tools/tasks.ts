@@ -3,11 +3,13 @@ import { roleAtLeast } from '../../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
 import { invalid, nothingToChange, othersSubtasks, versionConflict } from '../../model/refusals.js';
+import { DEFAULT_STATUSES, phaseOf, readStatusFilter, type StatusFilter } from '../../model/statuses.js';
 import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
 import { subtaskEntriesOf } from '../../store/task-items.js';
+import { inStates } from '../../store/task-queries.js';
 import type { TaskPosition } from '../../store/task-store.js';
 import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
@@ -46,7 +48,9 @@ const searchInput = z.strictObject({
   text: z
     .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
     .check(z.describe('Words in title, labels or notes start; a key finds its task')),
-  status: z._default(z.enum(['open', 'done', 'any']), 'open').check(z.describe('Default open')),
+  status: z
+    ._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)), 'open')
+    .check(z.describe('open (default), done, any, or statuses/categories, comma-separated')),
   assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" or a userId')),
   project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),
   label: z.optional(labelArg),
@@ -93,8 +97,12 @@ export const tasksSearch = defineTool({
   run: async (args, ctx) => {
     const { principal, services, now } = ctx;
     const today = dateInZone(now, principal.timeZone);
-    if (args.overdue && args.status === 'done')
-      throw invalid('overdue', 'only open tasks are overdue; leave status out or set it to "open".');
+    const asked = readStatusFilter(args.status, DEFAULT_STATUSES, 'status');
+    // Only open tasks are overdue: of the statuses asked, the open ones.
+    const openAsked = asked.states?.filter((k) => DEFAULT_STATUSES.some((s) => s.key === k && phaseOf(s.category) === 'open'));
+    if (args.overdue && (asked.status === 'done' || openAsked?.length === 0))
+      throw invalid('overdue', 'only open tasks are overdue; leave status out, or name open statuses.');
+    const statuses: StatusFilter = args.overdue ? { status: 'open', ...(openAsked ? { states: openAsked } : {}) } : asked;
     const read = { now, timeZone: principal.timeZone, forward: true };
     const [dueAfter, dueBefore] = await Promise.all([
       args.dueAfter === undefined ? undefined : readDay(args.dueAfter, 'dueAfter', read),
@@ -125,13 +133,13 @@ export const tasksSearch = defineTool({
           : args.text.toLowerCase().split(/\s+/).filter(Boolean);
     if (keyed) {
       const task = await services.tasks.get(principal.workspaceId, keyed);
-      const shown = task && (args.status === 'any' || task.status === (args.overdue ? 'open' : args.status)) ? [task] : [];
+      const shown = task && (statuses.status === 'any' || task.status === statuses.status) && inStates(task, statuses.states) ? [task] : [];
       return { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)), textNotes };
     }
     const page = await services.tasks.search(
       principal,
       {
-        status: args.overdue ? 'open' : args.status,
+        ...statuses,
         ...(words?.length ? { words } : {}),
         ...(assigneeId !== undefined ? { assigneeId } : {}),
         ...(args.project !== undefined ? { projectId: args.project === 'none' ? null : args.project } : {}),
@@ -281,7 +289,8 @@ const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output
     status === 'done' && args.withSubtasks && open.length ? (await readSubtree(wctx, task)).filter((t) => t.status === 'open') : [];
   const [names, tree, early] = await Promise.all([
     loadNames(services, principal),
-    changeTree(wctx, task, subtree, { status }, { ...expect, param: 'withSubtasks' }),
+    // Completing sets the first done status (a canceled task too); reopening, the first unstarted one.
+    changeTree(wctx, task, subtree, status === 'done' ? { status, state: 'done' } : { status }, { ...expect, param: 'withSubtasks' }),
     freeing && !task.repeat ? unblockedBy(services, principal, task) : Promise.resolve([]),
   ]);
   // The task's own write (a parent done already changes only its subtasks), and its subtasks'.

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { ToolRefusal } from '../errors.js';
 import type { Member } from '../vocabulary.js';
 import { SCOPES } from '../vocabulary.js';
+import { planStatusSet } from '../workspace/model/status-sets.js';
+import { readStatus, setOf, stateOf } from '../workspace/model/statuses.js';
 import { addDays, dateInZone, instantInZone } from '../workspace/model/time.js';
 import type { Priority, Project, Task } from '../workspace/model/types.js';
 import type { WorkspaceStores } from '../workspace/store/stores.js';
@@ -59,7 +61,23 @@ export const DEMO_PROJECTS = {
     name: 'Acme renewal',
     description: 'Renew the Acme contract before the end of the quarter.',
   },
-  website: { projectId: '8e2f4b6a-1c3d-4e5f-8a7b-9c0d1e2f3a20', name: 'Website relaunch', description: 'New site, new docs, same domain.' },
+  website: {
+    projectId: '8e2f4b6a-1c3d-4e5f-8a7b-9c0d1e2f3a20',
+    name: 'Website relaunch',
+    description: 'New site, new docs, same domain.',
+    // Its own workflow (model/status-sets.ts): the board by status shows these columns.
+    statuses: planStatusSet(
+      { statuses: [], retired: [] },
+      [
+        { name: 'Todo', category: 'unstarted' },
+        { name: 'In design', category: 'started' },
+        { name: 'In progress', category: 'started' },
+        { name: 'In QA', category: 'started' },
+        { name: 'Done', category: 'done' },
+      ],
+      undefined,
+    ).set.statuses,
+  },
   hiring: {
     projectId: 'b3a9c8d7-6e5f-4a3b-8c2d-1e0f9a8b7c30',
     name: 'Hiring: backend engineer',
@@ -80,7 +98,7 @@ type DemoTask = [
   Who,
   Where,
   string[],
-  { done?: number; notes?: string; time?: string; after?: number[]; under?: number }?,
+  { done?: number; notes?: string; time?: string; after?: number[]; under?: number; status?: string }?,
 ];
 
 const DEMO_TASKS: DemoTask[] = [
@@ -109,9 +127,9 @@ const DEMO_TASKS: DemoTask[] = [
     ['writing'],
     { notes: 'Three variants for the hero line; keep it under 12 words.' },
   ],
-  ['Pick the new colour palette', -3, 'P3', 'grace', 'website', ['design']],
-  ['Migrate the docs to the new theme', 7, 'P2', 'alan', 'website', ['docs']],
-  ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo']],
+  ['Pick the new colour palette', -3, 'P3', 'grace', 'website', ['design'], { status: 'In design' }],
+  ['Migrate the docs to the new theme', 7, 'P2', 'alan', 'website', ['docs'], { status: 'In progress' }],
+  ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo'], { status: 'In QA' }],
   ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y'], { under: 15 }],
   ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance'], { under: 15 }],
   ['Launch checklist walkthrough', 10, 'P1', 'grace', 'website', [], { after: [11, 12] }],
@@ -142,7 +160,7 @@ const demoTaskId = (i: number): string => {
 };
 
 /**
- * The demo team, three projects and thirty tasks (one with two subtasks) spread over overdue, today and later (relative to
+ * The demo team, three projects (one with its own statuses) and thirty tasks (one with two subtasks) spread over overdue, today and later (relative to
  * the day of the first seeding, in the owner's time zone), so agenda_get and the prompts show
  * something real. Create-if-absent with fixed ids: a restart or a second server adds nothing.
  */
@@ -189,6 +207,9 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, timeZone: string,
       title,
       ...(extra.notes ? { notes: extra.notes } : {}),
       status: completedAt ? 'done' : 'open',
+      ...(extra.status && where
+        ? { state: stateOf(readStatus(extra.status, setOf(DEMO_PROJECTS[where] as Pick<Project, 'statuses'>), 'status')) }
+        : {}),
       priority,
       ...(due !== null ? { dueDate: addDays(today, due) } : {}),
       ...(extra.time ? { dueTime: extra.time } : {}),

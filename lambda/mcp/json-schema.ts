@@ -16,7 +16,8 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
  * type says it), a date's or an instant's 300-character pattern beside `format: date` or
  * `date-time` (which say the same, RFC 3339's full-date and date-time), and on results `additionalProperties: false` (a client needs to know what a
  * result holds, not to refuse one that holds more: the server checks its results itself) and the
- * fields' descriptions.
+ * fields' descriptions. An argument's `minLength: 1` beside a `maxLength` is left out too: the
+ * server still refuses an empty string, naming the argument, and the bound was some 700 bytes.
  */
 const DATE_FORMATS = new Set<unknown>(['date', 'date-time']);
 
@@ -34,6 +35,7 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     if (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) continue;
     if (io === 'output' && k === 'additionalProperties' && v === false) continue;
     if (k === 'pattern' && DATE_FORMATS.has((node as { format?: unknown }).format)) continue;
+    if (io === 'input' && k === 'minLength' && v === 1 && 'maxLength' in node) continue;
     // A result's fields are described by the tool's description and its text; their descriptions
     // would be read by no one but paid for in every context.
     if (io === 'output' && k === 'description' && typeof v === 'string') continue;

@@ -159,7 +159,7 @@ export class ToolRegistry<S> {
           const entry = this.listed!.get(def.name)!;
           if (!titled) return entry;
           const { title: _beside, ...rest } = entry;
-          return { ...rest, annotations: { title: def.title, ...def.annotations } };
+          return { ...rest, annotations: { title: def.title, ...listedAnnotations(def.annotations) } };
         });
     });
   }
@@ -259,9 +259,19 @@ const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
     ? plainItems(toJsonSchema(def.listedInput ?? def.input, 'input'), def.itemsDescribe)
     : toJsonSchema(def.listedInput ?? def.input, 'input'),
   ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
-  annotations: def.annotations,
+  annotations: listedAnnotations(def.annotations),
   ...(def.meta ? { _meta: def.meta } : {}),
 });
+
+/**
+ * The annotations as listed: a hint at the protocol's default (readOnlyHint and idempotentHint
+ * false) says nothing a client does not assume, so it is left out; destructiveHint and
+ * openWorldHint default to true and stay. Some 450 bytes of every listing.
+ */
+const listedAnnotations = (a: ToolAnnotations): Partial<ToolAnnotations> =>
+  Object.fromEntries(
+    Object.entries(a).filter(([k, v]) => !((k === 'readOnlyHint' || k === 'idempotentHint') && v === false)),
+  ) as Partial<ToolAnnotations>;
 
 export const covers = (principal: Principal, scope: Scope | null | undefined): boolean =>
   scope === null || scope === undefined || principal.scopes.includes(scope);

@@ -1,9 +1,13 @@
 /**
  * The project board (`ui://doers/board`), rendered by a host beside `project_get`'s or
- * `tasks_search`'s result: the tasks in columns by due date or by assignee (a toggle), each with
- * its controls, and a form to add a task to the project. `project_get` carries the project but
- * not its tasks, and a search may come paged, so the board reads the tasks with `tasks_search`
- * (the model's own search, every page) through the host.
+ * `tasks_search`'s result: the tasks in columns by due date, by assignee or by status in the
+ * project's own order (a toggle), each with its controls, and a form to add a task to the project.
+ * `project_get` carries the project and its statuses but not its tasks, and a search may come paged,
+ * so the board reads the tasks with `tasks_search` (the model's own search, every page) through the
+ * host. By status, a card moves to another column by its Status control: a `task_update` of its
+ * status with the version shown, which the server refuses as a conflict when someone changed the
+ * task meanwhile (the view then says what they changed). A subtask whose parent is in its column
+ * sits under it, and the parent shows how many of its subtasks on the board are done.
  */
 import './styles.css';
 import { itemState, type Notice, taskActions } from './shared/actions.js';
@@ -18,7 +22,12 @@ const root = document.getElementById('view')!;
 /** At most this many pages of 100: a board of 500 tasks is already more than anyone reads. */
 const MAX_PAGES = 5;
 
-type Grouping = 'due' | 'assignee';
+type Grouping = 'due' | 'assignee' | 'status';
+
+interface Status {
+  readonly name: string;
+  readonly category: string;
+}
 
 const state = {
   args: {} as Json,
@@ -33,6 +42,8 @@ const state = {
   failed: undefined as string | undefined,
   notice: undefined as Notice | undefined,
   grouping: 'due' as Grouping,
+  /** The project's statuses in order (project_get's), once known. */
+  statuses: undefined as Status[] | undefined,
 };
 const items = itemState();
 
@@ -66,6 +77,7 @@ function absorb(data: Json): void {
   state.projectId = str(project?.projectId) ?? (searched && searched !== 'none' ? searched : undefined);
   state.query = project ? { project: state.projectId } : search;
   if (project) state.title = str(project.name) ?? 'Project';
+  if (Array.isArray(data.statuses)) state.statuses = statusesOf(data.statuses);
   if (Array.isArray(data.tasks)) {
     state.tasks = toTasks(data.tasks);
     state.title =
@@ -74,13 +86,26 @@ function absorb(data: Json): void {
   state.failed = undefined;
 }
 
+const statusesOf = (v: unknown[]): Status[] =>
+  v.flatMap((s) => (isObject(s) && str(s.name) && str(s.category) ? [{ name: str(s.name)!, category: str(s.category)! }] : []));
+
+/** The statuses of the board's project (read once, through the host), or of the tasks it shows. */
+async function loadStatuses(): Promise<void> {
+  if (state.statuses || !state.projectId) return;
+  const out = await host.call('project_get', { projectId: state.projectId });
+  if (out.ok && Array.isArray(out.data.statuses)) state.statuses = statusesOf(out.data.statuses);
+}
+
 async function reload(): Promise<void> {
   if (!state.query) return;
   const tasks: Task[] = [];
   let cursor: string | undefined;
   let pages = 0;
+  // By status every column is shown, the closed ones too.
+  const query = state.grouping === 'status' ? { ...state.query, status: 'any' } : state.query;
+  if (state.grouping === 'status') await loadStatuses();
   do {
-    const out = await host.call('tasks_search', { ...state.query, limit: 100, ...(cursor ? { cursor } : {}) });
+    const out = await host.call('tasks_search', { ...query, limit: 100, ...(cursor ? { cursor } : {}) });
     if (!out.ok) {
       state.notice = { kind: 'error', text: out.text || 'The tasks could not be read.' };
       return render();
@@ -138,6 +163,40 @@ const byAssignee = (tasks: readonly Task[]): Column[] => {
   return [...columns.entries()].sort(([a, x], [b, y]) => (!a ? 1 : !b ? -1 : x.title.localeCompare(y.title))).map(([, c]) => c);
 };
 
+/** The status a card shows: its name, or (from a server before statuses) open or done. */
+const statusName = (t: Task): string => t.statusName ?? (t.status === 'done' ? 'Done' : 'Todo');
+
+const byStatus = (tasks: readonly Task[], statuses: readonly Status[]): Column[] => {
+  const columns = new Map<string, Column>(statuses.map((s, i) => [s.name, { id: `status-${i}`, title: s.name, tasks: [] }]));
+  for (const t of tasks) {
+    const name = statusName(t);
+    if (!columns.has(name)) columns.set(name, { id: `status-${columns.size}`, title: name, tasks: [] });
+    columns.get(name)!.tasks.push(t);
+  }
+  return [...columns.values()];
+};
+
+/** A column's cards with each subtask under its parent when the parent is in the same column. */
+const nested = (column: readonly Task[]): { task: Task; depth: number }[] => {
+  const here = new Set(column.flatMap((t) => (t.key ? [t.key] : [])));
+  const childrenOf = (key: string | undefined) => column.filter((t) => key !== undefined && t.parent === key);
+  const out: { task: Task; depth: number }[] = [];
+  const place = (t: Task, depth: number) => {
+    out.push({ task: t, depth });
+    if (depth < 3) for (const c of childrenOf(t.key)) place(c, depth + 1);
+  };
+  for (const t of column) if (!t.parent || !here.has(t.parent)) place(t, 0);
+  return out;
+};
+
+/** "1 of 2 subtasks done", of the subtasks the board holds. */
+const rollupOf = (t: Task, all: readonly Task[]): string | undefined => {
+  const children = t.key ? all.filter((c) => c.parent === t.key) : [];
+  return children.length
+    ? `${children.filter((c) => c.status === 'done' && statusName(c) !== 'Canceled').length} of ${children.length} subtasks done`
+    : undefined;
+};
+
 const groupingToggle = (): HTMLElement => {
   const option = (value: Grouping, label: string) =>
     h(
@@ -150,13 +209,23 @@ const groupingToggle = (): HTMLElement => {
         checked: state.grouping === value,
         'data-focus': `grouping:${value}`,
         onchange: () => {
+          const reread = (value === 'status') !== (state.grouping === 'status');
           state.grouping = value;
           render();
+          // By status the board reads every status's tasks; back from it, the search as asked.
+          if (reread) void reload();
         },
       }),
       ` ${label}`,
     );
-  return h('fieldset', { class: 'grouping' }, h('legend', {}, 'Columns by'), option('due', 'Due date'), option('assignee', 'Assignee'));
+  return h(
+    'fieldset',
+    { class: 'grouping' },
+    h('legend', {}, 'Columns by'),
+    option('due', 'Due date'),
+    option('assignee', 'Assignee'),
+    option('status', 'Status'),
+  );
 };
 
 let form: HTMLElement | undefined;
@@ -172,7 +241,14 @@ function render(): void {
     renderInto(root, h('p', { class: 'empty' }, 'Loading the board…'));
     return;
   }
-  const columns = state.grouping === 'due' ? byDue(state.tasks, today) : byAssignee(state.tasks);
+  const statuses = state.statuses ?? [...new Set(state.tasks.map(statusName))].map((name) => ({ name, category: '' }));
+  const columns =
+    state.grouping === 'due'
+      ? byDue(state.tasks, today)
+      : state.grouping === 'assignee'
+        ? byAssignee(state.tasks)
+        : byStatus(state.tasks, statuses);
+  const byStatusNow = state.grouping === 'status';
   const open = state.tasks.filter((t) => t.status === 'open').length;
   if (state.projectId)
     form ??= addForm(undefined, (title, dueDate) => actions.create(title, { projectId: state.projectId, ...(dueDate ? { dueDate } : {}) }));
@@ -202,13 +278,15 @@ function render(): void {
             ? h(
                 'ul',
                 {},
-                ...c.tasks.map((t) =>
+                ...(byStatusNow ? nested(c.tasks) : c.tasks.map((task) => ({ task, depth: 0 }))).map(({ task: t, depth }) =>
                   taskItem(t, {
                     today,
                     locale: host.locale(),
                     items,
                     actions,
-                    hide: { assignee: state.grouping === 'assignee', project: !!state.projectId },
+                    hide: { assignee: state.grouping === 'assignee', project: !!state.projectId, parent: depth > 0 },
+                    depth,
+                    ...(byStatusNow ? { statuses: statuses.map((s) => s.name), rollup: rollupOf(t, state.tasks) } : {}),
                   }),
                 ),
               )

@@ -29,7 +29,8 @@ const DESKTOP = { width: 1024, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 before(async () => {
-  server = await startTestServer({ DOERS_AUTH_CACHE_SECONDS: '0' });
+  // One user drives every view here, faster than a person would: more calls a minute than the default 120.
+  server = await startTestServer({ DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '600' });
   harness = await startAppsHost(server.mcpUrl, server.token);
   browser = await launchBrowser();
   other = new Client({ name: 'another-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
@@ -379,6 +380,70 @@ describe('the board view (ui://doers/board) in a web host', () => {
       for (const c of columns)
         for (const id of c.ids) assert.equal(expected.tasks.find((t: any) => t.taskId === id).assigneeName ?? 'Unassigned', c.title);
       assert.equal((await read('task_get', { taskId: target.taskId })).dueDate, picked);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("by status: the project's own statuses in its order, subtasks under their parent; a card moves by a status update, and a stale one shows the other change", async () => {
+    // Arrange: the website project has its own statuses (the demo seed's), a parent with two subtasks
+    const projectId = DEMO_PROJECTS.website.projectId;
+    const { statuses } = await read('project_get', { projectId });
+    const all = await read('tasks_search', { project: projectId, status: 'any', limit: 100 });
+    const parent = all.tasks.find((t: any) => all.tasks.filter((c: any) => c.parent === t.key).length >= 2 && t.statusCategory !== 'done');
+    const card = all.tasks.find((t: any) => t.status === 'In design');
+    assert.ok(parent && card, 'the demo project has a parent with subtasks and a task in design');
+    const { page, view, problems } = await open('project_get', { projectId });
+    try {
+      // Act: columns by status, from the keyboard
+      await view.focus('input[name=grouping][value=status]');
+      await page.keyboard.press('Space');
+      await view.waitForSelector('.columns[data-grouping=status]');
+      await view.waitForSelector(`li[data-task-id="${card.taskId}"] select[data-status]`);
+      const titles = await view.$$eval('[data-column] h2', (hs) => hs.map((h) => h.firstChild!.textContent));
+      const column = async (taskId: string) =>
+        view.$eval(`li[data-task-id="${taskId}"]`, (li) => li.closest('[data-column]')!.querySelector('h2')!.firstChild!.textContent);
+      const underParent = await view.$$eval(`li[data-depth="1"]`, (lis) => lis.map((li) => li.getAttribute('data-task-id')));
+      const rollup = await view.$eval(`li[data-task-id="${parent.taskId}"] .rollup`, (e) => e.textContent);
+
+      // Act: move the card to In QA
+      await view.select(`li[data-task-id="${card.taskId}"] select[data-status]`, 'In QA');
+      await view.waitForFunction(
+        (id, v) => document.querySelector(`li[data-task-id="${id}"]`)?.getAttribute('data-version') === String(v),
+        {},
+        card.taskId,
+        card.version + 1,
+      );
+      const movedTo = await column(card.taskId);
+
+      // Act: another client moves it on; the board still shows the version before
+      const other1 = await read('task_update', { taskId: card.taskId, version: card.version + 1, status: 'In progress' });
+      await view.select(`li[data-task-id="${card.taskId}"] select[data-status]`, 'Done');
+      await view.waitForFunction(
+        (id, v) => document.querySelector(`li[data-task-id="${id}"]`)?.getAttribute('data-version') === String(v),
+        {},
+        card.taskId,
+        other1.version,
+      );
+      const notice = await view.$eval('#notice', (e) => ({ kind: e.className, text: e.textContent ?? '' }));
+
+      // Assert
+      assert.deepEqual(
+        titles.slice(0, statuses.length),
+        statuses.map((s: any) => s.name),
+      );
+      assert.equal(await column(parent.taskId), parent.status);
+      const childrenHere = all.tasks.filter((c: any) => c.parent === parent.key && c.status === parent.status).map((c: any) => c.taskId);
+      for (const id of childrenHere) assert.ok(underParent.includes(id), 'a subtask in its parent column sits under it');
+      const kids = all.tasks.filter((c: any) => c.parent === parent.key);
+      assert.equal(rollup, `${kids.filter((c: any) => c.statusCategory === 'done').length} of ${kids.length} subtasks done`);
+      assert.equal(movedTo, 'In QA');
+      assert.match(notice.kind, /error/);
+      assert.match(notice.text, /Someone else changed “.+” meanwhile \(now version \d+\): moved to In progress/);
+      const now = await read('task_get', { taskId: card.taskId });
+      assert.equal(now.status, 'In progress', 'the stale move was not made');
+      assert.equal(await column(card.taskId), 'In progress');
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -29,7 +29,15 @@ before(async () => {
   [from, to] = await Promise.all([startWorkspaceServer({ DOERS_DATA_DIR: fromDir }), startWorkspaceServer({ DOERS_DATA_DIR: toDir })]);
   ws = await createTestWorkspace(from);
   const call = caller(from, ws.owner.token);
-  const project = await call('project_create', { name: 'Moving house' });
+  // Its own statuses (on the project item) and a task in one of them: both must come across.
+  const project = await call('project_create', {
+    name: 'Moving house',
+    statuses: [
+      { name: 'Todo', category: 'unstarted' },
+      { name: 'Packing', category: 'started' },
+      { name: 'Moved', category: 'done' },
+    ],
+  });
   made.project = project.structuredContent.projectId;
   const a = await call('task_create', {
     title: 'Book the van',
@@ -38,6 +46,7 @@ before(async () => {
     dueDate: '2031-05-02',
     projectId: made.project,
     labels: ['move'],
+    status: 'Packing',
   });
   const b = await call('task_create', { title: 'Pack the kitchen', blockedBy: [a.structuredContent.key], repeat: 'every saturday' });
   const c = await call('task_create', { title: 'Cancel the old lease' });
@@ -94,6 +103,11 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
     assert.deepEqual(after.structuredContent.tasks, before.structuredContent.tasks, 'the same tasks, keys, versions, links and rules');
     assert.equal(task.structuredContent.notes, 'Two-tonne, with a tail lift');
     assert.equal(task.structuredContent.projectName, 'Moving house');
+    assert.equal(task.structuredContent.status, 'Packing');
+    assert.deepEqual(
+      (await call('project_get', { projectId: made.project })).structuredContent.statuses.map((x: { name: string }) => x.name),
+      ['Todo', 'Packing', 'Moved'],
+    );
     assert.deepEqual(
       comments.structuredContent.comments.map((c: { body: string }) => c.body),
       ['Quote from two firms first'],

@@ -264,6 +264,20 @@ describe('tool calls: limits and the tool itself', () => {
     // The project and its counts (one Query of its count partition, whatever it holds).
     ['project_get', () => ({ projectId: ids.project }), 4],
     ['project_update', () => ({ projectId: ids.project, version: 1, description: 'Counted' }), 4],
+    // Its own statuses, one removed: the project's write alone, however many tasks were in it (none is rewritten).
+    [
+      'project_update',
+      () => ({
+        projectId: ids.project,
+        version: 2,
+        statuses: [
+          { name: 'Todo', category: 'unstarted' },
+          { name: 'Doing', category: 'started' },
+          { name: 'Done', category: 'done' },
+        ],
+      }),
+      4,
+    ],
     ['members_list', () => ({}), 3],
     // The member, its e-mail claim, its record and the directory's version in one transaction.
     ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 3, (o) => (ids.user = o.userId)],

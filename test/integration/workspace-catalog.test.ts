@@ -76,10 +76,16 @@ describe('tools/list', () => {
       assert.ok(t.description.length >= 40, `${t.name} has a description for the model`);
       const a = t.annotations;
       assert.equal(a.openWorldHint, false, t.name);
-      assert.equal(a.readOnlyHint, READ_ONLY.includes(t.name), `${t.name} readOnlyHint`);
+      // A hint left out means the protocol's default: readOnlyHint and idempotentHint false, destructiveHint true.
+      const readOnly = a.readOnlyHint ?? false;
+      assert.equal(readOnly, READ_ONLY.includes(t.name), `${t.name} readOnlyHint`);
       // The two hints the protocol defines only for tools that change something: absent on a read.
-      assert.equal(a.destructiveHint, a.readOnlyHint ? undefined : DESTRUCTIVE.includes(t.name), `${t.name} destructiveHint`);
-      assert.equal(a.idempotentHint, a.readOnlyHint ? undefined : !NOT_IDEMPOTENT.includes(t.name), `${t.name} idempotentHint`);
+      assert.equal(a.destructiveHint, readOnly ? undefined : DESTRUCTIVE.includes(t.name), `${t.name} destructiveHint`);
+      assert.equal(
+        readOnly ? a.idempotentHint : (a.idempotentHint ?? false),
+        readOnly ? undefined : !NOT_IDEMPOTENT.includes(t.name),
+        `${t.name} idempotentHint`,
+      );
     }
   });
 

@@ -413,8 +413,8 @@ describe('answers true to their data', () => {
     const listed = await legacyCall(server, 'tools/list', {}, { token: ws.owner.token });
     const del = listed.json.result.tools.find((t: { name: string }) => t.name === 'task_delete');
 
-    assert.match(del.description, /Asks the person first \(form elicitation\)/);
-    assert.match(del.description, /else confirm with them\./);
+    assert.match(del.description, /Asks first \(form elicitation\)/);
+    assert.match(del.description, /else confirm with the person\./);
   });
 
   test('undoing a promotion, which lowers an admin back, is asked first where the client can ask', async () => {

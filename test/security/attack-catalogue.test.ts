@@ -1290,6 +1290,66 @@ describe('task keys and links across workspaces (workspace-keys-links.test.ts ha
   });
 });
 
+describe("status names of another workspace's project (workspace-project-statuses.test.ts has project statuses in depth)", () => {
+  test("a status only workspace 5's project has is, in workspace 6, no status: refused as one of nowhere, naming only workspace 6's statuses", async () => {
+    // Arrange: workspace 5's project gets a status of its own with a distinctive name
+    const ws5 = await seedWorkspace('7b1d');
+    const as5 = caller(server, ws5.ws.owner.token);
+    const secret = 'Secret-Status-7b1d';
+    const version = (await as5('project_get', { projectId: ws5.projectId })).structuredContent.project.version;
+    const set = await as5('project_update', {
+      projectId: ws5.projectId,
+      version,
+      statuses: [
+        { name: 'Todo', category: 'unstarted' },
+        { name: secret, category: 'started' },
+        { name: 'Done', category: 'done' },
+      ],
+    });
+    assert.equal(set.isError, false, JSON.stringify(set));
+    const mark = (await as5('task_create', { title: 'SECRET-TITLE-7b1d marked', projectId: ws5.projectId, status: secret }))
+      .structuredContent;
+    const ws5Before = await snapshot(ws5);
+    const ws6 = await createTestWorkspace(server);
+    const as6 = caller(server, ws6.owner.token);
+    const own = (await as6('task_create', { title: 'Mine' })).structuredContent;
+    const nobodys = 'Nobodys-Status-0000';
+    const probes = (status: string): [string, Record<string, unknown>][] => [
+      ['task_create', { title: 'Takes it', status }],
+      ['task_update', { taskId: own.key, version: own.version, status }],
+      ['tasks_create', { tasks: [{ title: 'Takes it too', status }] }],
+      ['tasks_update', { tasks: [{ taskId: own.key, status }] }],
+      ['tasks_search', { status }],
+    ];
+
+    for (const [i, [tool, args]] of probes(secret).entries()) {
+      // Act
+      const res = await as6(tool, args);
+      const control = await as6(tool, probes(nobodys)[i]![1]);
+
+      // Assert: refused (per item on the bulk tools), naming workspace 6's own statuses, as a name of nowhere.
+      const refused =
+        tool === 'tasks_create' || tool === 'tasks_update' ? res.structuredContent.items[0].status === 'refused' : res.isError;
+      assert.equal(refused, true, `${tool} took a status of workspace 5: ${JSON.stringify(res)}`);
+      assert.match(JSON.stringify(res.content), /Backlog, Todo, In progress, In review, Done, Canceled/);
+      assert.equal(
+        JSON.stringify(res.content).replaceAll(secret, '<s>'),
+        JSON.stringify(control.content).replaceAll(nobodys, '<s>'),
+        `${tool} tells workspace 5's status from none`,
+      );
+      assertRevealsNothing(JSON.stringify(res), ws5, [secret]);
+    }
+    // Nothing was written on either side.
+    assert.deepEqual(await snapshot(ws5), ws5Before, 'workspace 5 changed');
+    assert.equal((await as5('task_get', { taskId: mark.taskId })).structuredContent.status, secret);
+    const mine = await as6('tasks_search', { status: 'any', limit: 100 });
+    assert.deepEqual(
+      mine.structuredContent.tasks.map((t: { title: string; status: string }) => [t.title, t.status]),
+      [['Mine', 'Todo']],
+    );
+  });
+});
+
 describe('subtask trees raced (workspace-subtasks.test.ts has placing, levels and cycles in depth)', () => {
   test('two moves at the same moment that would together make a task its own ancestor: never both land', async () => {
     const own = await createTestWorkspace(server);

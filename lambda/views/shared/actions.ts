@@ -33,6 +33,8 @@ export interface ActionsContext {
 export interface TaskActions {
   setDone(task: Task, done: boolean): Promise<void>;
   move(task: Task, dueDate: string | null): Promise<void>;
+  /** Moves it to another workflow status (the board by status). */
+  setStatus(task: Task, status: string): Promise<void>;
   toggle(task: Task, panel: 'move' | 'details'): void;
   create(title: string, fields: Json): Promise<boolean>;
 }
@@ -44,7 +46,8 @@ const dueText = (t: Task | undefined, locale: string | undefined): string =>
 const whatChanged = (before: Task, now: Task, locale: string | undefined): string[] => {
   const changes: string[] = [];
   if (now.title !== before.title) changes.push(`renamed “${now.title}”`);
-  if (now.status !== before.status) changes.push(now.status === 'done' ? 'marked done' : 'reopened');
+  if (now.statusName !== undefined && now.statusName !== before.statusName) changes.push(`moved to ${now.statusName}`);
+  else if (now.status !== before.status) changes.push(now.status === 'done' ? 'marked done' : 'reopened');
   if (now.dueDate !== before.dueDate) changes.push(`now ${dueText(now, locale)}`);
   if (now.assigneeId !== before.assigneeId) changes.push(now.assigneeName ? `given to ${now.assigneeName}` : 'unassigned');
   if (now.priority !== before.priority && now.priority) changes.push(`priority ${now.priority}`);
@@ -145,6 +148,12 @@ export const taskActions = (ctx: ActionsContext): TaskActions => {
         user: `Moved “${task.title}”: ${dueText(after, host.locale())}.`,
         model: dueDate ? `moved to ${dueDate}` : 'took the due date off',
         undo: (moved) => void actions.move(moved, task.dueDate ?? null),
+      })),
+    setStatus: (task, status) =>
+      write(task, 'task_update', { status }, (after) => ({
+        user: `Moved “${task.title}” to ${after.statusName ?? status}.`,
+        model: `moved to status ${after.statusName ?? status}`,
+        ...(task.statusName ? { undo: (moved: Task) => void actions.setStatus(moved, task.statusName!) } : {}),
       })),
     toggle: (task, panel) => {
       const open = items.panels.get(task.taskId) === panel;

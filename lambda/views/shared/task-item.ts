@@ -8,9 +8,38 @@ export interface ItemOptions {
   readonly locale: string | undefined;
   readonly items: ItemState;
   readonly actions: TaskActions;
-  /** Leave out what the surrounding list already says (its column's assignee, say). */
-  readonly hide?: { readonly assignee?: boolean; readonly project?: boolean };
+  /** Leave out what the surrounding list already says (its column's assignee, say; a subtask's parent right above it). */
+  readonly hide?: { readonly assignee?: boolean; readonly project?: boolean; readonly parent?: boolean };
+  /** How deep under a parent shown above it (the board by status). */
+  readonly depth?: number;
+  /** The statuses it can be moved to (the board by status): a Status control on the card. */
+  readonly statuses?: readonly string[];
+  /** What its subtasks on the board say ("1 of 2 subtasks done"). */
+  readonly rollup?: string | undefined;
 }
+
+const statusControl = (t: Task, o: ItemOptions, names: readonly string[], disabled: boolean): HTMLElement => {
+  const current = t.statusName ?? (t.status === 'done' ? 'Done' : 'Todo');
+  return h(
+    'label',
+    { class: 'status-pick' },
+    h('span', { class: 'quiet' }, 'Status '),
+    h(
+      'select',
+      {
+        'data-focus': `${t.taskId}:status`,
+        'data-status': '',
+        'aria-label': `Status of “${t.title}”`,
+        disabled,
+        onchange: (e: Event) => {
+          const to = (e.target as HTMLSelectElement).value;
+          if (to !== current) void o.actions.setStatus(t, to);
+        },
+      },
+      ...names.map((n) => h('option', { value: n, selected: n === current }, n)),
+    ),
+  );
+};
 
 const movePanel = (t: Task, o: ItemOptions, disabled: boolean): HTMLElement => {
   const choice = (label: string, day: string, key: string) =>
@@ -110,7 +139,8 @@ export const taskItem = (t: Task, o: ItemOptions): HTMLElement => {
     !o.hide?.project && t.projectName ? h('span', {}, t.projectName) : null,
     ...t.labels.map((l) => h('span', { class: 'label' }, `#${l}`)),
     t.repeat ? h('span', { class: 'repeat', title: `Repeats ${t.repeat}` }, `↻ ${t.repeat}`) : null,
-    t.parent ? h('span', { class: 'parent' }, `sub of ${t.parent}`) : null,
+    t.parent && !o.hide?.parent ? h('span', { class: 'parent' }, `sub of ${t.parent}`) : null,
+    o.rollup ? h('span', { class: 'rollup' }, o.rollup) : null,
   ];
   const toggle = (which: 'move' | 'details', label: string, aria: string) =>
     h(
@@ -129,7 +159,13 @@ export const taskItem = (t: Task, o: ItemOptions): HTMLElement => {
     );
   return h(
     'li',
-    { class: `task${done ? ' done' : ''}`, 'data-task-id': t.taskId, 'data-version': t.version, 'aria-busy': busy ? 'true' : 'false' },
+    {
+      class: `task${done ? ' done' : ''}${o.depth ? ' subtask' : ''}`,
+      'data-task-id': t.taskId,
+      'data-version': t.version,
+      'aria-busy': busy ? 'true' : 'false',
+      ...(o.depth ? { 'data-depth': o.depth } : {}),
+    },
     h(
       'div',
       { class: 'row' },
@@ -146,6 +182,7 @@ export const taskItem = (t: Task, o: ItemOptions): HTMLElement => {
       h(
         'div',
         { class: 'tools' },
+        o.statuses ? statusControl(t, o, o.statuses, busy) : null,
         done ? null : toggle('move', 'Move', `Move “${t.title}” to another day`),
         toggle('details', 'Details', `Details of “${t.title}”`),
       ),

@@ -8,7 +8,7 @@ import {
   type FieldChange,
   fieldChanges,
 } from '../model/activity.js';
-import { statusOf } from '../model/statuses.js';
+import { categoryOfKey, storedKey } from '../model/statuses.js';
 import type { Comment, Project, Task } from '../model/types.js';
 import type { ActivityStore } from '../store/activity-store.js';
 
@@ -38,7 +38,7 @@ export const TASK_FIELDS = [
   'parentNumber',
   'deletedAt',
 ] as const;
-export const PROJECT_FIELDS = ['name', 'description', 'status', 'archivedAt', 'deletedAt'] as const;
+export const PROJECT_FIELDS = ['name', 'description', 'status', 'statuses', 'retiredStatuses', 'archivedAt', 'deletedAt'] as const;
 export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'status', 'deletedAt'] as const;
 export const TOKEN_FIELDS = ['label', 'userId', 'scopes', 'expiresAt', 'revokedAt'] as const;
 
@@ -52,8 +52,10 @@ export const actionOf = (
   if (!before) return 'created';
   if (after.deletedAt && !before.deletedAt) return 'deleted';
   if (!after.deletedAt && before.deletedAt) return 'restored';
-  if (after.status === 'done' && before.status !== 'done')
-    return statusOf(after as Task).category === 'canceled' ? 'canceled' : 'completed';
+  // A task closes as done or as canceled; one to the other is a completion or a cancellation too.
+  const closedAs = (t: { status?: unknown }) =>
+    t.status !== 'done' ? undefined : categoryOfKey(storedKey(t as Task)) === 'canceled' ? 'canceled' : 'completed';
+  if (closedAs(after) && closedAs(after) !== closedAs(before)) return closedAs(after)!;
   if (after.status === 'open' && before.status === 'done') return 'reopened';
   if (after.status === 'archived' && before.status !== 'archived') return 'archived';
   if (after.status === 'active' && before.status === 'archived') return 'unarchived';

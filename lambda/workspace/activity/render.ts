@@ -1,5 +1,5 @@
 import type { ActivityRecord, FieldChange } from '../model/activity.js';
-import { DEFAULT_STATUSES, phaseOf, statusOf } from '../model/statuses.js';
+import { categoryOfKey, phaseOf, type StatusSet, setOf, statusOf } from '../model/statuses.js';
 import { dateInZone } from '../model/time.js';
 import type { TaskStatus } from '../model/types.js';
 import type { Names } from '../store/names.js';
@@ -91,6 +91,11 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
       return `role ${c.before} → ${c.after}`;
     case 'status':
       return `status ${c.before} → ${c.after}`;
+    case 'statuses': {
+      const named = (v: unknown) =>
+        Array.isArray(v) ? v.map((x) => String((x as { name?: unknown }).name)).join(', ') : "the workspace's";
+      return `statuses ${named(c.before)} → ${named(c.after)}`;
+    }
     case 'repeat': {
       const words = (v: unknown) => (v && typeof v === 'object' ? String((v as { words?: unknown }).words) : 'none');
       return `repeats ${words(c.before)} → ${words(c.after)}`;
@@ -104,17 +109,17 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
  * A task's phase and workflow status, stored apart (model/statuses.ts), told as one: "status Todo →
  * In progress". A status key alone says its phase; the phase alone, its first status.
  */
-const statusInWords = (changes: readonly FieldChange[]): readonly FieldChange[] => {
+const statusInWords = (changes: readonly FieldChange[], set: StatusSet): readonly FieldChange[] => {
   const phase = changes.find((c) => c.field === 'status');
   const state = changes.find((c) => c.field === 'state');
   if (!phase && !state) return changes;
   const phaseOfKey = (k: unknown) => {
-    const s = DEFAULT_STATUSES.find((x) => x.key === k);
-    return s && phaseOf(s.category);
+    const category = typeof k === 'string' ? categoryOfKey(k) : undefined;
+    return category && phaseOf(category);
   };
   const side = (which: 'before' | 'after', other: 'before' | 'after'): string => {
     const status = (phase?.[which] as TaskStatus | undefined) ?? phaseOfKey(state?.[which]) ?? phaseOfKey(state?.[other]) ?? 'open';
-    return statusOf({ status, state: state?.[which] as string | undefined }).name;
+    return statusOf({ status, state: state?.[which] as string | undefined }, set).name;
   };
   return [
     { field: 'status', before: side('before', 'after'), after: side('after', 'before') },
@@ -130,9 +135,9 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
       : '';
   const label = `${key}${quote(r.targetLabel)}`;
   // A parent is told by its key (parentNumber); its id says the same to a person.
-  const changes = (r.kind === 'task' ? statusInWords(r.changes) : r.changes).filter(
-    (c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt', 'parentId'].includes(c.field),
-  );
+  const changes = (
+    r.kind === 'task' ? statusInWords(r.changes, setOf(r.projectId ? names.projects.get(r.projectId) : undefined)) : r.changes
+  ).filter((c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt', 'parentId', 'retiredStatuses'].includes(c.field));
   const undo = r.undoOf ? `undid ${r.undoOf}: ` : '';
   const what = ((): string => {
     switch (`${r.kind}:${r.action}`) {

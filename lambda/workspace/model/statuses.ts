@@ -36,77 +36,173 @@ export const DEFAULT_STATUSES: readonly WorkflowStatus[] = [
 
 export const phaseOf = (category: StatusCategory): TaskStatus => (category === 'done' || category === 'canceled' ? 'done' : 'open');
 
-const firstOf = (set: readonly WorkflowStatus[], category: StatusCategory): WorkflowStatus =>
-  set.find((s) => s.category === category) ?? (set[0] as WorkflowStatus);
+/**
+ * A set of statuses: the ones offered, in order, and the ones a project removed, kept so that a task
+ * still stored in one reads right: as the status its tasks were moved to, or, when none was named (a
+ * project that stops offering canceled), as itself.
+ */
+export interface StatusSet {
+  readonly statuses: readonly WorkflowStatus[];
+  readonly retired: readonly RetiredStatus[];
+}
 
-/** Where a phase starts: an open task's first unstarted status, a closed one's first done status. */
-export const defaultStatus = (phase: TaskStatus, set: readonly WorkflowStatus[] = DEFAULT_STATUSES): WorkflowStatus =>
-  firstOf(set, phase === 'open' ? 'unstarted' : 'done');
+export interface RetiredStatus extends WorkflowStatus {
+  /** Where its tasks went: a key of the set's statuses. */
+  readonly movedTo?: string;
+}
 
-/** The status a task is in. A stored key its set no longer has reads as its phase's first status. */
-export const statusOf = (
-  t: { readonly status: TaskStatus; readonly state?: string | undefined },
-  set: readonly WorkflowStatus[] = DEFAULT_STATUSES,
-): WorkflowStatus => {
-  const stored = t.state === undefined ? undefined : set.find((s) => s.key === t.state);
-  return stored && phaseOf(stored.category) === t.status ? stored : defaultStatus(t.status, set);
+export const DEFAULT_SET: StatusSet = { statuses: DEFAULT_STATUSES, retired: [] };
+
+type WithStatuses = { readonly statuses?: readonly WorkflowStatus[]; readonly retiredStatuses?: readonly RetiredStatus[] };
+const sets = new WeakMap<WithStatuses, StatusSet>();
+
+/** A project's set: its own, or the workspace's; one object per project object (a search tells sets apart by it). */
+export const setOf = (project?: WithStatuses): StatusSet => {
+  if (!project?.statuses) return DEFAULT_SET;
+  const known = sets.get(project);
+  if (known) return known;
+  const set = { statuses: project.statuses, retired: project.retiredStatuses ?? [] };
+  sets.set(project, set);
+  return set;
 };
 
-/** What a task stores of a status: nothing for its phase's first one. */
-export const stateOf = (s: WorkflowStatus, set: readonly WorkflowStatus[] = DEFAULT_STATUSES): string | undefined =>
-  defaultStatus(phaseOf(s.category), set).key === s.key ? undefined : s.key;
+/**
+ * What a task with no `state` is in: the key `todo` when open, `done` when closed, in every set.
+ * Fixed, not "the set's first", so reordering a project's statuses moves no task.
+ */
+const PHASE_KEY: Readonly<Record<TaskStatus, string>> = { open: 'todo', done: 'done' };
+
+/** The key a task is stored in. */
+export const storedKey = (t: { readonly status: TaskStatus; readonly state?: string | undefined }): string =>
+  t.state ?? PHASE_KEY[t.status];
+
+/**
+ * The category a key was made in, whatever set it is read with: a status keeps its category for
+ * life (a default key, or a project's `<category>.<name>`), so counts never need the set.
+ */
+export const categoryOfKey = (key: string): StatusCategory | undefined =>
+  DEFAULT_STATUSES.find((s) => s.key === key)?.category ?? STATUS_CATEGORIES.find((c) => key.startsWith(`${c}.`));
+
+const firstOf = (set: StatusSet, category: StatusCategory): WorkflowStatus =>
+  set.statuses.find((s) => s.category === category) ??
+  set.statuses.find((s) => phaseOf(s.category) === phaseOf(category)) ??
+  (set.statuses[0] as WorkflowStatus);
+
+/** Where a phase starts: an open task's first unstarted status, a closed one's first done status. */
+export const defaultStatus = (phase: TaskStatus, set: StatusSet = DEFAULT_SET): WorkflowStatus =>
+  firstOf(set, phase === 'open' ? 'unstarted' : 'done');
+
+/** The status a task is in. A key its set no longer offers reads as where its tasks went, else as its phase's first status. */
+export const statusOf = (
+  t: { readonly status: TaskStatus; readonly state?: string | undefined },
+  set: StatusSet = DEFAULT_SET,
+): WorkflowStatus => {
+  const key = storedKey(t);
+  const retired = set.retired.find((s) => s.key === key);
+  const wanted = retired?.movedTo ?? key;
+  const found = set.statuses.find((s) => s.key === wanted) ?? (retired && !retired.movedTo ? retired : undefined);
+  return found && phaseOf(found.category) === t.status ? found : defaultStatus(t.status, set);
+};
+
+/** What a task stores of a status: nothing for its phase's own key. */
+export const stateOf = (s: WorkflowStatus): string | undefined => (PHASE_KEY[phaseOf(s.category)] === s.key ? undefined : s.key);
 
 /** "In progress", "in-progress", "IN_PROGRESS" are one name. */
-const folded = (s: string): string =>
+export const foldedName = (s: string): string =>
   s
     .trim()
     .toLowerCase()
     .replace(/[\s_-]+/g, ' ');
+const folded = foldedName;
 
-const accepted = (set: readonly WorkflowStatus[]): string =>
-  `${set.map((s) => s.name).join(', ')} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open, done)`;
+const accepted = (set: StatusSet): string =>
+  `${set.statuses.map((s) => s.name).join(', ')} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open, done)`;
 
 /**
  * The status a word names, to set: a name or key of the set, a category (its first status), or the
  * words `open` (the first unstarted) and `done` (the first done), which every earlier client used.
  */
-export const readStatus = (given: string, set: readonly WorkflowStatus[], param: string): WorkflowStatus => {
+export const readStatus = (given: string, set: StatusSet, param: string): WorkflowStatus => {
   const w = folded(given);
   if (w === 'open') return firstOf(set, 'unstarted');
-  const named = set.find((s) => folded(s.name) === w || folded(s.key) === w);
+  const named = set.statuses.find((s) => folded(s.name) === w || folded(s.key) === w);
   if (named) return named;
   const category = STATUS_CATEGORIES.find((c) => c === w);
-  if (category && set.some((s) => s.category === category)) return firstOf(set, category);
+  if (category && set.statuses.some((s) => s.category === category)) return firstOf(set, category);
   throw invalid(param, `'${given}' is no status here; one of ${accepted(set)}.`);
 };
 
-/** A search's status filter: the phase its index reads, and the statuses within it (none: all of them). */
+/** A search's status filter: the phase its index reads, and the keys within it (none: all of them). */
 export interface StatusFilter {
   readonly status: TaskStatus | 'any';
   readonly states?: readonly string[];
+  /**
+   * With `states`, whether a task shows as a status asked for, read with its own project's set
+   * (`setFor`). The keys are what a read can filter on, but one key may read as another status in
+   * another project (a rename, a status removed into another), so what they find is checked so.
+   */
+  readonly shows?: (t: {
+    readonly status: TaskStatus;
+    readonly state?: string | undefined;
+    readonly projectId?: string | undefined;
+  }) => boolean;
 }
 
 /**
  * A search's `status`: `open` (every open status), `any`, or names and categories, comma-separated
- * ("In progress, In review", "started"). `done` is the done category (not canceled).
+ * ("In progress, In review", "started"), read in every set given (the project's, or the workspace's
+ * and every project's): a name matches its status wherever it is. `done` is the done category (not
+ * canceled). The keys include those retired into a status asked for, whose tasks read as it.
  */
-export const readStatusFilter = (given: string, set: readonly WorkflowStatus[], param: string): StatusFilter => {
-  const words = given.split(',').map(folded).filter(Boolean);
-  if (!words.length) throw invalid(param, `name a status; one of ${accepted(set)}, or any.`);
+export const readStatusFilter = (
+  given: string,
+  sets: readonly StatusSet[],
+  param: string,
+  setFor: (projectId: string | undefined) => StatusSet = () => sets[0] ?? DEFAULT_SET,
+): StatusFilter => {
+  const asWritten = given
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean);
+  const words = asWritten.map(folded);
+  const names = [...new Set(sets.flatMap((set) => set.statuses.map((s) => s.name)))].join(', ');
+  const choices = `one of ${names} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open), or any`;
+  if (!words.length) throw invalid(param, `name a status; ${choices}.`);
   if (words.includes('any')) return { status: 'any' };
-  const picked = new Set<WorkflowStatus>();
-  for (const w of words) {
-    if (w === 'open') {
-      for (const s of set) if (phaseOf(s.category) === 'open') picked.add(s);
-      continue;
+  const picked = new Set<string>();
+  const shown = new Map<StatusSet, Set<string>>(sets.map((set) => [set, new Set<string>()]));
+  const everyKey = new Set<string>();
+  for (const set of sets) for (const s of [...set.statuses, ...set.retired]) everyKey.add(s.key);
+  for (const [i, w] of words.entries()) {
+    const before = picked.size;
+    for (const set of sets) {
+      const inSet = set.statuses.filter((s) =>
+        w === 'open' ? phaseOf(s.category) === 'open' : folded(s.name) === w || folded(s.key) === w || s.category === w,
+      );
+      for (const s of inSet) {
+        picked.add(s.key);
+        shown.get(set)!.add(s.key);
+      }
+      // What a set retired reads as where its tasks went, or as itself.
+      for (const r of set.retired) {
+        if (r.movedTo ? inSet.some((s) => s.key === r.movedTo) : w === 'open' ? false : folded(r.name) === w || r.category === w) {
+          picked.add(r.key);
+          if (!r.movedTo) shown.get(set)!.add(r.key);
+        }
+      }
     }
-    const named = set.filter((s) => folded(s.name) === w || folded(s.key) === w || s.category === w);
-    if (!named.length) throw invalid(param, `'${w}' is no status here; one of ${accepted(set)}, or any.`);
-    for (const s of named) picked.add(s);
+    if (picked.size === before && !(w === 'open' || sets.some((set) => set.statuses.some((s) => s.category === w))))
+      throw invalid(param, `'${asWritten[i]}' is no status here; ${choices}.`);
   }
-  const phases = new Set([...picked].map((s) => phaseOf(s.category)));
-  const status = phases.size === 1 ? [...phases][0]! : 'any';
-  const inPhase = set.filter((s) => status === 'any' || phaseOf(s.category) === status);
+  const phaseOfKey = (k: string): TaskStatus => phaseOf(categoryOfKey(k) ?? 'unstarted');
+  const phases = new Set([...picked].map(phaseOfKey));
+  const status = phases.size === 1 ? [...phases][0]! : phases.size === 0 ? 'open' : 'any';
+  const inPhase = [...everyKey].filter((k) => status === 'any' || phaseOfKey(k) === status);
   // Every status of the phase: the phase alone says it (a plain "open" reads as it always did).
-  return picked.size === inPhase.length ? { status } : { status, states: [...picked].map((s) => s.key) };
+  if (inPhase.every((k) => picked.has(k))) return { status };
+  const shows: StatusFilter['shows'] = (t) => {
+    const set = setFor(t.projectId);
+    return shown.get(set)?.has(statusOf(t, set).key) ?? false;
+  };
+  return { status, states: [...picked], shows };
 };

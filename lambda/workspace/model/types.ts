@@ -1,4 +1,5 @@
 import type { Repeat } from './repeat-rules.js';
+import type { RetiredStatus, WorkflowStatus } from './statuses.js';
 
 export const PRIORITIES = ['P1', 'P2', 'P3', 'P4'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -77,6 +78,10 @@ export interface Project {
   readonly archivedAt?: string;
   /** As a task's: kept for undo, invisible. */
   readonly deletedAt?: string;
+  /** Its own workflow statuses, in order (model/status-sets.ts); none: the workspace's. */
+  readonly statuses?: readonly WorkflowStatus[];
+  /** The statuses it removed, kept so that a task still stored in one reads right. */
+  readonly retiredStatuses?: readonly RetiredStatus[];
   readonly version: number;
 }
 
@@ -97,4 +102,6 @@ export interface SubtaskEntry {
   readonly status: TaskStatus;
   readonly state?: string;
   readonly dueDate?: string;
+  /** Whose statuses name its state (a subtask may be in another project than its parent). */
+  readonly projectId?: string;
 }

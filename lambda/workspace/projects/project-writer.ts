@@ -3,6 +3,7 @@ import { projectRecord } from '../activity/records.js';
 import { requireRole } from '../membership/rules.js';
 import type { ActivityRecord } from '../model/activity.js';
 import { projectHoldsTasks, versionConflict } from '../model/refusals.js';
+import { DEFAULT_SET, type StatusSet, setOf } from '../model/statuses.js';
 import type { Project } from '../model/types.js';
 import { confirmedOr } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
@@ -21,7 +22,13 @@ export interface ProjectPatch {
   readonly archived?: boolean | undefined;
   /** true deletes it (kept for undo), false restores it. */
   readonly deleted?: boolean | undefined;
+  /** Its statuses as model/status-sets.ts planned them (the workspace's: DEFAULT_SET). */
+  readonly statusSet?: StatusSet | undefined;
 }
+
+/** What a project stores of its statuses: nothing while they are the workspace's. */
+const statusFields = (set: StatusSet): Pick<Project, 'statuses' | 'retiredStatuses'> =>
+  set === DEFAULT_SET ? {} : { statuses: set.statuses, ...(set.retired.length ? { retiredStatuses: set.retired } : {}) };
 
 export interface ProjectChangeOptions {
   readonly expectVersion?: number;
@@ -67,7 +74,10 @@ const write = async (
   return { before, project: next, record };
 };
 
-export const createProject = async (ctx: WriteContext, fields: { readonly name: string; readonly description?: string | undefined }) => {
+export const createProject = async (
+  ctx: WriteContext,
+  fields: { readonly name: string; readonly description?: string | undefined; readonly statusSet?: StatusSet | undefined },
+) => {
   requireRole(ctx.caller, 'admin', 'creating a project');
   const at = ctx.source.now.toISOString();
   const project: Project = {
@@ -75,6 +85,7 @@ export const createProject = async (ctx: WriteContext, fields: { readonly name: 
     projectId: randomUUID(),
     name: fields.name,
     ...(fields.description ? { description: fields.description } : {}),
+    ...statusFields(fields.statusSet ?? DEFAULT_SET),
     status: 'active',
     createdBy: ctx.caller.userId,
     createdAt: at,
@@ -98,7 +109,7 @@ export const changeProject = async (
   }
   const at = source.now.toISOString();
   if (patch.deleted === true && !before.deletedAt && !opts.checkedEmpty) await refuseUnlessEmpty(ctx, before);
-  const { description: _d, archivedAt: _a, deletedAt: _x, ...kept } = before;
+  const { description: _d, archivedAt: _a, deletedAt: _x, statuses: _s, retiredStatuses: _r, ...kept } = before;
   const description = patch.description === undefined ? before.description : (patch.description ?? undefined);
   const status = patch.archived === undefined ? before.status : patch.archived ? 'archived' : 'active';
   const archivedAt = status === 'archived' ? (before.status === 'archived' ? before.archivedAt : at) : undefined;
@@ -107,6 +118,7 @@ export const changeProject = async (
     ...kept,
     ...(patch.name !== undefined ? { name: patch.name } : {}),
     ...(description ? { description } : {}),
+    ...statusFields(patch.statusSet ?? setOf(before)),
     status,
     ...(archivedAt ? { archivedAt } : {}),
     ...(deleted ? { deletedAt: before.deletedAt ?? at } : {}),
@@ -114,7 +126,8 @@ export const changeProject = async (
     version: before.version + 1,
   };
   const same = (a: Project, b: Project) => {
-    const strip = ({ updatedAt: _u, version: _v, ...rest }: Project) => JSON.stringify(rest, Object.keys(rest).sort());
+    const strip = ({ updatedAt: _u, version: _v, statuses: s, retiredStatuses: r, ...rest }: Project) =>
+      JSON.stringify(rest, Object.keys(rest).sort()) + JSON.stringify([s, r]);
     return strip(a) === strip(b);
   };
   if (same(before, next)) return undefined;

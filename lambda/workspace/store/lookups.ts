@@ -1,5 +1,6 @@
 import type { Caller } from '../model/caller.js';
 import { assigneeNotMember, projectArchived, projectDeleted, projectNotFound, taskDeleted, taskNotFound } from '../model/refusals.js';
+import { DEFAULT_SET, type StatusSet, setOf } from '../model/statuses.js';
 import type { Project, Task } from '../model/types.js';
 import type { Names } from './names.js';
 import type { WorkspaceStores } from './stores.js';
@@ -76,3 +77,7 @@ export const activeProjectOrRefuse = async (
   if (project.status === 'archived') throw projectArchived(param, project.name, projectId);
   return project;
 };
+
+/** The statuses a task of this project is in (the workspace's without one), from the directory snapshot. */
+export const statusSetOf = async (stores: WorkspaceStores, caller: Caller, projectId: string | undefined): Promise<StatusSet> =>
+  projectId ? setOf((await stores.names.get(caller, { projects: [projectId] })).projects.get(projectId)) : DEFAULT_SET;

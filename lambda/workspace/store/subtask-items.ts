@@ -109,6 +109,7 @@ export const entryOf = (t: Task): SubtaskEntry => ({
   status: t.status,
   ...(t.state ? { state: t.state } : {}),
   ...(t.dueDate ? { dueDate: t.dueDate } : {}),
+  ...(t.projectId ? { projectId: t.projectId } : {}),
 });
 
 /** The parent a task is a live subtask of: none while it is deleted. */
@@ -142,6 +143,7 @@ export const toEntry = (item: Record<string, unknown>): SubtaskEntry => ({
   status: item.status as SubtaskEntry['status'],
   ...(item.state ? { state: String(item.state) } : {}),
   ...(item.dueDate ? { dueDate: String(item.dueDate) } : {}),
+  ...(item.projectId ? { projectId: String(item.projectId) } : {}),
 });
 
 export const isEntryItem = (item: Record<string, unknown>): boolean => String(item.sk).startsWith(SUBTASK_PREFIX);

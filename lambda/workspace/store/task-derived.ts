@@ -11,7 +11,7 @@ import {
   workspaceCountScope,
 } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
-import { statusOf } from '../model/statuses.js';
+import { categoryOfKey, storedKey } from '../model/statuses.js';
 import type { Task } from '../model/types.js';
 import { Expression, Update } from './expressions.js';
 import { labelKey, notesWordsOf, taskWords } from './words.js';
@@ -45,7 +45,7 @@ const countersOf = (t: Task | undefined, nowMs: number): Counter[] => {
   const scopes = [workspaceCountScope(t.taskId), assigneeCountScope(t.assigneeId), projectCountScope(t.projectId)];
   if (t.status === 'open') return scopes.map((s) => ({ pk: countsPk(ws, s), sk: dueCountSk(t.dueDate), attr: 'o' }));
   // A canceled task is closed and not done: it counts in neither (model/statuses.ts).
-  if (statusOf(t).category === 'canceled') return [];
+  if (categoryOfKey(storedKey(t)) === 'canceled') return [];
   const out: Counter[] = [{ pk: countsPk(ws, scopes[2]!), sk: 'X', attr: 'x' }];
   if (t.completedAt && nowMs - Date.parse(t.completedAt) < (COMPLETION_COUNT_SECONDS - 3600) * 1000) {
     const sk = completionCountSk(quarterHourOf(t.completedAt));

@@ -14,6 +14,7 @@ import {
   workspaceListPk,
 } from '../../platform/item-keys.js';
 import { MAX_READ_UNITS_PER_CALL } from '../model/limits.js';
+import { categoryOfKey } from '../model/statuses.js';
 import { PRIORITIES, type Priority, type Task } from '../model/types.js';
 import { and, Expression } from './expressions.js';
 import { extrasOf, taskKey, toTask } from './task-items.js';
@@ -128,7 +129,9 @@ export class TaskLists {
     const residual = (x: Expression) => residualFilter(x, filter, list.kind);
     // Closed tasks are mostly done: leaving the canceled ones out filters few, so such a read asks
     // for a page plus one as an unfiltered one does (and goes on when some were canceled).
-    const dense = filter.states !== undefined && !residualFilter(new Expression(), { ...filter, states: undefined }, list.kind);
+    const dense =
+      !!filter.states?.some((k) => categoryOfKey(k) === 'done') &&
+      !residualFilter(new Expression(), { ...filter, states: undefined }, list.kind);
     const found: { task: Task; key: string }[] = [];
     let spent = 0;
     const segments = segmentsOf(filter);
@@ -153,6 +156,7 @@ export class TaskLists {
             residual,
             budget,
             dense && seg.status === 'done',
+            filter.shows,
           ),
         ),
       );
@@ -194,6 +198,8 @@ export class TaskLists {
     budget = READ_CEILING,
     /** The filter leaves out few (see search): read as if there were none. */
     dense = false,
+    /** What a read item must also be (a status as its project reads it). */
+    keep?: (t: Task) => boolean,
   ): Promise<{ tasks: Task[]; units: number; stoppedAt?: string }> {
     const l = LISTS[kind];
     const tasks: Task[] = [];
@@ -220,7 +226,9 @@ export class TaskLists {
       units += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
       for (const item of out.Items ?? []) {
         if (item[l.sk] === range.skip) continue;
-        tasks.push(this.task(item));
+        const task = this.task(item);
+        if (keep && !keep(task)) continue;
+        tasks.push(task);
         if (tasks.length >= want) return { tasks, units };
       }
       start = out.LastEvaluatedKey;
@@ -431,7 +439,7 @@ const residualFilter = (x: Expression, f: TaskFilter, kind: ListKind): string | 
 const matchesFilter = (t: Task, f: TaskFilter): boolean => {
   if (t.deletedAt) return false;
   if (f.status !== 'any' && t.status !== f.status) return false;
-  if (!inStates(t, f.states)) return false;
+  if (!inStates(t, f.states, f.shows)) return false;
   if (f.assigneeId !== undefined && (t.assigneeId ?? null) !== f.assigneeId) return false;
   if (f.projectId !== undefined && (t.projectId ?? null) !== f.projectId) return false;
   if (f.priority !== undefined && t.priority !== f.priority) return false;

@@ -1,4 +1,4 @@
-import { defaultStatus, statusOf } from '../model/statuses.js';
+import { storedKey } from '../model/statuses.js';
 import type { Priority, Task } from '../model/types.js';
 import { and, type Expression, or } from './expressions.js';
 
@@ -9,6 +9,8 @@ export interface TaskFilter {
   readonly status: 'open' | 'done' | 'any';
   /** Within the phase, these workflow statuses only (their keys, model/statuses.ts); absent: all of them. */
   readonly states?: readonly string[];
+  /** What a task found by `states` must show as, read with its project's statuses (model/statuses.ts StatusFilter). */
+  readonly shows?: ((t: Task) => boolean) | undefined;
   /** Lower-case words, each of which must occur in the title, notes or labels. */
   readonly words?: readonly string[];
   /** `null`: unassigned tasks only. */
@@ -74,13 +76,14 @@ export interface Counts {
 export const statesCondition = (x: Expression, states: readonly string[]): string =>
   or(
     ...states.map((k) =>
-      k === defaultStatus('open').key
+      k === storedKey({ status: 'open' })
         ? and(x.absent('state'), x.eq('status', 'open'))
-        : k === defaultStatus('done').key
+        : k === storedKey({ status: 'done' })
           ? and(x.absent('state'), x.eq('status', 'done'))
           : x.eq('state', k),
     ),
   );
 
 /** The same, on a task in hand. */
-export const inStates = (t: Task, states: readonly string[] | undefined): boolean => !states || states.includes(statusOf(t).key);
+export const inStates = (t: Task, states: readonly string[] | undefined, shows?: (t: Task) => boolean): boolean =>
+  !states || (states.includes(storedKey(t)) && (!shows || shows(t)));

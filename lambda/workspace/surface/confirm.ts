@@ -34,8 +34,15 @@ export interface ConfirmTarget {
 export type NotConfirmed = 'declined' | 'cancelled' | 'unticked';
 export const NOT_CONFIRMED = ['declined', 'cancelled', 'unticked'] as const;
 
+/** A question beside the yes: one of `options`, offered with `proposed` chosen. */
+export interface Choice {
+  readonly title: string;
+  readonly options: readonly string[];
+  readonly proposed: string;
+}
+
 export type Confirmation =
-  | { readonly kind: 'proceed' }
+  | { readonly kind: 'proceed'; readonly chosen?: Readonly<Record<string, string>> }
   | { readonly kind: 'ask'; readonly request: InputRequired }
   | { readonly kind: NotConfirmed };
 
@@ -51,6 +58,7 @@ export const confirmation = (
   target: ConfirmTarget,
   message: string,
   button: string,
+  choices: Readonly<Record<string, Choice>> = {},
 ): Confirmation => {
   if (!canAskForm(ctx.meta)) return { kind: 'proceed' };
   const answer = ctx.input?.responses[KEY] as { action?: unknown; content?: { confirm?: unknown } } | undefined;
@@ -67,7 +75,15 @@ export const confirmation = (
               message,
               requestedSchema: {
                 type: 'object',
-                properties: { confirm: { type: 'boolean', title: button, default: false } },
+                properties: {
+                  ...Object.fromEntries(
+                    Object.entries(choices).map(([k, c]) => [
+                      k,
+                      { type: 'string', title: c.title, enum: [...c.options], default: c.proposed },
+                    ]),
+                  ),
+                  confirm: { type: 'boolean', title: button, default: false },
+                },
                 required: ['confirm'],
               },
             },
@@ -78,7 +94,18 @@ export const confirmation = (
     };
   }
   if (asked.id !== target.id || asked.state !== target.state) throw answeredAnotherState();
-  if (answer.action === 'accept') return answer.content?.confirm === true ? { kind: 'proceed' } : { kind: 'unticked' };
+  if (answer.action === 'accept') {
+    if (answer.content?.confirm !== true) return { kind: 'unticked' };
+    // An answer outside the options is the proposed one: the form offered nothing else.
+    const content = answer.content as Record<string, unknown>;
+    const chosen = Object.fromEntries(
+      Object.entries(choices).map(([k, c]) => [
+        k,
+        typeof content[k] === 'string' && c.options.includes(content[k]) ? content[k] : c.proposed,
+      ]),
+    );
+    return { kind: 'proceed', ...(Object.keys(chosen).length ? { chosen } : {}) };
+  }
   return { kind: answer.action === 'cancel' ? 'cancelled' : 'declined' };
 };
 
@@ -92,4 +119,4 @@ export const notConfirmedText = (kind: NotConfirmed, what: string): string =>
  * What a destructive tool's description says about asking, truthfully for every client: this
  * server asks the person itself only on 2026-07-28 with form elicitation; elsewhere the model must.
  */
-export const ASKS_FIRST = 'Asks the person first (form elicitation), else confirm with them.';
+export const ASKS_FIRST = 'Asks first (form elicitation), else confirm with the person.';

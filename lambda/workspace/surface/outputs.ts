@@ -1,14 +1,14 @@
 import type { Member } from '../../vocabulary.js';
-import { statusOf } from '../model/statuses.js';
+import { setOf, statusOf } from '../model/statuses.js';
 import type { Comment, Project, SubtaskEntry, Task } from '../model/types.js';
 import type { Names } from '../store/names.js';
-import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
+import type { CommentOutput, MemberOutput, ProjectOutput, StatusesOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 
 /** What the tools answer of each kind of target (`structuredContent`), from the domain's objects and the names they show. */
 
 /** A task's workflow status by name, and its category (what agenda, overdue and blocked go by). */
-const statusFields = (t: Pick<Task, 'status' | 'state'>) => {
-  const s = statusOf(t);
+const statusFields = (t: Pick<Task, 'status' | 'state' | 'projectId'>, names: Names) => {
+  const s = statusOf(t, setOf(t.projectId ? names.projects.get(t.projectId) : undefined));
   return { status: s.name, statusCategory: s.category };
 };
 
@@ -16,7 +16,7 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   ...(t.number !== undefined && names.workspaceKey ? { key: `${names.workspaceKey}-${t.number}` } : {}),
   taskId: t.taskId,
   title: t.title,
-  ...statusFields(t),
+  ...statusFields(t, names),
   priority: t.priority,
   ...(t.dueDate ? { dueDate: t.dueDate } : {}),
   ...(t.dueTime ? { dueTime: t.dueTime } : {}),
@@ -52,7 +52,7 @@ export const toTaskOutput = (t: Task, names: Names, subtasks?: readonly SubtaskE
           ...(s.number && names.workspaceKey ? { key: `${names.workspaceKey}-${s.number}` } : {}),
           taskId: s.taskId,
           title: s.title,
-          ...statusFields(s),
+          ...statusFields(s, names),
         })),
       }
     : {}),
@@ -63,9 +63,12 @@ export const toTaskOutput = (t: Task, names: Names, subtasks?: readonly SubtaskE
 });
 
 export const toProjectOutput = (p: Project): ProjectOutput => {
-  const { workspaceId: _ws, deletedAt: _d, ...rest } = p;
+  const { workspaceId: _ws, deletedAt: _d, statuses: _s, retiredStatuses: _r, ...rest } = p;
   return rest;
 };
+
+/** A project's statuses in order, by name and category (its own, or the workspace's). */
+export const toStatusesOutput = (p: Project): StatusesOutput => setOf(p).statuses.map(({ name, category }) => ({ name, category }));
 
 export const toCommentOutput = (c: Comment, nameOf: (userId: string) => string | undefined): CommentOutput => ({
   commentId: c.commentId,

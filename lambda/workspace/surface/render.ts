@@ -87,7 +87,8 @@ export const taskBlock = (t: TaskOutput): string => {
   if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
   if (t.parent) lines.push(`Subtask of ${t.parent}`);
   if (t.subtasks?.length) {
-    const done = t.subtasks.filter(isClosed).length;
+    // Canceled is closed and not done: the rollup counts done ones (model/statuses.ts).
+    const done = t.subtasks.filter((s) => s.statusCategory === 'done').length;
     lines.push(
       `Subtasks (${done} of ${t.subtasks.length} done): ${t.subtasks.map((s) => `${taskName(s)} ${s.title} (${s.status})`).join('; ')}`,
     );

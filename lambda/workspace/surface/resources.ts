@@ -102,8 +102,10 @@ export const projectResource: ResourceTemplateDefinition<WorkspaceServices> = {
     if (open.next) lines.push(`- … more with tasks_search (project ${project.projectId})`);
     if (done.tasks.length) {
       lines.push('', '## Recently done', '');
-      for (const task of done.tasks)
-        lines.push(`- ${toSummary(task, names).key ?? `[${task.taskId}]`} ${esc(task.title)} · done ${task.completedAt}`);
+      for (const task of done.tasks) {
+        const s = toSummary(task, names);
+        lines.push(`- ${s.key ?? `[${task.taskId}]`} ${esc(task.title)} · ${s.status} ${task.completedAt}`);
+      }
     }
     return [{ uri, mimeType: 'text/markdown', text: `${lines.join('\n')}\n` }];
   },

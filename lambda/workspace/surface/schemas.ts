@@ -42,7 +42,8 @@ export const pagingArgs = {
   limit: z
     ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
     .check(z.describe(`Page size (default ${DEFAULT_LIMIT})`)),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))).check(z.describe('nextCursor of the last page')),
+  // The list's own nextCursor: the name says it (its description was 260 bytes of every listing).
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
 };
 
 export const listFields = {
@@ -59,7 +60,8 @@ const taskCore = {
   taskId: z.string(),
   title: z.string(),
   status: z.string(),
-  statusCategory: z.enum(STATUS_CATEGORIES),
+  // One of STATUS_CATEGORIES; listed once, in tasks_search's status (the enum in every task output cost 560 bytes of tools/list).
+  statusCategory: z.string(),
   priority: z.enum(PRIORITIES),
   dueDate: z.optional(dateOut),
   dueTime: z.optional(z.string()),
@@ -93,7 +95,8 @@ export const taskOutput = z.object({
         taskId: z.string(),
         title: z.string(),
         status: z.string(),
-        statusCategory: z.enum(STATUS_CATEGORIES),
+        // One of STATUS_CATEGORIES; listed once, in tasks_search's status (the enum in every task output cost 560 bytes of tools/list).
+        statusCategory: z.string(),
       }),
     ),
   ),
@@ -116,6 +119,22 @@ export const projectOutput = z.object({
   version: z.number().check(z.int()),
 });
 export type ProjectOutput = z.output<typeof projectOutput>;
+
+/** A project's workflow statuses, in order. */
+export const statusesOutput = z.array(z.object({ name: z.string(), category: z.enum(STATUS_CATEGORIES) }));
+export type StatusesOutput = z.output<typeof statusesOutput>;
+
+/** A project's own statuses, as project_create and project_update take them (model/status-sets.ts reads them). */
+export const statusesArg = z
+  .array(
+    z.strictObject({
+      // Lengths are checked where the set is read (model/status-sets.ts), naming the item.
+      name: z.string(),
+      category: z.enum(STATUS_CATEGORIES),
+      was: z.optional(z.string()).check(z.describe('Its name now (a rename)')),
+    }),
+  )
+  .check(z.describe('The whole ordered set; a rename keeps tasks'));
 
 export const commentOutput = z.object({
   commentId: z.string(),

@@ -3,11 +3,24 @@ import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import { hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
-import { DEFAULT_STATUSES, phaseOf, readStatus, stateOf } from '../model/statuses.js';
+import {
+  categoryOfKey,
+  DEFAULT_SET,
+  defaultStatus,
+  foldedName,
+  phaseOf,
+  readStatus,
+  type StatusSet,
+  setOf,
+  stateOf,
+  statusOf,
+  storedKey,
+  type WorkflowStatus,
+} from '../model/statuses.js';
 import { taskNameOf } from '../model/task-refs.js';
 import { addDays, dateInZone } from '../model/time.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
-import { activeProjectOrRefuse, memberIdOrRefuse } from '../store/lookups.js';
+import { activeProjectOrRefuse, memberIdOrRefuse, statusSetOf } from '../store/lookups.js';
 import type { WriteContext } from '../store/stores.js';
 import { type Blockers, linkFields, resolveBlockers } from './links.js';
 import { type Placement, resolveParent, restorePlacement } from './subtasks.js';
@@ -150,7 +163,7 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
   refuseUnlessCurrentLayout(caller);
   if (fields.dueTime && !fields.dueDate) throw invalid(`${prefix}dueTime`, 'needs a dueDate as well.');
   const taskId = fields.taskId ?? randomUUID();
-  const [assigneeId, , blockers, placement] = await Promise.all([
+  const [assigneeId, project, blockers, placement] = await Promise.all([
     fields.assigneeId === undefined ? undefined : memberIdOrRefuse(stores, caller, fields.assigneeId, `${prefix}assignee`),
     fields.projectId === undefined ? undefined : activeProjectOrRefuse(stores, caller, fields.projectId, `${prefix}projectId`),
     fields.blockedBy?.length
@@ -159,10 +172,12 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     fields.parentId ? resolveParent(stores, caller, { taskId }, fields.parentId, `${prefix}parent`, opts.refOf, opts.fresh) : undefined,
   ]);
   const at = source.now.toISOString();
-  const workflow = fields.state === undefined ? undefined : readStatus(fields.state, DEFAULT_STATUSES, `${prefix}status`);
+  // A status is one of the project's (its own set, or the workspace's).
+  const set = setOf(project);
+  const workflow = fields.state === undefined ? undefined : readStatus(fields.state, set, `${prefix}status`);
   const phase = workflow ? phaseOf(workflow.category) : fields.completed ? 'done' : 'open';
   const closing = phase === 'done' ? (fields.completed ?? { at, by: caller.userId }) : undefined;
-  const state = workflow && stateOf(workflow);
+  const state = stateOf(workflow ?? defaultStatus(phase, set));
   const rule = fields.repeat ? await anchored(caller, source.now, fields.repeat, fields.dueDate, `${prefix}repeat`) : undefined;
   const dueDate = rule?.dueDate ?? fields.dueDate;
   const dueTime = fields.dueTime ?? fields.repeat?.time;
@@ -189,6 +204,22 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     version: 1,
   };
   return { before: undefined, next, ...(blockers ? { blockers } : {}), ...(placement ? { placement } : {}) };
+};
+
+/**
+ * The status a task moving to another project takes there: the one of the same name, else the first
+ * of its category, else its phase's first. A canceled task goes only where canceled is a status
+ * (done and canceled count differently: store/task-derived.ts).
+ */
+const carried = async (stores: WriteContext['stores'], caller: WriteContext['caller'], task: Task, set: StatusSet, param: string) => {
+  const now = statusOf(task, await statusSetOf(stores, caller, task.projectId));
+  const same: WorkflowStatus | undefined =
+    set.statuses.find((s) => foldedName(s.name) === foldedName(now.name) && phaseOf(s.category) === task.status) ??
+    set.statuses.find((s) => s.category === now.category);
+  if (same) return same;
+  if (now.category === 'canceled')
+    throw invalid(param, `the task is ${now.name} and that project has no canceled status; reopen or complete it first.`);
+  return defaultStatus(task.status, set);
 };
 
 /** The task's own side of its placement. */
@@ -246,7 +277,7 @@ export const planChange = async (
   if (task.deletedAt) throw taskDeleted(taskNameOf(caller.workspaceKey, task), task.deletedAt);
   requireRole(caller, 'member', 'changing a task');
   const moving = patch.parentId !== undefined && patch.parentId !== null && patch.parentId !== task.parentId;
-  const [assigneeId, , blockers, placement] = await Promise.all([
+  const [assigneeId, newProject, blockers, placement] = await Promise.all([
     patch.assigneeId === undefined || patch.assigneeId === null || patch.assigneeId === task.assigneeId
       ? patch.assigneeId
       : memberIdOrRefuse(stores, caller, patch.assigneeId, `${prefix}assignee`),
@@ -277,9 +308,22 @@ export const planChange = async (
     );
   if (dueTime && !dueDate) throw invalid(`${prefix}dueTime`, 'the task has no due date; set dueDate as well.');
   // A status names its phase; a phase alone (a completion, a reopening) starts at its first status.
-  const workflow = patch.state ? readStatus(patch.state, DEFAULT_STATUSES, `${prefix}status`) : undefined;
+  // Statuses are the project's: a task moving to another project takes the status of its name there.
+  const nextProject = patch.projectId === undefined ? task.projectId : (patch.projectId ?? undefined);
+  const statusTouched = patch.state !== undefined || patch.status !== undefined || nextProject !== task.projectId;
+  const set = statusTouched ? (newProject ? setOf(newProject) : await statusSetOf(stores, caller, nextProject)) : undefined;
+  const workflow = patch.state && set ? readStatus(patch.state, set, `${prefix}status`) : undefined;
   let status = workflow ? phaseOf(workflow.category) : (patch.status ?? task.status);
-  let state = workflow ? stateOf(workflow) : patch.state === null || status !== task.status ? undefined : task.state;
+  let state = !set
+    ? task.state
+    : stateOf(
+        workflow ??
+          (patch.state === null || status !== task.status
+            ? defaultStatus(status, set)
+            : nextProject !== task.projectId
+              ? await carried(stores, caller, task, set, `${prefix}projectId`)
+              : statusOf(task, set)),
+      );
   // Completing an occurrence of a recurring task moves it to the next one; the last one completes it.
   // Canceling one closes it, rule and all, until it is reopened.
   let occurrence: string | undefined;
@@ -291,7 +335,7 @@ export const planChange = async (
       occurrence = dueDate;
       dueDate = after;
       status = 'open';
-      state = undefined;
+      state = stateOf(defaultStatus('open', set ?? DEFAULT_SET));
     }
   }
   if (dueDate === undefined) dueTime = undefined;
@@ -314,10 +358,12 @@ export const planChange = async (
   } = task;
   const notes = patch.notes === undefined ? task.notes : (patch.notes ?? undefined);
   const nextAssignee = assigneeId === undefined ? task.assigneeId : (assigneeId ?? undefined);
-  const nextProject = patch.projectId === undefined ? task.projectId : (patch.projectId ?? undefined);
+  // Closed as it was keeps its time; closed anew (completed, canceled, or done after canceled) is closed now.
+  const canceled = (st: TaskStatus, key: string | undefined) =>
+    st === 'done' && categoryOfKey(key ?? storedKey({ status: st })) === 'canceled';
   const done =
     status === 'done'
-      ? task.status === 'done'
+      ? task.status === 'done' && canceled(task.status, task.state) === canceled(status, state) && !patch.completed
         ? { completedAt: task.completedAt!, completedBy: task.completedBy! }
         : { completedAt: patch.completed?.at ?? at, completedBy: patch.completed?.by ?? caller.userId }
       : undefined;

@@ -6,6 +6,7 @@ import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
 import { type ActivityRecord, stateAfter } from '../model/activity.js';
 import { changedSince, notUndoable, projectDeleted, race, roleTooLow } from '../model/refusals.js';
+import { setOf } from '../model/statuses.js';
 import type { Comment, Project } from '../model/types.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
 import { loadNames } from '../store/lookups.js';
@@ -85,6 +86,9 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
         break;
       case 'state':
         patch.state = c.before ?? null;
+        // Done ↔ canceled keeps the phase: the time it was closed before comes back with the status.
+        if (!record.changes.some((x) => x.field === 'status') && was('completedAt'))
+          patch.completed = { at: was('completedAt'), by: was('completedBy') ?? record.actorId };
         break;
       case 'blockedBy':
         patch.blockedBy = Object.keys((c.before as Record<string, number> | undefined) ?? {});
@@ -132,6 +136,7 @@ const undoProject = async (ctx: UndoContext, record: ActivityRecord, names: Name
         ...(record.changes.some((c) => c.field === 'description') ? { description: before.description ?? null } : {}),
         ...(record.changes.some((c) => c.field === 'status') ? { archived: before.status === 'archived' } : {}),
         ...(record.changes.some((c) => c.field === 'deletedAt') ? { deleted: before.deletedAt !== undefined } : {}),
+        ...(record.changes.some((c) => c.field === 'statuses' || c.field === 'retiredStatuses') ? { statusSet: setOf(before) } : {}),
       }
     : { deleted: true };
   try {

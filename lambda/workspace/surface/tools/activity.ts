@@ -238,8 +238,8 @@ export const changeUndo = defineTool({
   name: 'change_undo',
   title: 'Undo a change',
   description:
-    "Puts back what one change (act_… id, or a bulk call's) altered, unless the target changed since (then it names the later " +
-    'changes). An undone delete restores the comments too; an undo can be undone.',
+    "Puts back what one change (act_… id, or a bulk call's) altered, unless the target changed since (it then names the later " +
+    'changes). An undo can be undone.',
   input: undoInput,
   output: undoOutput,
   // Undoing a creation removes what it made.

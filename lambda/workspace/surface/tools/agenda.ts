@@ -34,8 +34,8 @@ export const agendaGet = defineTool({
   name: 'agenda_get',
   title: 'Agenda for a day',
   description:
-    "The user's day in their time zone: counts (open, overdue, due today, done today) and the overdue and due-today tasks by " +
-    'priority. For "what is on my plate today"; tasks_search for the rest.',
+    "The user's day in their zone: counts (open, overdue, due today, done today) and the overdue and due-today tasks by " +
+    'priority; tasks_search for the rest.',
   input,
   output,
   annotations: READ,

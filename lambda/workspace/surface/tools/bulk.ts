@@ -31,7 +31,7 @@ const createItem = z.strictObject({
 
 const updateItem = z.strictObject({
   taskId: taskRefArg,
-  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+  version: z.optional(versionArg).check(z.describe('Checked if given')),
   ...taskChangeFields,
 });
 
@@ -134,7 +134,7 @@ export const tasksCreate = defineTool({
   name: 'tasks_create',
   title: 'Create several tasks',
   description:
-    'Creates 1-50 tasks (the fields of task_create each), e.g. from notes or a list; @2 names the task of item 2. ' +
+    'Creates 1-50 tasks (the fields of task_create each); @2 names the task of item 2. ' +
     'Each is created or refused on its own; the answer lists each item in order with its key.',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'tasks to create') }),
   listedInput: z.strictObject({ tasks: listedArray(createItem, 'tasks to create') }),

@@ -69,7 +69,7 @@ const addOutput = z.extend(commentOutput, { key: taskKeyOut, ...activityIdOutput
 export const commentAdd = defineTool({
   name: 'comment_add',
   title: 'Comment on a task',
-  description: "Adds a comment to a task's discussion; each call adds one. The task's own notes change with task_update.",
+  description: "Adds one comment to a task's discussion (its notes change with task_update).",
   input: addInput,
   output: addOutput,
   annotations: CREATE,

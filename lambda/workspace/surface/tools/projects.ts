@@ -1,15 +1,28 @@
 import * as z from 'zod/mini';
 import { requireRole } from '../../membership/rules.js';
-import { nothingToChange, versionConflict } from '../../model/refusals.js';
+import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
+import { type PlannedSet, planStatusSet } from '../../model/status-sets.js';
+import { setOf } from '../../model/statuses.js';
 import { dateInZone } from '../../model/time.js';
+import type { Project } from '../../model/types.js';
 import { changeProject, createProject, refuseUnlessEmpty } from '../../projects/project-writer.js';
 import { projectOrRefuse } from '../../store/lookups.js';
 import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
-import { toProjectOutput } from '../outputs.js';
+import { toProjectOutput, toStatusesOutput } from '../outputs.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
 import { moreLine, projectBlock, projectLine, undoLine } from '../render.js';
-import { activityIdOutput, dateOut, idArg, listFields, pagingArgs, projectOutput, versionArg } from '../schemas.js';
+import {
+  activityIdOutput,
+  dateOut,
+  idArg,
+  listFields,
+  pagingArgs,
+  projectOutput,
+  statusesArg,
+  statusesOutput,
+  versionArg,
+} from '../schemas.js';
 import { writeContext } from '../sources.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
@@ -18,6 +31,25 @@ const nameArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
 const descriptionArg = z.string().check(z.maxLength(2000));
 
 const changedProjectOutput = z.extend(projectOutput, activityIdOutput);
+/** project_create's and project_update's answer: the project with its statuses, and where removed ones' tasks went. */
+const createdOutput = z.extend(changedProjectOutput, { statuses: statusesOutput });
+const statusedOutput = z.extend(createdOutput, {
+  moved: z.optional(z.array(z.string())).check(z.describe('Removed → where its tasks went')),
+  declined: z.optional(z.enum(NOT_CONFIRMED)),
+});
+type StatusedOutput = z.output<typeof statusedOutput>;
+
+const statusedOf = (p: Project, activityId?: string, moved?: PlannedSet['removed']): StatusedOutput => ({
+  ...toProjectOutput(p),
+  statuses: toStatusesOutput(p),
+  ...(activityId ? { activityId } : {}),
+  ...(moved?.some((r) => r.to) ? { moved: moved.flatMap((r) => (r.to ? [`${r.status.name} → ${r.to.name}`] : [])) } : {}),
+});
+
+const statusesLine = (p: Pick<StatusedOutput, 'statuses' | 'moved'>): string =>
+  `\nStatuses: ${p.statuses.map((s) => `${s.name} (${s.category})`).join(', ')}${
+    p.moved?.length ? `\nRemoved (its tasks now read as the other): ${p.moved.join(', ')}` : ''
+  }`;
 
 // ---- projects_list ------------------------------------------------------------------------------
 
@@ -52,6 +84,7 @@ export const projectsList = defineTool({
 
 const getOutput = z.object({
   project: projectOutput,
+  statuses: statusesOutput,
   today: dateOut,
   counts: z.object({
     open: z.number().check(z.int()),
@@ -64,7 +97,7 @@ const getOutput = z.object({
 export const projectGet = defineTool({
   name: 'project_get',
   title: 'Read a project',
-  description: 'One project with counts of its open, overdue, due-today and done tasks; tasks_search with project lists them.',
+  description: 'One project, its statuses and counts of open, overdue, due-today and done tasks; tasks_search lists them.',
   input: z.strictObject({ projectId: projectIdArg }),
   output: getOutput,
   annotations: READ,
@@ -78,12 +111,13 @@ export const projectGet = defineTool({
     ]);
     return {
       project: toProjectOutput(project),
+      statuses: toStatusesOutput(project),
       today,
       counts: { open: counts.open, overdue: counts.overdue, dueToday: counts.dueToday, done: counts.done },
     };
   },
   render: (r) =>
-    `${projectBlock(r.project)}\n${r.counts.open} open task(s), ${r.counts.overdue} overdue, ${r.counts.dueToday} due today, ${r.counts.done} done.`,
+    `${projectBlock(r.project)}\nStatuses: ${r.statuses.map((s) => s.name).join(', ')}\n${r.counts.open} open task(s), ${r.counts.overdue} overdue, ${r.counts.dueToday} due today, ${r.counts.done} done.`,
 });
 
 // ---- project_create -----------------------------------------------------------------------------
@@ -91,16 +125,17 @@ export const projectGet = defineTool({
 export const projectCreate = defineTool({
   name: 'project_create',
   title: 'Create a project',
-  description: 'Creates a project (admins); calling it twice makes two, so check projects_list first.',
-  input: z.strictObject({ name: nameArg, description: z.optional(descriptionArg) }),
-  output: changedProjectOutput,
+  description: "Creates a project (admins), with its own statuses or the workspace's; each call makes one, so check projects_list first.",
+  input: z.strictObject({ name: nameArg, description: z.optional(descriptionArg), statuses: z.optional(statusesArg) }),
+  output: createdOutput,
   annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
-    const w = await createProject(writeContext(ctx), args);
-    return { ...toProjectOutput(w.project), activityId: w.record.activityId };
+    const statusSet = args.statuses ? planStatusSet({ statuses: [], retired: [] }, args.statuses, undefined).set : undefined;
+    const w = await createProject(writeContext(ctx), { name: args.name, description: args.description, statusSet });
+    return statusedOf(w.project, w.record.activityId);
   },
-  render: (p) => `Created project:\n${projectBlock(p)}${undoLine(p.activityId)}`,
+  render: (p) => `Created project:\n${projectBlock(p)}${statusesLine(p)}${undoLine(p.activityId)}`,
 });
 
 // ---- project_update -----------------------------------------------------------------------------
@@ -108,41 +143,87 @@ export const projectCreate = defineTool({
 export const projectUpdate = defineTool({
   name: 'project_update',
   title: 'Change a project',
-  description: 'Renames a project, changes its description or restores an archived one (admins). A stale version is a conflict.',
+  description: `Renames a project or changes its description or statuses (removing one asks where its tasks go), or restores an archived one (admins). ${ASKS_FIRST}`,
   input: z.strictObject({
     projectId: projectIdArg,
     version: versionArg.check(z.describe('The version read')),
     name: z.optional(nameArg),
     description: z.optional(z.nullable(descriptionArg)).check(z.describe('null clears it')),
     archived: z.optional(z.literal(false)).check(z.describe('false restores it')),
+    statuses: z.optional(statusesArg),
+    moveTo: z.optional(z.record(z.string(), z.string())).check(z.describe('A removed status → where its tasks go')),
   }),
-  output: changedProjectOutput,
+  output: statusedOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'admin', 'changing a project');
-    const { projectId, version, ...changes } = args;
-    if (Object.values(changes).every((v) => v === undefined)) throw nothingToChange();
+    const { projectId, version, statuses, moveTo, ...changes } = args;
+    if (Object.values(changes).every((v) => v === undefined) && !statuses) {
+      if (moveTo) throw invalid('moveTo', 'says where the tasks of a removed status go; give it with statuses.');
+      throw nothingToChange();
+    }
     const project = await projectOrRefuse(services, principal, projectId);
-    const w = await changeProject(writeContext(ctx), project, changes, { expectVersion: version });
-    return w ? { ...toProjectOutput(w.project), activityId: w.record.activityId } : toProjectOutput(project);
+    if (version !== project.version) throw versionConflict(`project ${project.projectId}`, project.version, version, 'project_get');
+    let plan = statuses ? planStatusSet(setOf(project), statuses, moveTo) : undefined;
+    if (plan?.removed.length) {
+      // Asked where the tasks of each removed status go, with the planned answer chosen.
+      const choices = Object.fromEntries(
+        plan.removed.flatMap((r, i) =>
+          r.to && r.choices.length > 1
+            ? [[`to${i}`, { title: `Tasks in ${r.status.name} go to`, options: r.choices.map((c) => c.name), proposed: r.to.name }]]
+            : [],
+        ),
+      );
+      const removedWords = plan.removed
+        .map((r) =>
+          r.to ? `${r.status.name} (its tasks go to ${r.to.name})` : `${r.status.name} (no longer offered; its tasks stay as they are)`,
+        )
+        .join(', ');
+      const asked = confirmation(
+        ctx,
+        { id: project.projectId, state: `v${project.version}` },
+        `Change the statuses of '${project.name}' to ${plan.set.statuses.map((s) => s.name).join(', ')}, removing ${removedWords}? You can undo this for ${services.activity.retentionDays} days.`,
+        'Change the statuses',
+        choices,
+      );
+      if (asked.kind === 'ask') return asked.request;
+      if (asked.kind !== 'proceed') return { ...statusedOf(project), declined: asked.kind };
+      if (asked.chosen) {
+        const chosen = Object.fromEntries(
+          plan.removed.flatMap((r, i) => (asked.chosen?.[`to${i}`] ? [[r.status.name, asked.chosen[`to${i}`]!]] : [])),
+        );
+        plan = planStatusSet(setOf(project), statuses!, { ...moveTo, ...chosen });
+      }
+    }
+    const w = await changeProject(
+      writeContext(ctx),
+      project,
+      { ...changes, ...(plan ? { statusSet: plan.set } : {}) },
+      { expectVersion: version },
+    );
+    return w ? statusedOf(w.project, w.record.activityId, plan?.removed) : statusedOf(project);
   },
   render: (p) =>
-    p.activityId ? `Updated project:\n${projectBlock(p)}${undoLine(p.activityId)}` : `Unchanged (it was so already):\n${projectBlock(p)}`,
+    p.declined
+      ? notConfirmedText(p.declined, `changing the statuses of project [${p.projectId}] ${p.name}`)
+      : p.activityId
+        ? `Updated project:\n${projectBlock(p)}${statusesLine(p)}${undoLine(p.activityId)}`
+        : `Unchanged (it was so already):\n${projectBlock(p)}${statusesLine(p)}`,
 });
 
 // ---- project_archive / project_delete -----------------------------------------------------------
 
 const removeInput = z.strictObject({
   projectId: projectIdArg,
-  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+  version: z.optional(versionArg).check(z.describe('Checked if given')),
 });
 
 export const projectArchive = defineTool({
   name: 'project_archive',
   title: 'Archive a project',
-  description: 'Archives a project (admins): it leaves projects_list and takes no new tasks; its tasks stay. Prefer it to project_delete.',
+  description: 'Archives a project (admins): out of projects_list, no new tasks; its tasks stay. Prefer it to project_delete.',
   input: removeInput,
   output: changedProjectOutput,
   annotations: REMOVE,

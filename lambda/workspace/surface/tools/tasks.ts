@@ -3,7 +3,7 @@ import { roleAtLeast } from '../../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
 import { invalid, nothingToChange, othersSubtasks, versionConflict } from '../../model/refusals.js';
-import { DEFAULT_STATUSES, phaseOf, readStatusFilter, type StatusFilter } from '../../model/statuses.js';
+import { categoryOfKey, DEFAULT_SET, phaseOf, readStatusFilter, type StatusFilter, setOf } from '../../model/statuses.js';
 import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
@@ -97,12 +97,6 @@ export const tasksSearch = defineTool({
   run: async (args, ctx) => {
     const { principal, services, now } = ctx;
     const today = dateInZone(now, principal.timeZone);
-    const asked = readStatusFilter(args.status, DEFAULT_STATUSES, 'status');
-    // Only open tasks are overdue: of the statuses asked, the open ones.
-    const openAsked = asked.states?.filter((k) => DEFAULT_STATUSES.some((s) => s.key === k && phaseOf(s.category) === 'open'));
-    if (args.overdue && (asked.status === 'done' || openAsked?.length === 0))
-      throw invalid('overdue', 'only open tasks are overdue; leave status out, or name open statuses.');
-    const statuses: StatusFilter = args.overdue ? { status: 'open', ...(openAsked ? { states: openAsked } : {}) } : asked;
     const read = { now, timeZone: principal.timeZone, forward: true };
     const [dueAfter, dueBefore] = await Promise.all([
       args.dueAfter === undefined ? undefined : readDay(args.dueAfter, 'dueAfter', read),
@@ -116,12 +110,22 @@ export const tasksSearch = defineTool({
     ];
     const after = await positionFrom(ctx, args, isTaskPosition);
     // An unknown project is refused like an unknown assignee, not answered "no tasks match".
-    const [assigneeId, names, parentId] = await Promise.all([
+    const [assigneeId, names, parentId, project] = await Promise.all([
       args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
       loadNames(services, principal),
       args.parent === undefined ? undefined : services.numbers.idOrRefuse(principal, args.parent, 'parent'),
       args.project === undefined || args.project === 'none' ? undefined : projectArgOrRefuse(services, principal, args.project, 'project'),
     ]);
+    // Status names are the project's, or, across projects, any set's (a name finds its status in each).
+    const sets = project ? [setOf(project)] : [DEFAULT_SET, ...[...names.projects.values()].filter((p) => p.statuses).map(setOf)];
+    const asked = readStatusFilter(args.status, sets, 'status', (id) => setOf(id ? names.projects.get(id) : undefined));
+    // Only open tasks are overdue: of the statuses asked, the open ones.
+    const openAsked = asked.states?.filter((k) => phaseOf(categoryOfKey(k) ?? 'unstarted') === 'open');
+    if (args.overdue && (asked.status === 'done' || openAsked?.length === 0))
+      throw invalid('overdue', 'only open tasks are overdue; leave status out, or name open statuses.');
+    const statuses: StatusFilter = args.overdue
+      ? { status: 'open', ...(openAsked ? { states: openAsked, shows: asked.shows } : {}) }
+      : asked;
     // A key (`DEMO-42`, `#42`) as the text names that task; other text is searched by its words.
     const ref = args.text !== undefined ? parseTaskRef(args.text) : undefined;
     const keyed = ref && 'number' in ref ? await services.numbers.idOf(principal, args.text!, 'text').catch(() => undefined) : undefined;
@@ -133,7 +137,10 @@ export const tasksSearch = defineTool({
           : args.text.toLowerCase().split(/\s+/).filter(Boolean);
     if (keyed) {
       const task = await services.tasks.get(principal.workspaceId, keyed);
-      const shown = task && (statuses.status === 'any' || task.status === statuses.status) && inStates(task, statuses.states) ? [task] : [];
+      const shown =
+        task && (statuses.status === 'any' || task.status === statuses.status) && inStates(task, statuses.states, statuses.shows)
+          ? [task]
+          : [];
       return { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)), textNotes };
     }
     const page = await services.tasks.search(
@@ -259,7 +266,7 @@ export const taskUpdate = defineTool({
 
 const stateInput = z.strictObject({
   taskId: taskRefArg,
-  version: z.optional(versionArg).check(z.describe('If given, must be current')),
+  version: z.optional(versionArg).check(z.describe('Checked if given')),
 });
 
 const completeInput = z.extend(stateInput, {
@@ -319,7 +326,7 @@ const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output
 export const taskComplete = defineTool({
   name: 'task_complete',
   title: 'Complete a task',
-  description: 'Marks a task done, listing the tasks that waited only on it. Prefer it to task_delete when the work was done.',
+  description: 'Marks a task done, listing tasks that waited only on it. Prefer it to task_delete for finished work.',
   input: completeInput,
   output: completedOutput,
   annotations: UPDATE,
@@ -332,7 +339,7 @@ export const taskComplete = defineTool({
 export const taskReopen = defineTool({
   name: 'task_reopen',
   title: 'Reopen a task',
-  description: 'Marks a done task open again (work left after all); tasks that wait on it are blocked again.',
+  description: 'Reopens a closed task (work left after all); what waits on it is blocked again.',
   input: stateInput,
   output: changedTaskOutput,
   annotations: UPDATE,

@@ -1,0 +1,186 @@
+import { invalid } from './refusals.js';
+import {
+  DEFAULT_SET,
+  DEFAULT_STATUSES,
+  foldedName,
+  phaseOf,
+  type RetiredStatus,
+  STATUS_CATEGORIES,
+  type StatusCategory,
+  type StatusSet,
+  type WorkflowStatus,
+} from './statuses.js';
+
+/**
+ * A project's own statuses, as `project_create` and `project_update` take them: the whole ordered
+ * list, each a name and a category. What a task stores is a status's key, which a rename keeps; so a
+ * status given with `was` (or under the name it has) is the same status, renamed or moved in the
+ * order, and its tasks stay in it. A status left out is removed, and its tasks go where `moveTo` (or
+ * the person asked) says: another status of the same phase, and a closed one of the same category,
+ * since done and canceled count differently (store/task-derived.ts). Nothing is rewritten: the
+ * removed status is kept as retired, pointing at its successor, and a task stored in it reads as
+ * that (model/statuses.ts `statusOf`), so the change is one write of the project, however many
+ * tasks it holds. A canceled status removed with no canceled one left keeps its tasks as they are.
+ */
+
+export interface StatusInput {
+  readonly name: string;
+  readonly category: StatusCategory;
+  /** The current name of the status this one is (a rename). */
+  readonly was?: string | undefined;
+}
+
+export interface StatusRemoval {
+  readonly status: WorkflowStatus;
+  /** Where its tasks go; none: they stay as they are (a canceled status with no canceled one left). */
+  readonly to?: WorkflowStatus;
+  /** What its tasks may go to. */
+  readonly choices: readonly WorkflowStatus[];
+}
+
+export interface PlannedSet {
+  readonly set: StatusSet;
+  readonly removed: readonly StatusRemoval[];
+}
+
+export const MAX_STATUSES = 20;
+
+const RESERVED = new Set(['open', 'any']);
+const EXAMPLE = '[{name: "Todo", category: "unstarted"}, {name: "Done", category: "done"}]';
+
+/** `started.code_review`: the category first, so every reader knows it (statuses.ts `categoryOfKey`). */
+const newKey = (name: string, category: StatusCategory, taken: ReadonlySet<string>): string => {
+  const known = DEFAULT_STATUSES.find((s) => foldedName(s.name) === foldedName(name) && s.category === category);
+  const slug =
+    foldedName(name)
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 30) || 'status';
+  const base = known?.key ?? `${category}.${slug}`;
+  let key = base;
+  for (let n = 2; taken.has(key); n++) key = `${category}.${slug}_${n}`;
+  return key;
+};
+
+const sameSet = (a: StatusSet, b: StatusSet): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The set a project will have, from the one it has and the list given, with what the change removes
+ * and where their tasks go. Refused, naming the argument and what it would take: an empty list, one
+ * with no open or no done status, a name twice, a reserved name, a status whose category changes.
+ */
+export const planStatusSet = (
+  current: StatusSet,
+  given: readonly StatusInput[],
+  moveTo: Readonly<Record<string, string>> | undefined,
+  param = 'statuses',
+): PlannedSet => {
+  if (!given.length) throw invalid(param, `is empty; a project needs at least one open and one done status, e.g. ${EXAMPLE}.`);
+  if (given.length > MAX_STATUSES) throw invalid(param, `has ${given.length} statuses; at most ${MAX_STATUSES}.`);
+  const seen = new Set<string>();
+  given.forEach((g, i) => {
+    const name = foldedName(g.name);
+    if (!name || g.name.trim().length > 40 || /\p{Cc}/u.test(g.name))
+      throw invalid(`${param}[${i}].name`, `'${g.name.slice(0, 60)}' is no name for a status: 1 to 40 characters, no control characters.`);
+    if (g.was !== undefined && g.was.length > 40)
+      throw invalid(`${param}[${i}].was`, 'names a status by its current name (at most 40 characters).');
+    if (RESERVED.has(name))
+      throw invalid(`${param}[${i}].name`, `'${g.name}' is a word searches reserve (open, any); choose another name.`);
+    const asCategory = STATUS_CATEGORIES.find((c) => c === name);
+    if (asCategory && asCategory !== g.category)
+      throw invalid(
+        `${param}[${i}].name`,
+        `'${g.name}' is the name of a category; a status so named must be in it (category: ${asCategory}).`,
+      );
+    if (seen.has(name)) throw invalid(param, `'${g.name}' is named twice; each status needs a name of its own.`);
+    seen.add(name);
+  });
+  if (!given.some((g) => g.category === 'done'))
+    throw invalid(
+      param,
+      `has no status in the done category; completing a task sets the first one, e.g. {name: "Done", category: "done"}.`,
+    );
+  if (!given.some((g) => phaseOf(g.category) === 'open'))
+    throw invalid(
+      param,
+      `has no open status (backlog, unstarted or started); a new task starts in one, e.g. {name: "Todo", category: "unstarted"}.`,
+    );
+
+  // Which of the current statuses each entry is: by `was`, else by the name it has now.
+  const claimed = new Map<string, number>();
+  const currentNames = current.statuses.map((s) => s.name).join(', ') || 'none yet';
+  const matchOf = (g: StatusInput, i: number): WorkflowStatus | undefined => {
+    const wanted = foldedName(g.was ?? g.name);
+    const found =
+      current.statuses.find((s) => foldedName(s.name) === wanted || s.key === g.was) ??
+      // A canceled status set aside with its tasks comes back as itself.
+      (g.was ? undefined : current.retired.find((r) => !r.movedTo && foldedName(r.name) === wanted && r.category === g.category));
+    if (!found) {
+      if (g.was !== undefined)
+        throw invalid(`${param}[${i}].was`, `'${g.was}' is no status of this project; its statuses are ${currentNames}.`);
+      return undefined;
+    }
+    if (claimed.has(found.key))
+      throw invalid(`${param}[${i}]`, `'${found.name}' is given twice (items ${claimed.get(found.key)} and ${i}); name each status once.`);
+    if (found.category !== g.category)
+      throw invalid(
+        `${param}[${i}].category`,
+        `'${found.name}' is ${found.category}, and a status keeps its category; to have one in ${g.category}, add it under a new name and remove '${found.name}' (its tasks go where moveTo says).`,
+      );
+    claimed.set(found.key, i);
+    return found;
+  };
+  const matches = given.map(matchOf);
+  const taken = new Set([...current.statuses, ...current.retired].map((s) => s.key));
+  const statuses: WorkflowStatus[] = given.map((g, i) => {
+    const kept = matches[i];
+    const key = kept?.key ?? newKey(g.name, g.category, taken);
+    taken.add(key);
+    return { key, name: g.name.trim(), category: g.category };
+  });
+
+  const gone = current.statuses.filter((s) => !claimed.has(s.key));
+  const moves = moveTo ?? {};
+  for (const from of Object.keys(moves)) {
+    if (!gone.some((s) => foldedName(s.name) === foldedName(from)))
+      throw invalid(
+        'moveTo',
+        `'${from}' is no status this change removes; ${gone.length ? `it removes ${gone.map((s) => s.name).join(', ')}` : 'it removes none'}.`,
+      );
+  }
+  const removed: StatusRemoval[] = gone.map((s) => {
+    const choices = statuses.filter((n) => (phaseOf(s.category) === 'open' ? phaseOf(n.category) === 'open' : n.category === s.category));
+    const asked = Object.entries(moves).find(([from]) => foldedName(from) === foldedName(s.name))?.[1];
+    if (asked !== undefined) {
+      const to = choices.find((n) => foldedName(n.name) === foldedName(asked));
+      if (!to)
+        throw invalid(
+          'moveTo',
+          `'${s.name}' → '${asked}': the tasks of a ${phaseOf(s.category) === 'open' ? 'open status go to an open one' : `${s.category} status go to a ${s.category} one`}; ${
+            choices.length ? `here one of ${choices.map((n) => n.name).join(', ')}` : 'this set has none, so they stay as they are'
+          }.`,
+        );
+      return { status: s, to, choices };
+    }
+    const to = choices.find((n) => n.category === s.category) ?? choices[0];
+    return { status: s, ...(to ? { to } : {}), choices };
+  });
+
+  const target = new Map(removed.map((r) => [r.status.key, r.to?.key]));
+  const revived = new Set(matches.filter((m): m is WorkflowStatus => m !== undefined).map((m) => m.key));
+  const retired: RetiredStatus[] = [
+    // Statuses retired earlier into one removed now follow its tasks.
+    ...current.retired
+      .filter((r) => !revived.has(r.key))
+      .map((r): RetiredStatus => {
+        if (!r.movedTo || !target.has(r.movedTo)) return r;
+        const next = target.get(r.movedTo);
+        const { movedTo: _m, ...self } = r;
+        return next ? { ...self, movedTo: next } : self;
+      }),
+    ...removed.map((r): RetiredStatus => ({ ...r.status, ...(r.to ? { movedTo: r.to.key } : {}) })),
+  ];
+  const set: StatusSet = { statuses, retired };
+  return { set: sameSet(set, DEFAULT_SET) ? DEFAULT_SET : set, removed };
+};

@@ -1,5 +1,4 @@
 import { invalid } from './refusals.js';
-import type { TaskStatus } from './types.js';
 
 /**
  * Workflow statuses. Every task is in one named status of one category; the category is what the
@@ -13,6 +12,9 @@ import type { TaskStatus } from './types.js';
  * closed one). So a task from before statuses is in Todo or Done as it stands, with nothing to
  * migrate, and a move between open statuses (Todo → In progress) leaves every index key as it was.
  */
+
+/** A task's phase, as model/types.ts has it (named here too: types.ts names these statuses). */
+type TaskStatus = 'open' | 'done';
 
 export const STATUS_CATEGORIES = ['backlog', 'unstarted', 'started', 'done', 'canceled'] as const;
 export type StatusCategory = (typeof STATUS_CATEGORIES)[number];

@@ -184,7 +184,8 @@ const planRow = async (row: ImportRow, members: readonly Member[], caller: Calle
       labels: row.labels,
       ...(row.project ? { project: row.project } : {}),
       ...(row.done ? { completed: { at: row.done.at ?? now.toISOString(), by: OPERATOR.userId } } : {}),
-      ...(row.state ? { state: row.state } : {}),
+      // A key of the workspace's statuses: a project of its own takes the one of its category (model/statuses.ts statusOfKey).
+      ...(row.state ? { stateKey: row.state } : {}),
     },
   };
 };
@@ -198,8 +199,8 @@ const describe = (p: Planned): string => {
     f.assigneeId ? `@${f.assigneeId}` : undefined,
     f.project ? `project '${f.project}'` : undefined,
     f.labels?.length ? f.labels.map((l) => `#${l}`).join(' ') : undefined,
-    f.state && f.state !== 'done' && f.state !== 'todo' ? f.state.replace('_', ' ') : undefined,
-    f.completed ? `${f.state === 'canceled' ? 'closed' : 'done'} ${f.completed.at}` : undefined,
+    f.stateKey && f.stateKey !== 'done' && f.stateKey !== 'todo' ? f.stateKey.replace('_', ' ') : undefined,
+    f.completed ? `${f.stateKey === 'canceled' ? 'closed' : 'done'} ${f.completed.at}` : undefined,
     p.parentName ? `subtask of ${p.parentName}` : undefined,
     p.row.comments.length ? `${p.row.comments.length} comment(s)` : undefined,
   ].filter(Boolean);

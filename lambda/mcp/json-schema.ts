@@ -16,8 +16,10 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
  * type says it), a date's or an instant's 300-character pattern beside `format: date` or
  * `date-time` (which say the same, RFC 3339's full-date and date-time), and on results `additionalProperties: false` (a client needs to know what a
  * result holds, not to refuse one that holds more: the server checks its results itself) and the
- * fields' descriptions. An argument's `minLength: 1` beside a `maxLength` is left out too: the
- * server still refuses an empty string, naming the argument, and the bound was some 700 bytes.
+ * fields' descriptions and `required` lists (a result holds what its tool's text says; the lists
+ * were some 2,000 bytes of every listing, and a client that validates a result finds it valid the
+ * same). An object's `propertyNames: {type: string}` says what JSON says of every key, so it goes too.
+ * What an argument may be is listed whole: the server accepts exactly what the listing says.
  */
 const DATE_FORMATS = new Set<unknown>(['date', 'date-time']);
 
@@ -35,7 +37,8 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     if (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) continue;
     if (io === 'output' && k === 'additionalProperties' && v === false) continue;
     if (k === 'pattern' && DATE_FORMATS.has((node as { format?: unknown }).format)) continue;
-    if (io === 'input' && k === 'minLength' && v === 1 && 'maxLength' in node) continue;
+    if (io === 'output' && k === 'required' && Array.isArray(v)) continue;
+    if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;
     // A result's fields are described by the tool's description and its text; their descriptions
     // would be read by no one but paid for in every context.
     if (io === 'output' && k === 'description' && typeof v === 'string') continue;

@@ -403,3 +403,197 @@ describe('review findings on the default statuses', () => {
     assert.match(text(r), /Subtasks \(0 of 1 done\)/);
   });
 });
+
+describe('red-team findings on project statuses (each failed before its fix)', () => {
+  test('a renamed status no longer answers to its old name, in writes or searches, here or across projects', async () => {
+    // Arrange: the workspace's statuses, In progress renamed Doing
+    const p = await project('Renamed default', [
+      { name: 'Todo', category: 'unstarted' },
+      { name: 'In progress', category: 'started' },
+      { name: 'Done', category: 'done' },
+    ]);
+    const t = await create('Under way', { projectId: p.projectId });
+    await setStatus(t, 'In progress');
+    await update(p, {
+      statuses: [
+        { name: 'Todo', category: 'unstarted' },
+        { name: 'Doing', category: 'started', was: 'In progress' },
+        { name: 'Done', category: 'done' },
+      ],
+    });
+
+    // Act
+    const made = await m()('task_create', { title: 'Old name', projectId: p.projectId, status: 'in progress' });
+    const here = await m()('tasks_search', { project: p.projectId, status: 'In progress' });
+    const across = await m()('tasks_search', { status: 'In progress', limit: 100 });
+
+    // Assert
+    assert.equal(made.isError, true);
+    assert.match(text(made), /'in progress' is no status here; one of Todo, Doing, Done/);
+    assert.equal(here.isError, true);
+    assert.ok(!keysOf(across).includes(t.key), 'a task in Doing is not found as In progress');
+    assert.equal((await get(t.key)).status, 'Doing');
+  });
+
+  test("undo puts back the status a record kept by its key, not by a name another status took since", async () => {
+    // Arrange: In review renamed Reviewing, then a done status named In review put before it
+    const p = await project('Shadowed', [
+      { name: 'Todo', category: 'unstarted' },
+      { name: 'In review', category: 'started' },
+      { name: 'Done', category: 'done' },
+    ]);
+    const t = await create('Reviewed', { projectId: p.projectId });
+    await setStatus(t, 'In review');
+    const renamed = await update(p, {
+      statuses: [
+        { name: 'Todo', category: 'unstarted' },
+        { name: 'Reviewing', category: 'started', was: 'In review' },
+        { name: 'Done', category: 'done' },
+      ],
+    });
+    const shadow = await update(p, {
+      statuses: [
+        { name: 'Todo', category: 'unstarted' },
+        { name: 'In review', category: 'done' },
+        { name: 'Reviewing', category: 'started' },
+        { name: 'Done', category: 'done' },
+      ],
+    });
+    assert.equal(renamed.isError, false, text(renamed));
+    assert.equal(shadow.isError, false, text(shadow));
+    const moved = (await setStatus(t, 'Todo')).structuredContent as Out;
+
+    // Act
+    const undo = await m()('change_undo', { activityId: moved.activityId });
+
+    // Assert
+    assert.equal(undo.isError, false, text(undo));
+    const back = await get(t.key);
+    assert.deepEqual([back.status, back.statusCategory], ['Reviewing', 'started']);
+  });
+
+  test('undoing a change of the set leaves no task in a status nobody reads: each reads, counts and is found as one of the set put back', async () => {
+    // Arrange
+    const p = await project('Undo set', [
+      { name: 'Todo', category: 'unstarted' },
+      { name: 'Done', category: 'done' },
+      { name: 'Canceled', category: 'canceled' },
+    ]);
+    const changed = (
+      await update(p, {
+        statuses: [
+          { name: 'Todo', category: 'unstarted' },
+          { name: 'Doing', category: 'started' },
+          { name: 'Shipped', category: 'done' },
+          { name: 'Dropped', category: 'canceled' },
+        ],
+      })
+    ).structuredContent as ProjectOut;
+    const doing = await create('Doing it', { projectId: p.projectId });
+    await setStatus(doing, 'Doing');
+    const dropped = await create('Dropping it', { projectId: p.projectId });
+    await setStatus(dropped, 'Dropped');
+    const shipped = await create('Shipping it', { projectId: p.projectId });
+    await m()('task_complete', { taskId: shipped.key });
+    const counts = (await readProject(p.projectId)).counts;
+
+    // Act
+    const undo = await owner()('change_undo', { activityId: changed.activityId });
+
+    // Assert
+    assert.equal(undo.isError, false, text(undo));
+    assert.deepEqual((await readProject(p.projectId)).statuses.map((s) => s.name), ['Todo', 'Done', 'Canceled']);
+    assert.deepEqual([(await get(doing.key)).status, (await get(dropped.key)).status, (await get(shipped.key)).status], ['Todo', 'Canceled', 'Done']);
+    assert.deepEqual((await readProject(p.projectId)).counts, counts, 'counts as they were');
+    assert.deepEqual(keysOf(await m()('tasks_search', { project: p.projectId, status: 'Canceled' })), [dropped.key]);
+    assert.deepEqual(keysOf(await m()('tasks_search', { project: p.projectId, status: 'Done' })), [shipped.key]);
+    assert.deepEqual(keysOf(await m()('tasks_search', { project: p.projectId, status: 'Todo' })), [doing.key]);
+  });
+
+  test('a closed task moving between projects keeps its category: a done one is never canceled by a name, nor the other way round', async () => {
+    // Arrange: Shipped is done in one project and canceled in the other
+    const a = await project('Ships', [
+      { name: 'Todo', category: 'unstarted' },
+      { name: 'Shipped', category: 'done' },
+    ]);
+    const b = await project('Drops', [
+      { name: 'Todo', category: 'unstarted' },
+      { name: 'Done', category: 'done' },
+      { name: 'Shipped', category: 'canceled' },
+    ]);
+    const t = await create('Ship it', { projectId: a.projectId });
+    await m()('task_complete', { taskId: t.key });
+
+    // Act
+    const moved = await m()('task_update', { taskId: t.key, version: (await get(t.key)).version, projectId: b.projectId });
+
+    // Assert
+    assert.equal(moved.isError, false, text(moved));
+    assert.deepEqual([(moved.structuredContent as Out).status, (moved.structuredContent as Out).statusCategory], ['Done', 'done']);
+    assert.equal((await readProject(b.projectId)).counts.done, 1);
+  });
+
+  test('undoing a change into a status removed since puts the task where that status went', async () => {
+    // Arrange
+    const p = await project('Undo into removed');
+    const t = await create('Moves on', { projectId: p.projectId });
+    await setStatus(t, 'Doing');
+    const moved = (await setStatus(t, 'QA')).structuredContent as Out;
+    await update(p, { statuses: FLOW.filter((s) => s.name !== 'Doing'), moveTo: { Doing: 'Ready' } });
+
+    // Act
+    const undo = await m()('change_undo', { activityId: moved.activityId });
+
+    // Assert
+    assert.equal(undo.isError, false, text(undo));
+    assert.equal((await get(t.key)).status, 'Ready');
+  });
+
+  test("a move to another project is told with each side's statuses", async () => {
+    // Arrange
+    const p = await project('Told apart');
+    const t = await create('Leaves the project', { projectId: p.projectId });
+    await setStatus(t, 'Doing');
+
+    // Act
+    await m()('task_update', { taskId: t.key, version: (await get(t.key)).version, projectId: null });
+    const history = await m()('activity_list', { task: t.key, limit: 1 });
+
+    // Assert
+    assert.match(text(history), /status Doing → In progress/);
+  });
+
+  test('invisible formatting characters and look-alikes of reserved words are refused as names', async () => {
+    const p = await project('Look-alikes');
+    for (const [name, said] of [
+      ['Done\u200b', /no control or invisible formatting characters/],
+      ['Todo\u202e', /no control or invisible formatting characters/],
+      ['Ｏｐｅｎ', /is a word searches reserve/],
+    ] as const) {
+      const r = await update(p, { statuses: [{ name, category: 'started' }, ...FLOW] });
+      assert.equal(r.isError, true, name);
+      assert.match(text(r), said);
+    }
+  });
+
+  test('a project keeps at most 60 removed statuses, and says so rather than growing without end', async () => {
+    // Arrange
+    const p = await project('Churn');
+    const fresh = (round: number) => [
+      ...Array.from({ length: 18 }, (_, i) => ({ name: `Round ${round} step ${i}`, category: 'started' })),
+      { name: 'Ready', category: 'unstarted' },
+      { name: 'Shipped', category: 'done' },
+    ];
+
+    // Act
+    const results = [];
+    for (let round = 0; round < 5; round++) results.push(await update(p, { statuses: fresh(round) }));
+
+    // Assert
+    assert.deepEqual(
+      results.map((r) => r.isError),
+      [false, false, false, false, true],
+    );
+    assert.match(text(results[4]!), /at most 60 are kept; rename a status \(was\) instead of replacing it/);
+  });
+});

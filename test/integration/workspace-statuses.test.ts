@@ -127,7 +127,7 @@ describe('what each category means', () => {
     assert.ok(!keysOf(await m()('tasks_search', { status: 'done', limit: 100 })).includes(e.key));
     const refused = await m()('tasks_search', { status: 'Someday' });
     assert.equal(refused.isError, true);
-    assert.match(text(refused), /status: 'someday' is no status here/);
+    assert.match(text(refused), /status: 'Someday' is no status here/);
   });
 
   test('canceling a blocker frees what waits on it, and the link still says it is closed', async () => {

@@ -109,7 +109,7 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
  * A task's phase and workflow status, stored apart (model/statuses.ts), told as one: "status Todo →
  * In progress". A status key alone says its phase; the phase alone, its first status.
  */
-const statusInWords = (changes: readonly FieldChange[], set: StatusSet): readonly FieldChange[] => {
+const statusInWords = (changes: readonly FieldChange[], sets: Readonly<Record<'before' | 'after', StatusSet>>): readonly FieldChange[] => {
   const phase = changes.find((c) => c.field === 'status');
   const state = changes.find((c) => c.field === 'state');
   if (!phase && !state) return changes;
@@ -119,12 +119,19 @@ const statusInWords = (changes: readonly FieldChange[], set: StatusSet): readonl
   };
   const side = (which: 'before' | 'after', other: 'before' | 'after'): string => {
     const status = (phase?.[which] as TaskStatus | undefined) ?? phaseOfKey(state?.[which]) ?? phaseOfKey(state?.[other]) ?? 'open';
-    return statusOf({ status, state: state?.[which] as string | undefined }, set).name;
+    return statusOf({ status, state: state?.[which] as string | undefined }, sets[which]).name;
   };
   return [
     { field: 'status', before: side('before', 'after'), after: side('after', 'before') },
     ...changes.filter((c) => c.field !== 'status' && c.field !== 'state'),
   ];
+};
+
+/** Each side's statuses are its own project's: a task moved to another project reads before and after apart. */
+const statusSetsOf = (r: ActivityRecord, names: Names): Record<'before' | 'after', StatusSet> => {
+  const moved = r.changes.find((c) => c.field === 'projectId');
+  const setFor = (id: unknown) => setOf(typeof id === 'string' ? names.projects.get(id) : undefined);
+  return moved ? { before: setFor(moved.before), after: setFor(moved.after) } : { before: setFor(r.projectId), after: setFor(r.projectId) };
 };
 
 /** What the change did, in words; `names` turns member and project ids into names where it can. */
@@ -135,9 +142,9 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
       : '';
   const label = `${key}${quote(r.targetLabel)}`;
   // A parent is told by its key (parentNumber); its id says the same to a person.
-  const changes = (
-    r.kind === 'task' ? statusInWords(r.changes, setOf(r.projectId ? names.projects.get(r.projectId) : undefined)) : r.changes
-  ).filter((c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt', 'parentId', 'retiredStatuses'].includes(c.field));
+  const changes = (r.kind === 'task' ? statusInWords(r.changes, statusSetsOf(r, names)) : r.changes).filter(
+    (c) => !['completedAt', 'completedBy', 'archivedAt', 'deletedAt', 'revokedAt', 'parentId', 'retiredStatuses'].includes(c.field),
+  );
   const undo = r.undoOf ? `undid ${r.undoOf}: ` : '';
   const what = ((): string => {
     switch (`${r.kind}:${r.action}`) {

@@ -44,6 +44,8 @@ export interface PlannedSet {
 }
 
 export const MAX_STATUSES = 20;
+/** Removed statuses a project keeps (its tasks may be in them): the project item and its records stay small. */
+export const MAX_RETIRED = 60;
 
 const RESERVED = new Set(['open', 'any']);
 const EXAMPLE = '[{name: "Todo", category: "unstarted"}, {name: "Done", category: "done"}]';
@@ -81,8 +83,11 @@ export const planStatusSet = (
   const seen = new Set<string>();
   given.forEach((g, i) => {
     const name = foldedName(g.name);
-    if (!name || g.name.trim().length > 40 || /\p{Cc}/u.test(g.name))
-      throw invalid(`${param}[${i}].name`, `'${g.name.slice(0, 60)}' is no name for a status: 1 to 40 characters, no control characters.`);
+    if (!name || g.name.trim().length > 40 || /[\p{Cc}\p{Cf}]/u.test(g.name))
+      throw invalid(
+        `${param}[${i}].name`,
+        `'${g.name.slice(0, 60).replace(/[\p{Cc}\p{Cf}]/gu, '?')}' is no name for a status: 1 to 40 characters, no control or invisible formatting characters.`,
+      );
     if (g.was !== undefined && g.was.length > 40)
       throw invalid(`${param}[${i}].was`, 'names a status by its current name (at most 40 characters).');
     if (RESERVED.has(name))
@@ -113,7 +118,7 @@ export const planStatusSet = (
   const matchOf = (g: StatusInput, i: number): WorkflowStatus | undefined => {
     const wanted = foldedName(g.was ?? g.name);
     const found =
-      current.statuses.find((s) => foldedName(s.name) === wanted || s.key === g.was) ??
+      current.statuses.find((s) => foldedName(s.name) === wanted) ??
       // A canceled status set aside with its tasks comes back as itself.
       (g.was ? undefined : current.retired.find((r) => !r.movedTo && foldedName(r.name) === wanted && r.category === g.category));
     if (!found) {
@@ -181,6 +186,35 @@ export const planStatusSet = (
       }),
     ...removed.map((r): RetiredStatus => ({ ...r.status, ...(r.to ? { movedTo: r.to.key } : {}) })),
   ];
+  if (retired.length > MAX_RETIRED)
+    throw invalid(
+      param,
+      `this project has set aside ${current.retired.length} removed statuses (its tasks may still be in them), and at most ${MAX_RETIRED} are kept; rename a status (was) instead of replacing it.`,
+    );
   const set: StatusSet = { statuses, retired };
   return { set: sameSet(set, DEFAULT_SET) ? DEFAULT_SET : set, removed };
+};
+
+/**
+ * The set an undo of a set change puts back: the statuses as they were, and every status the change
+ * brought in retired into one of them (the first of its category, else its phase's first: a task
+ * moved into it meanwhile reads as that, counted as it is), so no task is left in a key nobody reads.
+ */
+export const undoStatusSet = (now: StatusSet, was: StatusSet): StatusSet => {
+  const back = new Set(was.statuses.map((s) => s.key));
+  const into = (category: StatusCategory): string | undefined =>
+    (
+      was.statuses.find((s) => s.category === category) ??
+      (phaseOf(category) === 'open' ? was.statuses.find((s) => phaseOf(s.category) === 'open') : undefined)
+    )?.key;
+  const retired = new Map<string, RetiredStatus>();
+  for (const r of was.retired) if (!back.has(r.key)) retired.set(r.key, r);
+  for (const s of [...now.statuses, ...now.retired] as RetiredStatus[]) {
+    if (back.has(s.key) || retired.has(s.key)) continue;
+    const target = s.movedTo && back.has(s.movedTo) ? s.movedTo : into(s.category);
+    const { movedTo: _m, ...status } = s;
+    retired.set(s.key, target ? { ...status, movedTo: target } : status);
+  }
+  const set: StatusSet = { statuses: was.statuses, retired: [...retired.values()] };
+  return sameSet(set, DEFAULT_SET) ? DEFAULT_SET : set;
 };

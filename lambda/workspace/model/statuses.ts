@@ -109,9 +109,10 @@ export const statusOf = (
 /** What a task stores of a status: nothing for its phase's own key. */
 export const stateOf = (s: WorkflowStatus): string | undefined => (PHASE_KEY[phaseOf(s.category)] === s.key ? undefined : s.key);
 
-/** "In progress", "in-progress", "IN_PROGRESS" are one name. */
+/** "In progress", "in-progress", "IN_PROGRESS", "Ｉｎ ｐｒｏｇｒｅｓｓ" are one name. */
 export const foldedName = (s: string): string =>
   s
+    .normalize('NFKC')
     .trim()
     .toLowerCase()
     .replace(/[\s_-]+/g, ' ');
@@ -127,11 +128,29 @@ const accepted = (set: StatusSet): string =>
 export const readStatus = (given: string, set: StatusSet, param: string): WorkflowStatus => {
   const w = folded(given);
   if (w === 'open') return firstOf(set, 'unstarted');
-  const named = set.statuses.find((s) => folded(s.name) === w || folded(s.key) === w);
+  if (w === 'done') return firstOf(set, 'done');
+  // By name only: a key is what a task stores, never what a person says (a renamed status keeps its key).
+  const named = set.statuses.find((s) => folded(s.name) === w);
   if (named) return named;
   const category = STATUS_CATEGORIES.find((c) => c === w);
   if (category && set.statuses.some((s) => s.category === category)) return firstOf(set, category);
   throw invalid(param, `'${given}' is no status here; one of ${accepted(set)}.`);
+};
+
+/**
+ * The status a stored key is in this set, for the doors that carry keys (undo puts back the key a
+ * record kept; the import maps a tool's workflow state to one): the key itself, or where a removed
+ * one went, or the first status of its category here, or its phase's first. Undefined for a
+ * canceled key where the set has no canceled status (its tasks cannot be canceled here).
+ */
+export const statusOfKey = (key: string, set: StatusSet): WorkflowStatus | undefined => {
+  const retired = set.retired.find((s) => s.key === key);
+  const found = set.statuses.find((s) => s.key === (retired?.movedTo ?? key)) ?? (retired && !retired.movedTo ? retired : undefined);
+  if (found) return found;
+  const category = categoryOfKey(key) ?? 'unstarted';
+  const same = set.statuses.find((s) => s.category === category);
+  if (same) return same;
+  return category === 'canceled' ? undefined : defaultStatus(phaseOf(category), set);
 };
 
 /** A search's status filter: the phase its index reads, and the keys within it (none: all of them). */
@@ -178,9 +197,7 @@ export const readStatusFilter = (
   for (const [i, w] of words.entries()) {
     const before = picked.size;
     for (const set of sets) {
-      const inSet = set.statuses.filter((s) =>
-        w === 'open' ? phaseOf(s.category) === 'open' : folded(s.name) === w || folded(s.key) === w || s.category === w,
-      );
+      const inSet = set.statuses.filter((s) => (w === 'open' ? phaseOf(s.category) === 'open' : folded(s.name) === w || s.category === w));
       for (const s of inSet) {
         picked.add(s.key);
         shown.get(set)!.add(s.key);

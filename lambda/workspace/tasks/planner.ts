@@ -14,6 +14,7 @@ import {
   setOf,
   stateOf,
   statusOf,
+  statusOfKey,
   storedKey,
   type WorkflowStatus,
 } from '../model/statuses.js';
@@ -51,8 +52,10 @@ export interface NewTask {
   readonly repeat?: RepeatRead | undefined;
   /** A task that arrives done (an import of a finished one): when and by whom it was completed. */
   readonly completed?: { readonly at: string; readonly by: string } | undefined;
-  /** Its workflow status, a name or key (model/statuses.ts); else the first unstarted (or done, with `completed`). */
+  /** Its workflow status by name (model/statuses.ts); else the first unstarted (or done, with `completed`). */
   readonly state?: string | undefined;
+  /** Its workflow status by key, as a door that maps another tool's states gives it (the import): `statusOfKey`. */
+  readonly stateKey?: string | undefined;
 }
 
 /** A change of a task's fields: an absent field stays, `null` clears it. */
@@ -74,10 +77,12 @@ export interface TaskPatch {
   /** done completes the task (a recurring one: this occurrence), open reopens it. */
   readonly status?: TaskStatus | undefined;
   /**
-   * Its workflow status, a name or key (model/statuses.ts); its category sets the phase (a done one
+   * Its workflow status by name (model/statuses.ts); its category sets the phase (a done one
    * completes the task as `status: done` does). null: the first of the phase `status` leaves.
    */
   readonly state?: string | null | undefined;
+  /** The same by key, as an undo puts back what its record kept (`statusOfKey`: a removed one reads as its successor). */
+  readonly stateKey?: string | null | undefined;
   /** When a completion is put back (an undo), when and by whom it was: else now, and the caller. */
   readonly completed?: { readonly at: string; readonly by: string } | undefined;
   /** true deletes the task (kept for undo), false restores it. */
@@ -174,7 +179,12 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
   const at = source.now.toISOString();
   // A status is one of the project's (its own set, or the workspace's).
   const set = setOf(project);
-  const workflow = fields.state === undefined ? undefined : readStatus(fields.state, set, `${prefix}status`);
+  const workflow =
+    fields.state !== undefined
+      ? readStatus(fields.state, set, `${prefix}status`)
+      : fields.stateKey !== undefined
+        ? (statusOfKey(fields.stateKey, set) ?? refuseCanceled(`${prefix}status`))
+        : undefined;
   const phase = workflow ? phaseOf(workflow.category) : fields.completed ? 'done' : 'open';
   const closing = phase === 'done' ? (fields.completed ?? { at, by: caller.userId }) : undefined;
   const state = stateOf(workflow ?? defaultStatus(phase, set));
@@ -213,13 +223,19 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
  */
 const carried = async (stores: WriteContext['stores'], caller: WriteContext['caller'], task: Task, set: StatusSet, param: string) => {
   const now = statusOf(task, await statusSetOf(stores, caller, task.projectId));
+  // An open one may change category (any open status is open); a closed one keeps it (done and canceled count apart).
+  const fits = (s: WorkflowStatus) => (task.status === 'open' ? phaseOf(s.category) === 'open' : s.category === now.category);
   const same: WorkflowStatus | undefined =
-    set.statuses.find((s) => foldedName(s.name) === foldedName(now.name) && phaseOf(s.category) === task.status) ??
+    set.statuses.find((s) => foldedName(s.name) === foldedName(now.name) && fits(s)) ??
     set.statuses.find((s) => s.category === now.category);
   if (same) return same;
   if (now.category === 'canceled')
     throw invalid(param, `the task is ${now.name} and that project has no canceled status; reopen or complete it first.`);
   return defaultStatus(task.status, set);
+};
+
+const refuseCanceled = (param: string): never => {
+  throw invalid(param, "the task's project has no canceled status; name another status.");
 };
 
 /** The task's own side of its placement. */
@@ -310,15 +326,22 @@ export const planChange = async (
   // A status names its phase; a phase alone (a completion, a reopening) starts at its first status.
   // Statuses are the project's: a task moving to another project takes the status of its name there.
   const nextProject = patch.projectId === undefined ? task.projectId : (patch.projectId ?? undefined);
-  const statusTouched = patch.state !== undefined || patch.status !== undefined || nextProject !== task.projectId;
+  const stateGiven = patch.state ?? patch.stateKey;
+  const statusTouched = stateGiven !== undefined || patch.status !== undefined || nextProject !== task.projectId;
   const set = statusTouched ? (newProject ? setOf(newProject) : await statusSetOf(stores, caller, nextProject)) : undefined;
-  const workflow = patch.state && set ? readStatus(patch.state, set, `${prefix}status`) : undefined;
+  const workflow = !set
+    ? undefined
+    : patch.state
+      ? readStatus(patch.state, set, `${prefix}status`)
+      : patch.stateKey
+        ? (statusOfKey(patch.stateKey, set) ?? refuseCanceled(`${prefix}status`))
+        : undefined;
   let status = workflow ? phaseOf(workflow.category) : (patch.status ?? task.status);
   let state = !set
     ? task.state
     : stateOf(
         workflow ??
-          (patch.state === null || status !== task.status
+          (stateGiven === null || status !== task.status
             ? defaultStatus(status, set)
             : nextProject !== task.projectId
               ? await carried(stores, caller, task, set, `${prefix}projectId`)

@@ -6,6 +6,7 @@ import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
 import { type ActivityRecord, stateAfter } from '../model/activity.js';
 import { changedSince, notUndoable, projectDeleted, race, roleTooLow } from '../model/refusals.js';
+import { undoStatusSet } from '../model/status-sets.js';
 import { setOf } from '../model/statuses.js';
 import type { Comment, Project } from '../model/types.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
@@ -85,7 +86,8 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
         patch.parentId = c.before ?? null;
         break;
       case 'state':
-        patch.state = c.before ?? null;
+        // The key the record kept, not a name: a status renamed since is still the one it was.
+        patch.stateKey = c.before ?? null;
         // Done ↔ canceled keeps the phase: the time it was closed before comes back with the status.
         if (!record.changes.some((x) => x.field === 'status') && was('completedAt'))
           patch.completed = { at: was('completedAt'), by: was('completedBy') ?? record.actorId };
@@ -136,7 +138,9 @@ const undoProject = async (ctx: UndoContext, record: ActivityRecord, names: Name
         ...(record.changes.some((c) => c.field === 'description') ? { description: before.description ?? null } : {}),
         ...(record.changes.some((c) => c.field === 'status') ? { archived: before.status === 'archived' } : {}),
         ...(record.changes.some((c) => c.field === 'deletedAt') ? { deleted: before.deletedAt !== undefined } : {}),
-        ...(record.changes.some((c) => c.field === 'statuses' || c.field === 'retiredStatuses') ? { statusSet: setOf(before) } : {}),
+        ...(record.changes.some((c) => c.field === 'statuses' || c.field === 'retiredStatuses')
+          ? { statusSet: undoStatusSet(setOf(current), setOf(before)) }
+          : {}),
       }
     : { deleted: true };
   try {

@@ -435,7 +435,7 @@ describe('red-team findings on project statuses (each failed before its fix)', (
     assert.equal((await get(t.key)).status, 'Doing');
   });
 
-  test("undo puts back the status a record kept by its key, not by a name another status took since", async () => {
+  test('undo puts back the status a record kept by its key, not by a name another status took since', async () => {
     // Arrange: In review renamed Reviewing, then a done status named In review put before it
     const p = await project('Shadowed', [
       { name: 'Todo', category: 'unstarted' },
@@ -502,8 +502,14 @@ describe('red-team findings on project statuses (each failed before its fix)', (
 
     // Assert
     assert.equal(undo.isError, false, text(undo));
-    assert.deepEqual((await readProject(p.projectId)).statuses.map((s) => s.name), ['Todo', 'Done', 'Canceled']);
-    assert.deepEqual([(await get(doing.key)).status, (await get(dropped.key)).status, (await get(shipped.key)).status], ['Todo', 'Canceled', 'Done']);
+    assert.deepEqual(
+      (await readProject(p.projectId)).statuses.map((s) => s.name),
+      ['Todo', 'Done', 'Canceled'],
+    );
+    assert.deepEqual(
+      [(await get(doing.key)).status, (await get(dropped.key)).status, (await get(shipped.key)).status],
+      ['Todo', 'Canceled', 'Done'],
+    );
     assert.deepEqual((await readProject(p.projectId)).counts, counts, 'counts as they were');
     assert.deepEqual(keysOf(await m()('tasks_search', { project: p.projectId, status: 'Canceled' })), [dropped.key]);
     assert.deepEqual(keysOf(await m()('tasks_search', { project: p.projectId, status: 'Done' })), [shipped.key]);

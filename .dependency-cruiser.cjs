@@ -6,7 +6,7 @@
  */
 const LEVELS = [
   ['ground', ['lambda/errors.ts', 'lambda/vocabulary.ts'], 'views', ['lambda/views/']],
-  ['platform', ['lambda/platform/']],
+  ['platform', ['lambda/platform/'], 'files', ['lambda/files/']],
   ['auth', ['lambda/auth/'], 'limits', ['lambda/limits/'], 'observability', ['lambda/observability/'], 'pages', ['lambda/pages/']],
   ['mcp', ['lambda/mcp/']],
   ['workspace', ['lambda/workspace/'], 'http', ['lambda/http/']],
@@ -45,7 +45,7 @@ const upward = rooms.flatMap((room) => {
 /**
  * The sub-rooms of lambda/workspace/ and their inner direction (docs/architecture.md, "The
  * workspace's sub-rooms"): a sub-room imports only sub-rooms below it. The writers (tasks, projects,
- * comments) share a level and import none of each other; `surface/` is the only one that imports
+ * comments, attachments) share a level and import none of each other; `surface/` is the only one that imports
  * `mcp/`, and nothing outside the workspace but the composition roots imports `surface/`.
  */
 const WORKSPACE_LEVELS = [
@@ -53,7 +53,7 @@ const WORKSPACE_LEVELS = [
   ['store'],
   ['activity'],
   ['membership'],
-  ['tasks', 'projects', 'comments'],
+  ['tasks', 'projects', 'comments', 'attachments'],
   ['undo', 'admin'],
   ['surface'],
 ];

@@ -4,6 +4,7 @@ import { DynamoAccessReader } from './auth/access-reader.js';
 import { builtinTokenVerifier } from './auth/builtin-tokens.js';
 import { createCredentialGate, personalTokenVerifier, type TokenVerifier } from './auth/credential-gate.js';
 import { protectedResourceMetadata } from './auth/metadata.js';
+import type { FileParts } from './files/file-store.js';
 import { createErrorMapper } from './http/error-mapper.js';
 import type { HttpApp } from './http/pipeline.js';
 import type { CallGuard } from './limits/call-guard.js';
@@ -42,6 +43,8 @@ export interface Runtime {
   readonly fixtures?: Fixtures;
   /** Where the MCP Apps views' HTML comes from (lambda/workspace/app-views.ts); without it none is offered. */
   readonly views?: ViewSource;
+  /** Attachments' bytes and the type sniffer (lambda/files/), loaded on their first use; without them attachments are refused. */
+  readonly files?: FileParts;
 }
 
 export interface App extends HttpApp {
@@ -54,7 +57,13 @@ export interface App extends HttpApp {
 export const createApp = (rt: Runtime): App => {
   const { config } = rt;
   const services: WorkspaceServices = {
-    ...createWorkspaceStores(rt.db, config.tables.workspace, rt.keys, config.activityDays),
+    ...createWorkspaceStores(
+      rt.db,
+      config.tables.workspace,
+      rt.keys,
+      config.activityDays,
+      rt.files ? { ...rt.files, maxBytes: config.attachments.maxBytes, quotaBytes: config.attachments.quotaBytes } : undefined,
+    ),
     keys: rt.keys,
   };
   const guard = rt.guard ?? unlimitedGuard;

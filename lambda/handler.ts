@@ -1,6 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createApp } from './app.js';
 import { createJwtVerifier } from './auth/jwt.js';
+import { lazyFileParts, S3_FILES_BUNDLE } from './files/file-store.js';
 import { buildHandler } from './http/pipeline.js';
 import { createLimitsGuard } from './limits/limits-guard.js';
 import { createLogger } from './observability/logger.js';
@@ -38,6 +39,14 @@ export const handler = buildHandler(
     guard: createLimitsGuard(db, config, logger),
     // Shipped beside this bundle (lib/mcp-function.ts); read on a view's first read, never at init.
     views: (file) => import('node:fs/promises').then((fs) => fs.readFile(new URL(`views/${file}`, import.meta.url), 'utf8')),
+    // A bundle of its own beside this one (lib/bundling.ts): the S3 client and the type sniffer load
+    // on the first attachment, and a call that touches none pays nothing for them.
+    files: lazyFileParts(() =>
+      (import(new URL(S3_FILES_BUNDLE, import.meta.url).href) as Promise<typeof import('./files/s3-files.js')>).then(({ createS3Files }) =>
+        // DOERS_S3_ENDPOINT is never set by the stack; the deployed-bundle tests point it at the embedded S3 API.
+        createS3Files({ bucket: config.attachments.bucket, region: config.region, endpoint: config.attachments.endpoint }),
+      ),
+    ),
   }),
 );
 

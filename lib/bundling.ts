@@ -102,3 +102,19 @@ export const PINNED_RUNTIME_ACKNOWLEDGEMENT = {
     'The runtime is pinned to Node.js 22 on purpose: the deployment contract names it and the tests and ' +
     'the local server run on it; moving to a newer runtime is a deliberate, tested change.',
 } as const;
+
+/**
+ * Attachments' S3 module (the S3 client and the type sniffer) as a bundle of its own beside the
+ * function's, `s3-files.mjs` (lambda/files/file-store.ts S3_FILES_BUNDLE): lambda/handler.ts imports
+ * it on the first attachment, so the function's bundle and its cold start carry none of it. Built
+ * with the function's own esbuild settings.
+ */
+export const S3_FILES_ENTRY = 'lambda/files/s3-files.ts';
+export const S3_FILES_OUTFILE = 's3-files.mjs';
+
+/**
+ * The command NodejsFunction runs after bundling for it: esbuild's API through lib/build-s3-files.ts
+ * (run by bash in the project root, so `tsx` and esbuild resolve from its node_modules).
+ */
+export const buildS3FilesCommand = (outputDir: string): string =>
+  `${shellQuote(process.execPath)} --import tsx lib/build-s3-files.ts ${shellQuote(`${outputDir}/${S3_FILES_OUTFILE}`)}`;

@@ -23,6 +23,8 @@ export const CONTEXT_KEYS = {
   maxConcurrentCalls: 'doers:maxConcurrentCalls',
   authCacheSeconds: 'doers:authCacheSeconds',
   activityDays: 'doers:activityDays',
+  attachmentMaxMb: 'doers:attachmentMaxMb',
+  attachmentQuotaMb: 'doers:attachmentQuotaMb',
   cognito: 'doers:cognito',
   cognitoDomainPrefix: 'doers:cognitoDomainPrefix',
   cognitoCallbackUrls: 'doers:cognitoCallbackUrls',
@@ -158,6 +160,8 @@ const contextSchema = z.object({
   [K.maxConcurrentCalls]: wholeNumber(4, 0),
   [K.authCacheSeconds]: wholeNumber(5, 0, 300),
   [K.activityDays]: wholeNumber(90, 1, 3650),
+  [K.attachmentMaxMb]: wholeNumber(4, 1, 4),
+  [K.attachmentQuotaMb]: wholeNumber(1024, 1),
   [K.cognito]: flag(false),
   [K.cognitoDomainPrefix]: z.preprocess(
     blankToUndefined,
@@ -243,6 +247,8 @@ export interface DoersSettings {
   readonly authCacheSeconds: number;
   /** Days activity records and what undo needs are kept (DOERS_ACTIVITY_DAYS). */
   readonly activityDays: number;
+  /** The largest attachment and a workspace's total, in MB (DOERS_ATTACHMENT_MAX_MB, DOERS_ATTACHMENT_QUOTA_MB). */
+  readonly attachments: { readonly maxMb: number; readonly quotaMb: number };
   /** Cognito user pool as (external) authorization server; undefined when off. */
   readonly cognito: { readonly domainPrefix: string | undefined; readonly callbackUrls: readonly string[] } | undefined;
   /**
@@ -370,6 +376,7 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
     maxConcurrentCalls: c[K.maxConcurrentCalls],
     authCacheSeconds: c[K.authCacheSeconds],
     activityDays: c[K.activityDays],
+    attachments: { maxMb: c[K.attachmentMaxMb], quotaMb: c[K.attachmentQuotaMb] },
     cognito: c[K.cognito]
       ? { domainPrefix: c[K.cognitoDomainPrefix], callbackUrls: c[K.cognitoCallbackUrls] ?? [...CLAUDE_CALLBACK_URLS] }
       : undefined,

@@ -3,6 +3,7 @@ import { Aws, CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { AttachmentsBucket } from './attachments-bucket.js';
 import { COGNITO_USER_CLAIM, CognitoAuth } from './cognito-auth.js';
 import { CognitoSignIn } from './cognito-signin.js';
 import type { DoersSettings } from './context.js';
@@ -24,6 +25,7 @@ export const STACK_OUTPUTS = {
   dashboardUrl: 'DashboardUrl',
   workspaceTableName: 'WorkspaceTableName',
   limitsTableName: 'LimitsTableName',
+  attachmentsBucketName: 'AttachmentsBucketName',
   secretArn: 'SecretArn',
   region: 'Region',
   /** How many days activity records are kept: the admin CLI writes its records with the same retention. */
@@ -76,6 +78,8 @@ export class DoersStack extends Stack {
   readonly secret: DoersSecret;
   readonly mcpApi: McpApi;
   readonly mcpFunction: McpFunction;
+  /** Attachments' bytes. */
+  readonly attachments: AttachmentsBucket;
   readonly cognito: CognitoAuth | undefined;
   /** The built-in authorization server; undefined when an external issuer is configured. */
   readonly oauthFunction: OAuthFunction | undefined;
@@ -93,6 +97,7 @@ export class DoersStack extends Stack {
       ...(settings.workspaceTableName ? { existingWorkspaceTableName: settings.workspaceTableName } : {}),
     });
     this.secret = new DoersSecret(this, 'Secret');
+    this.attachments = new AttachmentsBucket(this, 'Attachments', { activityDays: settings.activityDays });
 
     this.mcpApi = new McpApi(this, 'Api', {
       throttleRateLimit: settings.throttle.rateLimit,
@@ -117,6 +122,8 @@ export class DoersStack extends Stack {
     this.mcpFunction = new McpFunction(this, 'Function', {
       tables: this.tables,
       secret: this.secret.secret,
+      attachments: this.attachments,
+      attachmentLimits: settings.attachments,
       publicUrl,
       ...(settings.allowedOrigins ? { allowedOrigins: settings.allowedOrigins } : {}),
       ...(jwt
@@ -203,6 +210,7 @@ export class DoersStack extends Stack {
     });
     new CfnOutput(this, O.workspaceTableName, { value: this.tables.workspace.tableName });
     new CfnOutput(this, O.limitsTableName, { value: this.tables.limits.tableName });
+    new CfnOutput(this, O.attachmentsBucketName, { value: this.attachments.bucket.bucketName, description: 'Where attachments are kept' });
     new CfnOutput(this, O.secretArn, { value: this.secret.secret.secretArn, description: 'Key-derivation seed' });
     new CfnOutput(this, O.region, { value: Aws.REGION });
     new CfnOutput(this, O.activityDays, { value: String(settings.activityDays), description: 'Days activity records are kept' });

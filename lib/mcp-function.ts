@@ -7,7 +7,8 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
-import { buildViewsCommand, LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
+import type { AttachmentsBucket } from './attachments-bucket.js';
+import { buildS3FilesCommand, buildViewsCommand, LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
 import type { DoersTables } from './tables.js';
 import { workspaceIndexAcknowledgement } from './tables.js';
 
@@ -46,6 +47,10 @@ export interface McpFunctionProps {
   readonly tables: DoersTables;
   /** The generated secret; the function gets read access to it. */
   readonly secret: ISecret;
+  /** Where attachments' bytes go; the function gets the object actions it uses on its prefixes. */
+  readonly attachments: AttachmentsBucket;
+  /** The largest attachment and a workspace's total, in MB. */
+  readonly attachmentLimits: { readonly maxMb: number; readonly quotaMb: number };
   /**
    * Base URL advertised in the protected-resource metadata and in every challenge
    * (`${publicUrl}/mcp` is the resource). May be a token (the API's default endpoint).
@@ -141,6 +146,9 @@ export class McpFunction extends Construct {
       DOERS_LIMITS_TABLE: props.tables.limits.tableName,
       DOERS_SECRET_ARN: props.secret.secretArn,
       DOERS_FUNCTION_TIMEOUT_SECONDS: String(timeout.toSeconds()),
+      DOERS_ATTACHMENT_BUCKET: props.attachments.bucket.bucketName,
+      DOERS_ATTACHMENT_MAX_MB: String(props.attachmentLimits.maxMb),
+      DOERS_ATTACHMENT_QUOTA_MB: String(props.attachmentLimits.quotaMb),
     };
     const environment: Record<string, string> = {};
     for (const [name, value] of Object.entries(contract)) {
@@ -161,7 +169,7 @@ export class McpFunction extends Construct {
     // log group in the account): this function may write to its own log group and nothing else.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'doers MCP function: its log group, its two tables, its secret',
+      description: 'doers MCP function: its log group, its two tables, its secret, its attachments bucket',
     });
     this.logGroup.grantWrite(role);
 
@@ -173,7 +181,12 @@ export class McpFunction extends Construct {
       bundling: {
         ...LAMBDA_FUNCTION_DEFAULTS.bundling,
         // The MCP Apps views' HTML, beside the bundle in the same asset (lib/bundling.ts VIEWS_DIR).
-        commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_in, out) => [buildViewsCommand(out)] },
+        // And the S3 module's own bundle, loaded on the first attachment (lib/bundling.ts S3_FILES_ENTRY).
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_in, out) => [buildViewsCommand(out), buildS3FilesCommand(out)],
+        },
       },
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       timeout,
@@ -184,7 +197,12 @@ export class McpFunction extends Construct {
     props.tables.workspace.grantReadWriteData(this.function);
     props.tables.limits.grantReadWriteData(this.function);
     props.secret.grantRead(this.function);
+    props.attachments.grantFunction(this.function);
 
-    Validations.of(this).acknowledge(PINNED_RUNTIME_ACKNOWLEDGEMENT, workspaceIndexAcknowledgement(props.tables.workspace));
+    Validations.of(this).acknowledge(
+      PINNED_RUNTIME_ACKNOWLEDGEMENT,
+      workspaceIndexAcknowledgement(props.tables.workspace),
+      ...props.attachments.acknowledgementsFor(),
+    );
   }
 }

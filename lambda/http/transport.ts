@@ -5,6 +5,28 @@ import { type DoersMiddleware, type HttpEvent, type Route, stateOf } from './req
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The one exception to the 1 MiB: a tools/call of attachment_add carries its file as base64 (4 MB
+ * decoded at most, DOERS_ATTACHMENT_MAX_MB), so its body may be this large; Lambda takes 6 MB a
+ * request, event and headers included. Any other body above 1 MiB is 413 as before.
+ */
+export const MAX_ATTACHMENT_BODY_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+
+const carriesAttachment = (event: HttpEvent): boolean => {
+  try {
+    const v = JSON.parse(decodeBody(event)) as { method?: unknown; params?: { name?: unknown } } | null;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && v.method === 'tools/call' && v.params?.name === 'attachment_add';
+  } catch {
+    return false;
+  }
+};
+
+/** Over the limit its request may be: every request's 1 MiB, an attachment's larger one. */
+const tooLarge = (event: HttpEvent): boolean => {
+  const size = bodyBytes(event);
+  return size > MAX_BODY_BYTES && (size > MAX_ATTACHMENT_BODY_BYTES || !carriesAttachment(event));
+};
+
 export const decodeBody = (event: HttpEvent): string =>
   !event.body ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 
@@ -55,7 +77,7 @@ export const transportMiddleware = (): DoersMiddleware => ({
     state.route = route;
     if (route === 'mcp') {
       if (verb !== 'POST') throw new MethodNotAllowedError(verb, ALLOW.mcp);
-      if (bodyBytes(event) > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      if (tooLarge(event)) throw new PayloadTooLargeError(MAX_BODY_BYTES);
     } else {
       state.meterMethod = 'metadata';
       if (verb !== 'GET' && verb !== 'HEAD') throw new MethodNotAllowedError(verb, ALLOW.metadata);

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResult } from '../http/request-context.js';
-import { MAX_BODY_BYTES } from '../http/transport.js';
+import { MAX_ATTACHMENT_BODY_BYTES } from '../http/transport.js';
 
-/** Reads at most one byte past the limit: enough for the handler to answer 413, no more held. */
+/** Reads at most one byte past the largest limit (an attachment's): enough for the handler to answer 413, no more held. */
 const readBody = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
-      if (size > MAX_BODY_BYTES) return;
+      if (size > MAX_ATTACHMENT_BODY_BYTES) return;
       chunks.push(chunk);
       size += chunk.length;
     });

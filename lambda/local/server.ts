@@ -5,6 +5,7 @@ import serverless from 'serverless-http';
 import { type App, createApp, type Fixtures } from '../app.js';
 import { createJwtVerifier } from '../auth/jwt.js';
 import { generateTokenSecret } from '../auth/personal-tokens.js';
+import { lazyFileParts } from '../files/file-store.js';
 import { isLoopbackHost } from '../http/origin.js';
 import { buildHandler } from '../http/pipeline.js';
 import type { DoersContext, HttpResult } from '../http/request-context.js';
@@ -20,6 +21,7 @@ import { ensureTables } from './bootstrap.js';
 import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
 import { localDevMembers } from './dev-sign-in.js';
 import { startEmbeddedDynamo } from './embedded-dynamodb.js';
+import { LOCAL_ATTACHMENT_BUCKET, startEmbeddedS3 } from './embedded-s3.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { LOCAL_SERVER_FILE, type LocalServerFile } from './local-data.js';
 
@@ -28,6 +30,8 @@ export interface LocalServer {
   readonly mcpUrl: string;
   readonly token: string;
   readonly dynamodbEndpoint: string;
+  /** The S3 API attachments go to (the embedded one unless DOERS_S3_ENDPOINT names another). */
+  readonly s3Endpoint: string;
   readonly app: App;
   close(): Promise<void>;
 }
@@ -72,8 +76,21 @@ const buildViewOnDemand = (file: string): Promise<string> =>
  */
 export const startLocalServer = async (baseConfig: Config, opts: LocalServerOptions = {}): Promise<LocalServer> => {
   if (baseConfig.dataDir !== ':memory:') await mkdir(baseConfig.dataDir, { recursive: true });
-  const embedded = baseConfig.dynamodbEndpoint ? undefined : await startEmbeddedDynamo(baseConfig.dataDir);
+  const [embedded, embeddedS3] = await Promise.all([
+    baseConfig.dynamodbEndpoint ? undefined : startEmbeddedDynamo(baseConfig.dataDir),
+    baseConfig.attachments.endpoint ? undefined : startEmbeddedS3(baseConfig.dataDir),
+  ]);
   const dynamodbEndpoint = baseConfig.dynamodbEndpoint ?? embedded!.endpoint;
+  const s3Endpoint = baseConfig.attachments.endpoint ?? embeddedS3!.endpoint;
+  // The same S3 code as in Lambda, against the embedded S3 API; loaded on the first attachment.
+  const files = lazyFileParts(() =>
+    import('../files/s3-files.js').then(({ createS3Files }) =>
+      createS3Files({
+        bucket: baseConfig.attachments.endpoint ? baseConfig.attachments.bucket : LOCAL_ATTACHMENT_BUCKET,
+        endpoint: s3Endpoint,
+      }),
+    ),
+  );
 
   const db = createDocumentClient({ endpoint: dynamodbEndpoint });
   const logger = createLogger({ quiet: opts.quietLogger ?? false });
@@ -92,6 +109,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
       loopbackHostOnly: true,
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
       views: buildViewOnDemand,
+      files,
     });
 
   // Everything a first request needs exists before the port opens (tables, demo data, the dev
@@ -157,6 +175,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
     mcpUrl: `${url}/mcp`,
     token,
     dynamodbEndpoint,
+    s3Endpoint,
     app,
     close: async () => {
       await new Promise<void>((resolve) => {
@@ -164,7 +183,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
         server.close(() => resolve());
       });
       db.destroy();
-      await embedded?.close();
+      await Promise.all([embedded?.close(), embeddedS3?.close()]);
     },
   };
 };

@@ -28,7 +28,8 @@ export interface ResourceTemplateDefinition<S> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  readonly mimeType: string;
+  /** Its contents' one type; none for a template whose resources differ (an attachment is any file). */
+  readonly mimeType?: string;
   readonly scope: Scope | null;
   /** Resolves to contents, or undefined when the URI names nothing the caller may see. */
   readonly read: (vars: Readonly<Record<string, string>>, uri: string, ctx: ReadContext<S>) => Promise<ResourceContents[] | undefined>;
@@ -102,7 +103,7 @@ export class ResourceRegistry<S> {
           name: def.name,
           title: def.title,
           description: def.description,
-          mimeType: def.mimeType,
+          ...(def.mimeType ? { mimeType: def.mimeType } : {}),
         })),
     );
   }

@@ -100,6 +100,18 @@ const envSchema = z.object({
   DOERS_SIGNIN_CLIENT_ID: optionalString,
   DOERS_SIGNIN_CLIENT_SECRET: optionalString,
   DOERS_SIGNIN_CLIENT_SECRET_ARN: optionalString,
+  // Attachments: the stack sets the bucket; locally the embedded S3 API's (or DOERS_S3_ENDPOINT's).
+  DOERS_S3_ENDPOINT: z.pipe(optionalString, z.optional(z.url())),
+  DOERS_ATTACHMENT_BUCKET: z.pipe(
+    optionalString,
+    z.transform((v) => v ?? 'doers-attachments'),
+  ),
+  // A tools/call carries the file as base64 in its body, and Lambda takes 6 MB a request: 4 MB is the most.
+  DOERS_ATTACHMENT_MAX_MB: z.pipe(
+    intFromEnv(4),
+    z.number().check(z.int(), z.minimum(1), z.maximum(4, 'must be at most 4 (a Lambda request carries 6 MB, the file as base64)')),
+  ),
+  DOERS_ATTACHMENT_QUOTA_MB: z.pipe(intFromEnv(1024), z.number().check(z.int(), z.minimum(1))),
   // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
   DOERS_FUNCTION_TIMEOUT_SECONDS: z.pipe(intFromEnv(30), z.number().check(z.int(), z.minimum(1))),
   AWS_REGION: optionalString,
@@ -151,6 +163,14 @@ export interface Config {
   /** Days an activity record, and what its undo needs, are kept. */
   readonly activityDays: number;
   readonly tables: { readonly workspace: string; readonly limits: string };
+  /** Where attachments go and how large they may be (bytes). */
+  readonly attachments: {
+    readonly bucket: string;
+    /** Local: an S3 API to use instead of the embedded one. */
+    readonly endpoint: string | undefined;
+    readonly maxBytes: number;
+    readonly quotaBytes: number;
+  };
   readonly secretArn: string | undefined;
   readonly functionTimeoutSeconds: number;
   readonly region: string | undefined;
@@ -194,6 +214,9 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
   if (e.DOERS_SIGNIN_ISSUER && !e.DOERS_SIGNIN_CLIENT_ID) {
     throw new ConfigError('Invalid configuration: DOERS_SIGNIN_CLIENT_ID is required with DOERS_SIGNIN_ISSUER');
   }
+  if (e.DOERS_ATTACHMENT_QUOTA_MB < e.DOERS_ATTACHMENT_MAX_MB) {
+    throw new ConfigError('Invalid configuration: DOERS_ATTACHMENT_QUOTA_MB must be at least DOERS_ATTACHMENT_MAX_MB');
+  }
   if (e.DOERS_JWT_ISSUER && !e.DOERS_JWT_AUDIENCE) {
     // Without an audience any token of the issuer passes, also one it made for another client or API.
     throw new ConfigError('Invalid configuration: DOERS_JWT_AUDIENCE is required with DOERS_JWT_ISSUER');
@@ -231,6 +254,12 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     authCacheSeconds: e.DOERS_AUTH_CACHE_SECONDS,
     activityDays: e.DOERS_ACTIVITY_DAYS,
     tables: { workspace: e.DOERS_WORKSPACE_TABLE, limits: e.DOERS_LIMITS_TABLE },
+    attachments: {
+      bucket: e.DOERS_ATTACHMENT_BUCKET,
+      endpoint: e.DOERS_S3_ENDPOINT,
+      maxBytes: e.DOERS_ATTACHMENT_MAX_MB * 1024 * 1024,
+      quotaBytes: e.DOERS_ATTACHMENT_QUOTA_MB * 1024 * 1024,
+    },
     secretArn: e.DOERS_SECRET_ARN,
     functionTimeoutSeconds: e.DOERS_FUNCTION_TIMEOUT_SECONDS,
     region: e.AWS_REGION,
@@ -255,6 +284,9 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_LIMITS_TABLE',
   'DOERS_SECRET_ARN',
   'DOERS_FUNCTION_TIMEOUT_SECONDS',
+  'DOERS_ATTACHMENT_BUCKET',
+  'DOERS_ATTACHMENT_MAX_MB',
+  'DOERS_ATTACHMENT_QUOTA_MB',
 ] as const;
 
 /** Names the CDK stack sets on the authorization server's function. */

@@ -212,3 +212,21 @@ export const registrationWindowKey = (source: string, windowStart: number): { pk
   pk: oauthPk('RegistrationWindow', `${source}#${windowStart}`),
   sk: OAUTH_SK,
 });
+
+// ---- attachments (lambda/workspace/store/attachment-store.ts) -----------------------------------
+
+/** In the task's own partition, so task_get reads them with the task. */
+export const ATTACHMENT_PREFIX = 'ATT#';
+export const attachmentSk = (attachmentId: string): string => `${ATTACHMENT_PREFIX}${attachmentId}`;
+/** A deleted one, kept as long as its record for its undo (the TTL removes it). */
+export const deletedAttachmentSk = (attachmentId: string): string => `GONE#ATT#${attachmentId}`;
+/** The bytes a workspace's attachments hold: one item, held to the quota by each add. */
+export const attachmentBytesPk = (workspaceId: string): string => `WS#${workspaceId}#FILES`;
+export const ATTACHMENT_BYTES_SK = 'BYTES';
+
+/** Where an attachment's bytes are in the bucket: under its workspace's prefix, built from the caller's workspace only. */
+export const attachmentObjectKey = (workspaceId: string, taskId: string, attachmentId: string): string =>
+  `workspaces/${workspaceId}/tasks/${taskId}/${attachmentId}`;
+/** A deleted one's bytes, for its undo; the bucket's lifecycle removes them after the undo window. */
+export const TRASH_PREFIX = 'trash/';
+export const trashObjectKey = (objectKey: string): string => `${TRASH_PREFIX}${objectKey}`;

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, Frame, Page } from 'puppeteer-core';
@@ -533,6 +536,53 @@ describe('subtasks in the views', () => {
       assert.deepEqual(problems, []);
     } finally {
       await page.close();
+    }
+  });
+});
+
+describe('attachments in the views', () => {
+  test("a task's paperclip counts its files; its details show an attached image read through the host, and attach a picked file", async () => {
+    // Arrange: a task due today with a PNG, attached by another client
+    const { day } = await read('agenda_get', {});
+    const t = await read('task_create', { title: 'Fix the header on mobile', dueDate: day, assignee: 'me' });
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const shot = await read('attachment_add', { taskId: t.key, name: 'header.png', content: png.toString('base64') });
+    const picked = join(tmpdir(), `doers-attach-${process.pid}.txt`);
+    await writeFile(picked, 'Steps to reproduce: open on a phone.');
+    const { page, view, problems } = await open('agenda_get', {});
+    try {
+      await waitForTaskIn(view, '[data-section=today]', t.taskId);
+      const clip = await view.$eval(`li[data-task-id="${t.taskId}"] .files-count`, (e) => e.textContent);
+
+      // Act: the details, then a file picked into the Attach control
+      await view.click(`li[data-task-id="${t.taskId}"] [data-toggle=details]`);
+      await view.waitForSelector(`li[data-attachment-id="${shot.attachmentId}"] img.file-image`, { timeout: 10_000 });
+      const src = await view.$eval(`li[data-attachment-id="${shot.attachmentId}"] img`, (e) => (e as any).getAttribute('src'));
+      const input = await view.$(`#attach-${t.taskId}`);
+      await (input as any).uploadFile(picked);
+      await view.waitForFunction(
+        (id: string) => document.querySelectorAll(`#details-${id} li[data-attachment-id]`).length === 2,
+        { timeout: 10_000 },
+        t.taskId,
+      );
+      const notice = await view.$eval('#notice', (e) => e.textContent ?? '');
+
+      // Assert
+      assert.equal(clip, '📎 1');
+      assert.equal(src, `data:image/png;base64,${png.toString('base64')}`, 'the bytes as read with resources/read, no URL of a bucket');
+      assert.match(notice, /Attached doers-attach-\d+\.txt to “Fix the header on mobile”/);
+      const now = await read('task_get', { taskId: t.key });
+      assert.deepEqual(
+        now.files.map((f: { name: string; type: string }) => [f.name, f.type]),
+        [
+          ['header.png', 'image/png'],
+          [`doers-attach-${process.pid}.txt`, 'text/plain'],
+        ],
+      );
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await rm(picked, { force: true });
     }
   });
 });

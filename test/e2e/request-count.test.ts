@@ -343,6 +343,27 @@ describe('tool calls: limits and the tool itself', () => {
     assert.deepEqual(ops, ['UpdateItem', 'Query', 'UpdateItem']);
   });
 
+  test('attachment_add of a 1 MB file is 4 DynamoDB requests and one S3 PUT; task_get of a task with files reads no more than without', async () => {
+    // Arrange
+    const t = structured((await call('task_create', { title: 'Counted files' })).answer);
+    const content = Buffer.alloc(1024 * 1024, 7).toString('base64');
+    fn.s3.seen.length = 0;
+
+    // Act
+    const added = await call('attachment_add', { taskId: t.key, name: 'one-megabyte.bin', content });
+    const s3 = [...fn.s3.seen];
+    await call('attachment_add', { taskId: t.key, name: 'notes.txt', text: 'Counted.' });
+    const got = await call('task_get', { taskId: t.key });
+
+    // Assert: admission, the task, the one write (item, task count, bytes, record), release.
+    assert.equal(structured(added.answer).size, 1024 * 1024);
+    assertBudget('attachment_add', added.ops, 4);
+    assert.deepEqual(added.ops, ['UpdateItem', 'Query', 'TransactWriteItems', 'UpdateItem']);
+    assert.deepEqual(s3, ['PUT'], 'one S3 request: the PUT of the bytes');
+    assert.equal(structured(got.answer).files.length, 2);
+    assert.deepEqual(got.ops, ['UpdateItem', 'Query', 'UpdateItem'], 'the files come in the read of the task');
+  });
+
   test('a subtask costs one read of its parent more than a task; moving one reads the new parent and its own', async () => {
     const parent = structured((await call('task_create', { title: 'Counted parent two' })).answer);
     const other = structured((await call('task_create', { title: 'Counted parent three' })).answer);

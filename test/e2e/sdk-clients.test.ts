@@ -142,6 +142,49 @@ const assertSubtasks = ({ keys, alone, all, got, started, review, reviewed }: Aw
   );
 };
 
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * Files through a real client: a text file and a PNG added to a task, listed by task_get, read back
+ * with resources/read (text and blob), one deleted and its delete undone, every result checked
+ * against its outputSchema by the client.
+ */
+const attachmentRoundTrip = async (client: AnyClient & Pick<LegacyClient, 'readResource'>, tag: string) => {
+  await client.listTools();
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.equal(r.isError, false, JSON.stringify(r.content));
+    return r.structuredContent as Record<string, any>;
+  };
+  const t = await call('task_create', { title: `${tag} review the contract` });
+  const txt = await call('attachment_add', { taskId: t.key, name: 'contract.md', text: '# Contract\nTerms.', type: 'text/markdown' });
+  const png = await call('attachment_add', { taskId: t.key, name: 'signature.png', content: PNG.toString('base64') });
+  const listed = await call('task_get', { taskId: t.key });
+  const asText = (await client.readResource({ uri: txt.uri })).contents[0] as { text?: string; mimeType?: string };
+  const asBlob = (await client.readResource({ uri: png.uri })).contents[0] as { blob?: string; mimeType?: string };
+  const deleted = await call('attachment_delete', { attachmentId: png.attachmentId });
+  const afterDelete = await call('task_get', { taskId: t.key });
+  await call('change_undo', { activityId: deleted.activityId });
+  const back = (await client.readResource({ uri: png.uri })).contents[0] as { blob?: string };
+  return { listed, asText, asBlob, deleted, afterDelete, back };
+};
+
+const assertAttachments = ({ listed, asText, asBlob, deleted, afterDelete, back }: Awaited<ReturnType<typeof attachmentRoundTrip>>) => {
+  assert.deepEqual(
+    listed.files.map((f: { name: string; type: string }) => [f.name, f.type]),
+    [
+      ['contract.md', 'text/markdown'],
+      ['signature.png', 'image/png'],
+    ],
+  );
+  assert.deepEqual([asText.mimeType, asText.text], ['text/markdown', '# Contract\nTerms.']);
+  assert.equal(asBlob.mimeType, 'image/png');
+  assert.deepEqual(Buffer.from(asBlob.blob!, 'base64'), PNG);
+  assert.equal(deleted.deleted, true);
+  assert.equal(afterDelete.files.length, 1);
+  assert.deepEqual(Buffer.from(back.blob!, 'base64'), PNG, 'the undo brought the same bytes back');
+};
+
 const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkRoundTrip>>) => {
   assert.equal(created.isError, false);
   assert.deepEqual(
@@ -218,6 +261,18 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
   });
 });
 
+describe('official v1 SDK client: attachments', () => {
+  test('adds a text file and a PNG, lists them, reads both back, deletes one and undoes it, every result valid', async () => {
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await attachmentRoundTrip(client, 'SDK v1');
+    await client.close();
+
+    assertAttachments(outcome);
+  });
+});
+
 describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionNegotiation auto)', () => {
   const modernClient = (capabilities: Record<string, unknown> = {}) =>
     new ModernClient({ name: 'doers-e2e-v2', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: 'auto' } });
@@ -270,6 +325,23 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     await client.close();
 
     assertSubtasks(outcome);
+  });
+
+  test('adds a text file and a PNG, lists them, reads both back, deletes one (asked, confirmed) and undoes it, every result valid', async () => {
+    const client = modernClient({ elicitation: { form: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    const outcome = await attachmentRoundTrip(client as unknown as Parameters<typeof attachmentRoundTrip>[0], 'SDK v2');
+    await client.close();
+
+    assertAttachments(outcome);
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /^Delete the attachment 'signature\.png' \(70 B\) of DEMO-\d+\?/);
   });
 
   test('without a token, connecting fails with the HTTP 401 the server answered', async () => {

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
+import { type EmbeddedS3, LOCAL_ATTACHMENT_BUCKET, startEmbeddedS3 } from '../../lambda/local/embedded-s3.js';
 import { type LocalServer, startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { functionEnvironment, synth } from '../infra/synth.js';
@@ -10,6 +11,7 @@ import { type DynamoProxy, startDynamoProxy } from './dynamo-proxy.js';
 import { type BundleAnswer, bundleLambda, type LambdaBundle, lambdaEnv, NODE22, startInstance } from './lambda-bundle.js';
 import { javaAvailable, type SharedDynamo, startDynamoDbLocal, warmStore } from './limits-harness.js';
 import { RecordingObserver } from './recording-observer.js';
+import { type S3Proxy, startS3Proxy } from './s3-proxy.js';
 import { type SecretsManagerStandIn, startSecretsManager } from './secrets-manager.js';
 
 // A deployed MCP function on loopback: the stack's bundle (test/helpers/lambda-bundle.ts builds it
@@ -42,6 +44,7 @@ export interface Deployment {
   readonly workspaceTable: string;
   readonly limitsTable: string;
   readonly secretArn: string;
+  readonly attachmentBucket: string;
 }
 
 const STAND_INS: Readonly<Record<string, keyof Deployment>> = {
@@ -49,6 +52,7 @@ const STAND_INS: Readonly<Record<string, keyof Deployment>> = {
   DOERS_WORKSPACE_TABLE: 'workspaceTable',
   DOERS_LIMITS_TABLE: 'limitsTable',
   DOERS_SECRET_ARN: 'secretArn',
+  DOERS_ATTACHMENT_BUCKET: 'attachmentBucket',
 };
 
 /**
@@ -82,6 +86,8 @@ export interface DeployedFunction {
    */
   readonly server: LocalServer;
   readonly secrets: SecretsManagerStandIn;
+  /** The embedded S3 API behind a proxy that counts what the function sends it (as the DynamoDB proxy does). */
+  readonly s3: S3Proxy;
   readonly bundle: LambdaBundle;
   /** The environment every instance starts with (the template's, resolved). */
   readonly env: Record<string, string>;
@@ -101,13 +107,24 @@ export const startDeployedFunction = async (opts: { readonly units?: boolean } =
   const proxy = await startDynamoProxy(store.endpoint);
   const units = opts.units ? await startCapacityProxy(proxy.endpoint) : undefined;
   const dataDir = join(work, 'data');
-  const server = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir, DOERS_DYNAMODB_ENDPOINT: store.endpoint }), {
-    timeZone: 'UTC',
-    observer: new RecordingObserver(),
-  });
+  const embeddedS3: EmbeddedS3 = await startEmbeddedS3(':memory:');
+  const s3 = await startS3Proxy(embeddedS3.endpoint);
+  const server = await startLocalServer(
+    loadConfig({
+      PORT: '0',
+      DOERS_DATA_DIR: dataDir,
+      DOERS_DYNAMODB_ENDPOINT: store.endpoint,
+      DOERS_S3_ENDPOINT: embeddedS3.endpoint,
+      DOERS_ATTACHMENT_BUCKET: LOCAL_ATTACHMENT_BUCKET,
+    }),
+    {
+      timeZone: 'UTC',
+      observer: new RecordingObserver(),
+    },
+  );
   const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
   const secrets = await startSecretsManager(seed);
-  const bundle = await bundleLambda('lambda/handler.ts', join(work, 'bundle'), { views: true });
+  const bundle = await bundleLambda('lambda/handler.ts', join(work, 'bundle'), { views: true, s3Files: true });
   const env = lambdaEnv({
     dynamodbEndpoint: (units ?? proxy).endpoint,
     secretsManagerUrl: secrets.url,
@@ -117,8 +134,11 @@ export const startDeployedFunction = async (opts: { readonly units?: boolean } =
       workspaceTable: server.app.config.tables.workspace,
       limitsTable: server.app.config.tables.limits,
       secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers',
+      attachmentBucket: LOCAL_ATTACHMENT_BUCKET,
     }),
   });
+  // The bucket is the embedded S3 API's, reached as the local server reaches it (path-style).
+  env.DOERS_S3_ENDPOINT = s3.endpoint;
   const instances: Instance[] = [];
   const start = async (extra: Record<string, string>) => {
     const instance = await startInstance(bundle, { ...env, ...extra }, NODE22);
@@ -132,6 +152,7 @@ export const startDeployedFunction = async (opts: { readonly units?: boolean } =
     ...(units ? { units } : {}),
     server,
     secrets,
+    s3,
     bundle,
     env,
     instance,
@@ -142,6 +163,8 @@ export const startDeployedFunction = async (opts: { readonly units?: boolean } =
       await server.close();
       await units?.stop();
       await proxy.stop();
+      await s3.stop();
+      await embeddedS3.close();
       await store.close();
       await rm(work, { recursive: true, force: true });
     },

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { writeViews } from '../../lambda/views/build.js';
-import { LAMBDA_FUNCTION_DEFAULTS, VIEWS_DIR } from '../../lib/bundling.js';
+import { buildS3Files } from '../../lib/build-s3-files.js';
+import { LAMBDA_FUNCTION_DEFAULTS, S3_FILES_OUTFILE, VIEWS_DIR } from '../../lib/bundling.js';
 import { MODERN, modernMeta } from './local.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -80,7 +81,7 @@ export const esbuildOptionsOf = (bundling: BundlingOptions): BuildOptions => {
 export const bundleLambda = async (
   entry: string,
   outdir: string,
-  opts: { readonly keepNames?: boolean; readonly views?: boolean; readonly bundling?: BundlingOptions } = {},
+  opts: { readonly keepNames?: boolean; readonly views?: boolean; readonly s3Files?: boolean; readonly bundling?: BundlingOptions } = {},
 ): Promise<LambdaBundle> => {
   const bundling = { ...(opts.bundling ?? LAMBDA_FUNCTION_DEFAULTS.bundling), ...(opts.keepNames ? { keepNames: true } : {}) };
   const file = join(outdir, 'index.mjs');
@@ -94,6 +95,8 @@ export const bundleLambda = async (
     logLevel: 'silent',
   });
   if (opts.views) await writeViews(join(outdir, VIEWS_DIR));
+  // Attachments' S3 module, beside the bundle as the stack ships it (lib/build-s3-files.ts).
+  if (opts.s3Files) await buildS3Files(join(outdir, S3_FILES_OUTFILE));
   const output = Object.values(result.metafile.outputs as Metafile['outputs']).find((o) => o.entryPoint !== undefined)!;
   return { file, bytes: (await stat(file)).size, inputs: Object.keys(output.inputs) };
 };

@@ -71,6 +71,7 @@ const BASE_OUTPUTS = [
   'DashboardUrl',
   'WorkspaceTableName',
   'LimitsTableName',
+  'AttachmentsBucketName',
   'SecretArn',
   'Region',
   'ActivityDays',
@@ -414,6 +415,21 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.equal(Object.keys(s.template.findResources('AWS::IAM::Role')).length, 2);
     });
 
+    test("give the MCP function exactly put, get and delete of objects under the attachments' prefixes, nothing on the bucket", () => {
+      const bucket = onlyResource(s.template, 'AWS::S3::Bucket');
+      const statements = rolePolicyStatements(s.template, 'mcp').filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
+
+      assert.equal(statements.length, 1);
+      assert.deepEqual(sorted(actionsOf(statements[0]!)), ['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+      const resources = (Array.isArray(statements[0]!.Resource) ? statements[0]!.Resource : [statements[0]!.Resource]).map(render);
+      assert.deepEqual(
+        sorted(resources),
+        sorted([`\${${bucket.logicalId}.Arn}/workspaces/*`, `\${${bucket.logicalId}.Arn}/trash/workspaces/*`]),
+      );
+      const oauth = rolePolicyStatements(s.template, 'oauth').filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
+      assert.deepEqual(oauth, [], 'the authorization server reaches no file');
+    });
+
     test('give the MCP function read access to the secret only', () => {
       const secret = onlyResource(s.template, 'AWS::SecretsManager::Secret');
       const statements = rolePolicyStatements(s.template, 'mcp').filter((st) => actionsOf(st).some((a) => a.startsWith('secretsmanager:')));
@@ -524,6 +540,54 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.equal(workspace.DeletionPolicy, 'Retain');
       assert.equal(workspace.Properties.DeletionProtectionEnabled, true);
       assert.equal(table('TablesLimits').resource.DeletionPolicy, 'Delete');
+    });
+  });
+
+  describe('attachments bucket', () => {
+    test('is encrypted, blocks public access, has no ACLs and no CORS, refuses plain HTTP and is kept when the stack goes', () => {
+      const bucket = onlyResource(s.template, 'AWS::S3::Bucket');
+      const p = bucket.resource.Properties as Record<string, any>;
+
+      assert.equal(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm, 'AES256');
+      assert.deepEqual(p.PublicAccessBlockConfiguration, {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      assert.deepEqual(p.OwnershipControls, { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+      assert.equal(p.CorsConfiguration, undefined);
+      assert.equal(bucket.resource.DeletionPolicy, 'Retain');
+      const policy = onlyResource(s.template, 'AWS::S3::BucketPolicy');
+      const deny = (policy.resource.Properties as any).PolicyDocument.Statement.find((st: any) => st.Effect === 'Deny');
+      assert.deepEqual(deny.Condition, { Bool: { 'aws:SecureTransport': 'false' } });
+    });
+
+    test("removes a deleted attachment's bytes a day after the undo window, and unfinished uploads after a day", () => {
+      const bucket = onlyResource(s.template, 'AWS::S3::Bucket');
+      const rules = (bucket.resource.Properties as any).LifecycleConfiguration.Rules;
+
+      assert.deepEqual(
+        rules.map((r: any) => ({
+          prefix: r.Prefix,
+          days: r.ExpirationInDays,
+          abort: r.AbortIncompleteMultipartUpload?.DaysAfterInitiation,
+        })),
+        [
+          { prefix: 'trash/', days: 91, abort: undefined },
+          { prefix: undefined, days: undefined, abort: 1 },
+        ],
+      );
+    });
+
+    test('is named to the function, with the attachment limits, and as a stack output', () => {
+      const bucket = onlyResource(s.template, 'AWS::S3::Bucket');
+      const env = functionEnvironment(s.template, 'mcp');
+
+      assert.deepEqual(env.DOERS_ATTACHMENT_BUCKET, { Ref: bucket.logicalId });
+      assert.equal(env.DOERS_ATTACHMENT_MAX_MB, '4');
+      assert.equal(env.DOERS_ATTACHMENT_QUOTA_MB, '1024');
+      assert.deepEqual(s.template.toJSON().Outputs.AttachmentsBucketName.Value, { Ref: bucket.logicalId });
     });
   });
 
@@ -696,6 +760,7 @@ describe('default deployment (cdk.json as shipped)', () => {
           STACK_OUTPUTS.dashboardUrl,
           STACK_OUTPUTS.workspaceTableName,
           STACK_OUTPUTS.limitsTableName,
+          STACK_OUTPUTS.attachmentsBucketName,
           STACK_OUTPUTS.secretArn,
           STACK_OUTPUTS.region,
           STACK_OUTPUTS.activityDays,

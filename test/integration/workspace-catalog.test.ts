@@ -34,9 +34,19 @@ const TOOLS = [
   'change_undo',
   'tasks_create',
   'tasks_update',
+  'attachment_add',
+  'attachment_delete',
 ];
-const DESTRUCTIVE = ['change_undo', 'comment_delete', 'member_remove', 'project_archive', 'project_delete', 'task_delete'];
-const NOT_IDEMPOTENT = ['comment_add', 'member_invite', 'project_create', 'task_create', 'tasks_create'];
+const DESTRUCTIVE = [
+  'attachment_delete',
+  'change_undo',
+  'comment_delete',
+  'member_remove',
+  'project_archive',
+  'project_delete',
+  'task_delete',
+];
+const NOT_IDEMPOTENT = ['attachment_add', 'comment_add', 'member_invite', 'project_create', 'task_create', 'tasks_create'];
 const READ_ONLY = [
   'activity_list',
   'agenda_get',
@@ -62,7 +72,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 26 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
+  test('offers exactly the 28 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(
@@ -216,7 +226,7 @@ describe('prompts', () => {
 });
 
 describe('resources', () => {
-  test('resources/list lists the two MCP Apps views; the two templates are listed', async () => {
+  test('resources/list lists the two MCP Apps views; the three templates are listed', async () => {
     const list = await modernCall(server, 'resources/list');
     const templates = await modernCall(server, 'resources/templates/list');
 
@@ -226,7 +236,7 @@ describe('resources', () => {
     );
     assert.deepEqual(
       templates.json.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate),
-      ['doers://projects/{projectId}', 'doers://tasks/{taskId}'],
+      ['doers://attachments/{attachmentId}', 'doers://projects/{projectId}', 'doers://tasks/{taskId}'],
     );
   });
 

@@ -8,7 +8,7 @@ import { errorHandlerMiddleware, requestMeterPlugin } from '../../lambda/http/er
 import { createErrorMapper } from '../../lambda/http/error-mapper.js';
 import { originMiddleware } from '../../lambda/http/origin.js';
 import { type DoersContext, type HttpEvent, type HttpResult, stateOf } from '../../lambda/http/request-context.js';
-import { transportMiddleware } from '../../lambda/http/transport.js';
+import { MAX_ATTACHMENT_BODY_BYTES, transportMiddleware } from '../../lambda/http/transport.js';
 import { httpEvent, lambdaContext, principal } from '../helpers/events.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 
@@ -184,6 +184,25 @@ describe('transport', () => {
     assert.equal((await run(c, httpEvent({ body: `${exact}x` }))).statusCode, 413);
     const b64 = Buffer.from(exact).toString('base64');
     assert.equal((await run(c, httpEvent({ body: b64, isBase64Encoded: true }))).statusCode, 200);
+  });
+
+  test('a tools/call of attachment_add may carry up to the attachment limit; any other body over 1 MiB stays 413', async () => {
+    // Arrange: a 4 MB file as base64, in an attachment_add call and in another tool's call
+    const c = chain();
+    const content = Buffer.alloc(4 * 1024 * 1024, 1).toString('base64');
+    const call = (name: string, extra = '') =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: { taskId: 'X-1', name: 'f', content: content + extra } },
+      });
+
+    // Act and Assert
+    assert.equal((await run(c, httpEvent({ body: call('attachment_add') }))).statusCode, 200);
+    assert.equal((await run(c, httpEvent({ body: call('comment_add') }))).statusCode, 413);
+    assert.equal((await run(c, httpEvent({ body: call('attachment_add', 'A'.repeat(MAX_ATTACHMENT_BODY_BYTES)) }))).statusCode, 413);
+    assert.equal((await run(c, httpEvent({ body: `[${call('attachment_add')}]` }))).statusCode, 413, 'not inside a batch');
   });
 });
 

@@ -17,9 +17,11 @@ export interface ItemState {
   readonly details: Map<string, Task | string>;
   /** Tasks with a change on its way: their controls wait. */
   readonly busy: Set<string>;
+  /** Images of attachments read through the host, as data URLs (or why they could not be). */
+  readonly images: Map<string, { readonly src?: string; readonly failed?: string }>;
 }
 
-export const itemState = (): ItemState => ({ panels: new Map(), details: new Map(), busy: new Set() });
+export const itemState = (): ItemState => ({ panels: new Map(), details: new Map(), busy: new Set(), images: new Map() });
 
 export interface ActionsContext {
   readonly host: ViewHost;
@@ -37,6 +39,10 @@ export interface TaskActions {
   setStatus(task: Task, status: string): Promise<void>;
   toggle(task: Task, panel: 'move' | 'details'): void;
   create(title: string, fields: Json): Promise<boolean>;
+  /** Reads an image attachment through the host once, for the details panel. */
+  loadImage(attachmentId: string): void;
+  /** Attaches a file the user picked, through the host's tool call. */
+  attach(task: Task, file: File): Promise<void>;
 }
 
 const dueText = (t: Task | undefined, locale: string | undefined): string =>
@@ -167,6 +173,43 @@ export const taskActions = (ctx: ActionsContext): TaskActions => {
         });
       }
       ctx.rerender();
+    },
+    loadImage: (attachmentId) => {
+      if (items.images.has(attachmentId)) return;
+      items.images.set(attachmentId, {});
+      void host.read(`doers://attachments/${attachmentId}`).then((c) => {
+        items.images.set(
+          attachmentId,
+          c?.blob && c.mimeType?.startsWith('image/')
+            ? { src: `data:${c.mimeType};base64,${c.blob}` }
+            : { failed: 'The image could not be read.' },
+        );
+        ctx.rerender();
+      });
+    },
+    attach: async (task, file) => {
+      items.busy.add(task.taskId);
+      ctx.rerender();
+      try {
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        let binary = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        const out = await host.call('attachment_add', { taskId: task.taskId, name: file.name, content: btoa(binary) });
+        if (!out.ok) {
+          ctx.notify({ kind: 'error', text: out.text || 'The file could not be attached.' });
+          return;
+        }
+        host.tellModel(`attached ${file.name} to ${modelRef(task)}`);
+        ctx.notify({ kind: 'info', text: `Attached ${file.name} to “${task.title}”.` });
+        // The details read again: the panel lists the new file.
+        items.details.set(task.taskId, 'Loading…');
+        const again = await host.call('task_get', { taskId: task.taskId });
+        items.details.set(task.taskId, (again.ok && toTask(again.data)) || again.text || 'The task could not be read.');
+        await ctx.reload();
+      } finally {
+        items.busy.delete(task.taskId);
+        ctx.rerender();
+      }
     },
     create: async (title, fields) => {
       const out = await host.call('task_create', { title, ...fields });

@@ -15,6 +15,8 @@ export interface ViewHost {
   call(tool: string, args: Json): Promise<ToolOutcome>;
   /** Adds one line to what the model is told the user changed here, so the conversation stays true. */
   tellModel(line: string): void;
+  /** Reads one of the server's resources through the host (an attachment's bytes): never the server itself. */
+  read(uri: string): Promise<{ readonly mimeType?: string; readonly blob?: string; readonly text?: string } | undefined>;
 }
 
 export interface ViewEvents {
@@ -88,6 +90,15 @@ export const startView = (view: string, events: ViewEvents): ViewHost => {
         const wait = out.ok ? undefined : Number(/retry after (\d+) s/i.exec(out.text)?.[1]);
         if (attempt >= 2 || !wait || wait > 3) return out;
         await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      }
+    },
+    read: async (uri) => {
+      try {
+        const out = await app.readServerResource({ uri });
+        const c = out.contents[0] as { mimeType?: string; blob?: string; text?: string } | undefined;
+        return c;
+      } catch {
+        return undefined;
       }
     },
     tellModel: (line) => {

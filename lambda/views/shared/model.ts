@@ -27,10 +27,21 @@ export interface Task {
   readonly parent?: string;
   /** Its subtasks, where the whole task was read (task_get): how many, and how many are done. */
   readonly subtasks?: { readonly total: number; readonly done: number };
+  /** How many files it has (newer servers). */
+  readonly attachments?: number;
+  /** Its files, where the whole task was read (task_get). */
+  readonly files?: readonly TaskFile[];
   readonly completedAt?: string;
   readonly version?: number;
   readonly notes?: string;
   readonly updatedAt?: string;
+}
+
+export interface TaskFile {
+  readonly attachmentId: string;
+  readonly name: string;
+  readonly type: string;
+  readonly size: number;
 }
 
 export type Json = Record<string, unknown>;
@@ -62,6 +73,21 @@ export const toTask = (v: unknown): Task | undefined => {
       ? { total: v.subtasks.length, done: v.subtasks.filter((s) => isObject(s) && isClosed(s)).length }
       : undefined,
     statusName: typeof v.statusCategory === 'string' ? str(v.status) : undefined,
+    attachments: num(v.attachments),
+    files: Array.isArray(v.files)
+      ? v.files.flatMap((f) =>
+          isObject(f) && str(f.attachmentId) && str(f.name)
+            ? [
+                {
+                  attachmentId: str(f.attachmentId)!,
+                  name: str(f.name)!,
+                  type: str(f.type) ?? 'application/octet-stream',
+                  size: num(f.size) ?? 0,
+                },
+              ]
+            : [],
+        )
+      : undefined,
     completedAt: str(v.completedAt),
     version: num(v.version),
     notes: str(v.notes),

@@ -1,7 +1,7 @@
 import type { ItemState, Notice, TaskActions } from './actions.js';
 import { addDays, duePhrase, nextMonday, shortDate } from './dates.js';
 import { h } from './dom.js';
-import { shortRef, type Task } from './model.js';
+import { shortRef, type Task, type TaskFile } from './model.js';
 
 export interface ItemOptions {
   readonly today: string;
@@ -119,9 +119,50 @@ const detailsPanel = (t: Task, o: ItemOptions): HTMLElement => {
       row('Repeats', shown.repeat),
       row('Subtask of', shown.parent),
       row('Subtasks', shown.subtasks ? `${shown.subtasks.done} of ${shown.subtasks.total} done` : undefined),
+      ...(shown.files?.length ? [h('dt', {}, 'Files'), h('dd', {}, filesList(shown.files, o))] : []),
       row('Id', `${t.key ? `${t.key} · ` : ''}${t.taskId}${shown.version === undefined ? '' : ` · version ${shown.version}`}`),
     ),
+    full ? attachControl(t, o) : null,
   );
+};
+
+const sizeText = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** A task's files: each by name and size, an image shown as read through the host (never a URL of the bucket). */
+const filesList = (files: readonly TaskFile[], o: ItemOptions): HTMLElement =>
+  h(
+    'ul',
+    { class: 'files' },
+    ...files.map((f) => {
+      const image = f.type.startsWith('image/');
+      if (image) o.actions.loadImage(f.attachmentId);
+      const shown = o.items.images.get(f.attachmentId);
+      return h(
+        'li',
+        { 'data-attachment-id': f.attachmentId },
+        h('span', { class: 'file-name' }, `📎 ${f.name}`),
+        h('span', { class: 'quiet' }, ` ${sizeText(f.size)}`),
+        image && shown?.src ? h('img', { src: shown.src, alt: f.name, class: 'file-image' }) : null,
+        image && shown?.failed ? h('span', { class: 'quiet' }, ` ${shown.failed}`) : null,
+      );
+    }),
+  );
+
+/** "Attach a file": a file picker whose file goes to the server through the host's tool call. */
+const attachControl = (t: Task, o: ItemOptions): HTMLElement => {
+  const input = h('input', {
+    type: 'file',
+    id: `attach-${t.taskId}`,
+    'data-focus': `${t.taskId}:attach`,
+    'data-attach': '',
+    disabled: o.items.busy.has(t.taskId),
+    onchange: (e: Event) => {
+      const file = (e.target as HTMLInputElement).files?.[0];
+      if (file) void o.actions.attach(t, file);
+    },
+  });
+  return h('div', { class: 'attach' }, h('label', { for: `attach-${t.taskId}` }, 'Attach a file '), input);
 };
 
 /** One task with its controls: done, move (today, tomorrow, next Monday, a date) and details. */
@@ -140,6 +181,7 @@ export const taskItem = (t: Task, o: ItemOptions): HTMLElement => {
     ...t.labels.map((l) => h('span', { class: 'label' }, `#${l}`)),
     t.repeat ? h('span', { class: 'repeat', title: `Repeats ${t.repeat}` }, `↻ ${t.repeat}`) : null,
     t.parent && !o.hide?.parent ? h('span', { class: 'parent' }, `sub of ${t.parent}`) : null,
+    t.attachments ? h('span', { class: 'files-count', title: `${t.attachments} file(s)` }, `📎 ${t.attachments}`) : null,
     o.rollup ? h('span', { class: 'rollup' }, o.rollup) : null,
   ];
   const toggle = (which: 'move' | 'details', label: string, aria: string) =>

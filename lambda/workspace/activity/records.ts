@@ -9,7 +9,7 @@ import {
   fieldChanges,
 } from '../model/activity.js';
 import { categoryOfKey, storedKey } from '../model/statuses.js';
-import type { Comment, Project, Task } from '../model/types.js';
+import type { Attachment, Comment, Project, Task } from '../model/types.js';
 import type { ActivityStore } from '../store/activity-store.js';
 
 /**
@@ -163,6 +163,40 @@ export const commentRecord = (
     },
     activity.expiresAtFor(source.now),
   );
+
+/** The record of an attachment added, deleted or restored: its item is what undo needs (the bytes stay in the file store). */
+export const attachmentRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  action: 'created' | 'deleted' | 'restored',
+  a: Attachment,
+  task: Pick<Task, 'taskId' | 'title' | 'number' | 'projectId'>,
+  extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
+): ActivityRecord => {
+  const { deletedAt: _d, ...live } = a;
+  return buildRecord(
+    source,
+    a.workspaceId,
+    {
+      kind: 'attachment',
+      action,
+      targetId: a.attachmentId,
+      targetLabel: a.name,
+      taskId: task.taskId,
+      ...(task.number !== undefined ? { taskNumber: task.number } : {}),
+      ...(task.projectId ? { projectId: task.projectId } : {}),
+      changes:
+        action === 'created'
+          ? [{ field: 'name', after: a.name }]
+          : action === 'deleted'
+            ? [{ field: 'deletedAt', after: source.now.toISOString() }]
+            : [{ field: 'deletedAt', before: source.now.toISOString() }],
+      ...(action === 'created' ? { after: { ...live } } : { before: { ...live } }),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+  );
+};
 
 /** The record of a member change, from the member as the change found it and as it leaves it. */
 export const memberRecord = (

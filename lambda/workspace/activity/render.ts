@@ -137,7 +137,7 @@ const statusSetsOf = (r: ActivityRecord, names: Names): Record<'before' | 'after
 /** What the change did, in words; `names` turns member and project ids into names where it can. */
 export const describeChange = (r: ActivityRecord, names: Names): string => {
   const key =
-    (r.kind === 'task' || r.kind === 'comment') && r.taskNumber !== undefined && names.workspaceKey
+    (r.kind === 'task' || r.kind === 'comment' || r.kind === 'attachment') && r.taskNumber !== undefined && names.workspaceKey
       ? `${names.workspaceKey}-${r.taskNumber} `
       : '';
   const label = `${key}${quote(r.targetLabel)}`;
@@ -155,6 +155,12 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
         const next = r.changes.find((c) => c.field === 'dueDate')?.after;
         return `completed ${label}: done for ${dayPhrase(r.occurrence)}${typeof next === 'string' ? `, next due ${dayPhrase(next)}` : ''}`;
       }
+      case 'attachment:created':
+        return `attached ${quote(r.targetLabel)} to ${key.trim() || 'its task'}`;
+      case 'attachment:deleted':
+        return `deleted the attachment ${quote(r.targetLabel)} of ${key.trim() || 'its task'}`;
+      case 'attachment:restored':
+        return `restored the attachment ${quote(r.targetLabel)} of ${key.trim() || 'its task'}`;
       case 'task:canceled':
         return `canceled ${label}`;
       case 'task:reopened':

@@ -281,3 +281,43 @@ export const repeatUnreadable = (param: string, words: string, problem: string, 
     param,
     words,
   });
+
+// ---- attachments ------------------------------------------------------------------------------------
+
+export const attachmentNotFound = (attachmentId: string, param = 'attachmentId') =>
+  new NotFoundRefusal(
+    `${lead(param)}no attachment ${attachmentId} in this workspace (not found); task_get lists a task's attachments and their ids.`,
+    'not-found',
+    { ref: attachmentId },
+  );
+
+export const attachmentDeleted = (attachmentId: string, deletedAt: string, param = 'attachmentId') =>
+  new NotFoundRefusal(
+    `${lead(param)}attachment ${attachmentId} was deleted (${deletedAt}); activity_list with its task shows who deleted it, and change_undo of that change restores it.`,
+    'deleted',
+    { ref: attachmentId, deletedAt },
+  );
+
+/** Deleted (or restored) by another call meanwhile: nothing was changed. */
+export const attachmentGone = (attachmentId: string) =>
+  new ConflictRefusal(`Conflict: attachment ${attachmentId} was deleted by another call meanwhile; nothing was changed.`, 'race');
+
+export const attachmentRaced = (attachmentId: string) =>
+  new ConflictRefusal(`Conflict: attachment ${attachmentId} changed meanwhile; nothing was changed, read the task again.`, 'race');
+
+export const attachmentQuotaFull = (used: number, adding: number, quota: number) =>
+  new InvalidArgumentRefusal(
+    `content: the workspace's attachments would take ${mb(used + adding)} of its ${mb(quota)} (DOERS_ATTACHMENT_QUOTA_MB); nothing was stored. Delete attachments it no longer needs, or ask its operator for more.`,
+    'limit',
+    { used, adding, quota },
+  );
+
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+
+/** Its attachments would outlive it in the file store: they go first, each undoable on its own. */
+export const hasAttachments = (name: string, count: number) =>
+  new InvalidArgumentRefusal(
+    `taskId: ${name} has ${count} attachment(s); delete them first (attachment_delete, each undoable), then the task.`,
+    'invalid-argument',
+    { attachments: count },
+  );

@@ -33,6 +33,8 @@ export interface Task {
   readonly parentNumber?: number;
   /** How many live subtasks it has: kept by the subtasks' own changes, never by this task's. */
   readonly subtaskCount?: number;
+  /** How many live attachments it has: kept by the attachments' writes, never by this task's own. */
+  readonly attachmentCount?: number;
   /** Raised by every placement below it, at any depth: what a change that read its subtree holds. */
   readonly treeVersion?: number;
   /** A recurring task's rule: completing it moves `dueDate` to the next occurrence (model/repeat-rules.ts). */
@@ -104,4 +106,22 @@ export interface SubtaskEntry {
   readonly dueDate?: string;
   /** Whose statuses name its state (a subtask may be in another project than its parent). */
   readonly projectId?: string;
+}
+
+/** A file on a task (or one of its comments): its bytes are in the file store, this is what the table keeps. */
+export interface Attachment {
+  readonly workspaceId: string;
+  readonly taskId: string;
+  /** `<taskId>.<random>`: the task it is on, so a read by id finds its partition without a lookup. */
+  readonly attachmentId: string;
+  /** The comment it came with, when it did. */
+  readonly commentId?: string;
+  readonly name: string;
+  /** The MIME type read from its bytes (or text/plain for text given as text). */
+  readonly type: string;
+  readonly size: number;
+  readonly addedBy: string;
+  readonly addedAt: string;
+  /** Set while it is deleted (kept for undo). */
+  readonly deletedAt?: string;
 }

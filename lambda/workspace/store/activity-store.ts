@@ -53,9 +53,9 @@ export interface ActivityStore {
   laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]>;
 }
 
-/** The index partition a record's target lives in: a comment's is its task's. */
+/** The index partition a record's target lives in: a comment's and an attachment's is its task's. */
 export const targetPartition = (r: Pick<ActivityRecord, 'workspaceId' | 'kind' | 'targetId' | 'taskId'>): string =>
-  r.kind === 'comment' || r.kind === 'task'
+  r.kind === 'comment' || r.kind === 'task' || r.kind === 'attachment'
     ? activityOfTargetGsiPk(r.workspaceId, 'task', r.taskId ?? r.targetId)
     : activityOfTargetGsiPk(r.workspaceId, r.kind, r.targetId);
 

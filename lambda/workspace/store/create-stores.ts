@@ -4,13 +4,22 @@ import { DynamoTokenStore } from '../../auth/personal-tokens.js';
 import type { KeySource } from '../../platform/key-ring.js';
 import { commitGroups, commitWrites, sendTransaction } from '../../platform/transact.js';
 import { DynamoActivityStore } from './activity-store.js';
+import { DynamoAttachmentStore } from './attachment-store.js';
 import { DynamoCommentStore } from './comment-store.js';
 import { DynamoDirectoryStore } from './directory-store.js';
 import { DirectoryNames } from './names.js';
 import { DynamoProjectStore } from './project-store.js';
-import type { WorkspaceStores } from './stores.js';
+import type { AttachmentFiles, WorkspaceStores } from './stores.js';
 import { TaskNumbers } from './task-numbers.js';
 import { DynamoTaskStore } from './task-store.js';
+
+/** A door with no file store (the admin CLI): an attachment's bytes are not reachable from it. */
+const NO_FILES: AttachmentFiles = (() => {
+  const none = (): never => {
+    throw new Error('No file store here: attachments are written through the function (the admin CLI does not reach the bucket).');
+  };
+  return { store: { put: none, get: none, copy: none, delete: none }, sniff: none, maxBytes: 0, quotaBytes: 0 };
+})();
 
 /**
  * The stores of one workspace table, wired as every door uses them: the function (once per cold
@@ -22,6 +31,7 @@ export const createWorkspaceStores = (
   table: string,
   keys: KeySource,
   activityDays: number,
+  files: AttachmentFiles = NO_FILES,
 ): WorkspaceStores => {
   const names: DirectoryNames = new DirectoryNames(db, table, async (ws) => {
     const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
@@ -40,6 +50,8 @@ export const createWorkspaceStores = (
     tasks: new DynamoTaskStore(db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId)),
     projects,
     comments: new DynamoCommentStore(db, table),
+    attachments: new DynamoAttachmentStore(db, table),
+    files,
     names,
     activity: new DynamoActivityStore(db, table, activityDays),
     numbers,

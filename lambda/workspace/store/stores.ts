@@ -1,10 +1,12 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DynamoGrantStore } from '../../auth/grants.js';
 import type { TokenStore } from '../../auth/personal-tokens.js';
+import type { FileParts } from '../../files/file-store.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { ChangeSource } from '../model/activity.js';
 import type { Caller } from '../model/caller.js';
 import type { ActivityStore } from './activity-store.js';
+import type { AttachmentStore } from './attachment-store.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { NamesSource } from './names.js';
@@ -28,6 +30,10 @@ export interface WorkspaceStores {
   readonly tasks: TaskStore;
   readonly projects: ProjectStore;
   readonly comments: CommentStore;
+  /** Attachments' items (the table); their bytes are in `files`. */
+  readonly attachments: AttachmentStore;
+  /** Attachments' bytes and the sniffer of their types, loaded on first use, with the configured bounds. */
+  readonly files: AttachmentFiles;
   /** Members and projects by id, from a per-instance snapshot kept current by `directoryVersion`. */
   readonly names: NamesSource;
   readonly activity: ActivityStore;
@@ -42,4 +48,11 @@ export interface WorkspaceStores {
    * then written once, whether the first attempt committed or not (platform/transact.ts).
    */
   readonly resend: (input: TransactWriteCommandInput) => Promise<void>;
+}
+
+export interface AttachmentFiles extends FileParts {
+  /** The largest attachment (DOERS_ATTACHMENT_MAX_MB), bytes. */
+  readonly maxBytes: number;
+  /** What a workspace's attachments may take together (DOERS_ATTACHMENT_QUOTA_MB), bytes. */
+  readonly quotaBytes: number;
 }

@@ -10,7 +10,7 @@ import {
   workspaceListPk,
   wsPk,
 } from '../../platform/item-keys.js';
-import type { SubtaskEntry, Task } from '../model/types.js';
+import type { Attachment, SubtaskEntry, Task } from '../model/types.js';
 import { notesWordsOf } from './words.js';
 
 /**
@@ -101,6 +101,8 @@ export interface TaskItemExtras {
     readonly legacy: boolean;
     /** Its live subtasks' entries, when it was read with its partition (a single task's read). */
     subtasks?: readonly SubtaskEntry[];
+    /** Its live attachments, the same way. */
+    attachments?: readonly Attachment[];
   };
 }
 
@@ -109,6 +111,9 @@ export const extrasOf = (t: Task): NonNullable<TaskItemExtras[typeof EXTRAS]> =>
 
 /** A task's live subtasks as its single read found them; undefined when it was read in a list (ask the store). */
 export const subtaskEntriesOf = (t: Task): readonly SubtaskEntry[] | undefined => extrasOf(t).subtasks;
+
+/** A task's live attachments as its single read found them (oldest first); undefined when it was read in a list. */
+export const attachmentsOf = (t: Task): readonly Attachment[] | undefined => extrasOf(t).attachments;
 
 /** Whether a task as read holds its notes, or has none: it is whole (what a writer needs). */
 export const isWhole = (t: Task): boolean => t.notes !== undefined || !extrasOf(t).hasNotes;

@@ -8,6 +8,7 @@ import type { WorkspaceRef } from '../model/caller.js';
 import { MAX_DEPENDENTS, MAX_SUBTASKS } from '../model/limits.js';
 import { blockerMoved, exists, linksMoved, parentMoved, race, taskDeleted, taskNotFound, versionConflict } from '../model/refusals.js';
 import type { SubtaskEntry, Task } from '../model/types.js';
+import { isAttachmentItem, toAttachment } from './attachment-store.js';
 import { and, Expression, or, Update } from './expressions.js';
 import { LegacyTaskLists } from './legacy-task-lists.js';
 import {
@@ -155,7 +156,7 @@ const OPTIONAL = [
   'state',
 ] as const;
 /** Kept by other tasks' changes (workspace/tasks/links.ts, subtasks.ts): a task's own change never writes them. */
-const MAINTAINED = new Set(['blocks', 'linksVersion', 'subtaskCount', 'treeVersion']);
+const MAINTAINED = new Set(['blocks', 'linksVersion', 'subtaskCount', 'treeVersion', 'attachmentCount']);
 /** A task's links, written by its own change only when the change is to its links. */
 const LINKS = new Set(['blockedBy', 'openBlockers', 'goneBlockers']);
 
@@ -265,7 +266,14 @@ export class DynamoTaskStore implements TaskStore {
         items.find((i) => i.sk === NOTES_ITEM_SK),
       );
       const extras = (task as Task & TaskItemExtras)[EXTRAS];
-      if (extras) extras.subtasks = sortEntries(items.filter(isEntryItem).map(toEntry));
+      if (extras) {
+        extras.subtasks = sortEntries(items.filter(isEntryItem).map(toEntry));
+        // Attachment ids start with the task's id and a random part: oldest first by when they were added.
+        extras.attachments = items
+          .filter(isAttachmentItem)
+          .map(toAttachment)
+          .sort((a, b) => a.addedAt.localeCompare(b.addedAt));
+      }
       return task;
     }
     const out = await this.db.send(

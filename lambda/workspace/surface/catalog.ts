@@ -7,6 +7,7 @@ import { WORKSPACE_RESOURCE_TEMPLATES } from './resources.js';
 import type { WorkspaceServices } from './services.js';
 import { ACTIVITY_TOOLS } from './tools/activity.js';
 import { agendaGet } from './tools/agenda.js';
+import { ATTACHMENT_TOOLS } from './tools/attachments.js';
 import { BULK_TOOLS } from './tools/bulk.js';
 import { COMMENT_TOOLS } from './tools/comments.js';
 import { meGet } from './tools/me.js';
@@ -22,6 +23,7 @@ export const PRODUCT_TOOLS: readonly ToolDefinition<WorkspaceServices>[] = linkV
   ...BULK_TOOLS,
   ...PROJECT_TOOLS,
   ...COMMENT_TOOLS,
+  ...ATTACHMENT_TOOLS,
   ...MEMBER_TOOLS,
   ...ACTIVITY_TOOLS,
 ]);

@@ -1,6 +1,6 @@
 import type { Member } from '../../vocabulary.js';
 import { setOf, statusOf } from '../model/statuses.js';
-import type { Comment, Project, SubtaskEntry, Task } from '../model/types.js';
+import type { Attachment, Comment, Project, SubtaskEntry, Task } from '../model/types.js';
 import type { Names } from '../store/names.js';
 import type { CommentOutput, MemberOutput, ProjectOutput, StatusesOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 
@@ -26,6 +26,7 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   ...(t.repeat ? { repeat: t.repeat.words } : {}),
   ...(t.completedAt ? { completedAt: t.completedAt } : {}),
   ...(t.parentId ? { parent: keyOf(names, t.parentId, t.parentNumber) } : {}),
+  ...(t.attachmentCount ? { attachments: t.attachmentCount } : {}),
   ...(t.blockedBy && Object.keys(t.blockedBy).length
     ? {
         blockedBy: Object.entries(t.blockedBy).map(([taskId, n]) => ({
@@ -43,7 +44,12 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
 const keyOf = (names: Names, taskId: string, n: number | undefined): string =>
   n && names.workspaceKey ? `${names.workspaceKey}-${n}` : `[${taskId}]`;
 
-export const toTaskOutput = (t: Task, names: Names, subtasks?: readonly SubtaskEntry[]): TaskOutput => ({
+export const toTaskOutput = (
+  t: Task,
+  names: Names,
+  subtasks?: readonly SubtaskEntry[],
+  attachments?: readonly Attachment[],
+): TaskOutput => ({
   ...toSummary(t, names),
   ...(t.notes ? { notes: t.notes } : {}),
   ...(subtasks?.length
@@ -53,6 +59,19 @@ export const toTaskOutput = (t: Task, names: Names, subtasks?: readonly SubtaskE
           taskId: s.taskId,
           title: s.title,
           ...statusFields(s, names),
+        })),
+      }
+    : {}),
+  ...(attachments?.length
+    ? {
+        files: attachments.map((a) => ({
+          attachmentId: a.attachmentId,
+          name: a.name,
+          type: a.type,
+          size: a.size,
+          addedBy: a.addedBy,
+          addedAt: a.addedAt,
+          ...(a.commentId ? { commentId: a.commentId } : {}),
         })),
       }
     : {}),

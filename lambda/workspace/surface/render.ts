@@ -37,6 +37,9 @@ const openDuePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime'>, today?
 export const taskName = (t: Pick<TaskSummaryOutput, 'key' | 'taskId'>): string => t.key ?? `[${t.taskId}]`;
 
 /** The line a write answers with: the task as written, with every link it has (not only the open ones). */
+export const sizeWords = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
 export const writtenLine = (t: TaskSummaryOutput): string => taskLine(t, undefined, { allLinks: true }).slice(2);
 
 /**
@@ -55,6 +58,7 @@ export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssig
     t.labels.length ? t.labels.map((l) => `#${l}`).join(' ') : undefined,
     t.repeat ? `↻ ${t.repeat}` : undefined,
     t.parent ? `sub of ${t.parent}` : undefined,
+    t.attachments ? `📎${t.attachments}` : undefined,
     links ?? (waiting.length ? `blocked by ${waiting.map((b) => `${taskName(b)} (open)`).join(', ')}` : undefined),
   ].filter(Boolean);
   return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
@@ -95,6 +99,10 @@ export const taskBlock = (t: TaskOutput): string => {
   }
   if (t.blockedBy?.length)
     lines.push(`Blocked by: ${t.blockedBy.map((b) => `${taskName(b)} (${b.deleted ? 'deleted' : b.open ? 'open' : 'done'})`).join(', ')}`);
+  if (t.files?.length)
+    lines.push(
+      `Files (${t.files.length}): ${t.files.map((f) => `${f.name} (${f.type}, ${sizeWords(f.size)}) doers://attachments/${f.attachmentId}`).join('; ')}`,
+    );
   lines.push(`Created ${t.createdAt} by ${t.createdBy}, updated ${t.updatedAt}`);
   if (t.notes) lines.push(`Notes:\n${t.notes}`);
   return lines.join('\n');

@@ -1,10 +1,12 @@
 import type { ResourceTemplateDefinition } from '../../mcp/resource-registry.js';
+import { objectKeyOf } from '../attachments/attachment-writer.js';
 import { dateInZone } from '../model/time.js';
 import { loadNames } from '../store/lookups.js';
 import { toSummary, toTaskOutput } from './outputs.js';
 import { duePhrase } from './render.js';
 import { MAX_ID_LENGTH } from './schemas.js';
 import type { WorkspaceServices } from './services.js';
+import { TEXT_TYPES } from './tools/attachments.js';
 
 /**
  * Tasks and projects by reference, as Markdown. Nothing is enumerated (resources/list stays empty);
@@ -111,4 +113,43 @@ export const projectResource: ResourceTemplateDefinition<WorkspaceServices> = {
   },
 };
 
-export const WORKSPACE_RESOURCE_TEMPLATES = [taskResource, projectResource];
+/**
+ * What resources/read returns of one file: Lambda answers at most 6 MB, and base64 makes 4 MB about
+ * 5.4; every attachment fits (DOERS_ATTACHMENT_MAX_MB is at most 4), and one that would not (a bound
+ * lowered later) is answered with a line that says so rather than cut.
+ */
+export const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+export const attachmentResource: ResourceTemplateDefinition<WorkspaceServices> = {
+  uriTemplate: 'doers://attachments/{attachmentId}',
+  name: 'attachment',
+  title: 'Attachment',
+  description: "A file attached to a task: text as text, anything else as a blob with its type. Ids come from task_get's attachments.",
+  scope: 'tasks:read',
+  read: async ({ attachmentId }, uri, { services, principal }) => {
+    if (attachmentId!.length > MAX_ID_LENGTH) return undefined;
+    const a = await services.attachments.get(principal.workspaceId, decoded(attachmentId!));
+    // Deleted, or its task deleted: not there, as for a task (an id of another workspace is never there).
+    if (!a || a.deletedAt) return undefined;
+    const task = await services.tasks.get(principal.workspaceId, a.taskId);
+    if (!task) return undefined;
+    if (a.size > MAX_READ_BYTES)
+      return [
+        {
+          uri,
+          mimeType: 'text/plain',
+          text: `${a.name} is ${a.size} bytes; resources/read returns files of at most ${MAX_READ_BYTES} bytes.`,
+        },
+      ];
+    const bytes = await services.files.store.get(objectKeyOf(a));
+    if (!bytes) return undefined;
+    const meta = { _meta: { 'doers/name': a.name, 'doers/size': a.size } };
+    return [
+      TEXT_TYPES.includes(a.type as (typeof TEXT_TYPES)[number])
+        ? { uri, mimeType: a.type, text: new TextDecoder().decode(bytes), ...meta }
+        : { uri, mimeType: a.type, blob: Buffer.from(bytes).toString('base64'), ...meta },
+    ];
+  },
+};
+
+export const WORKSPACE_RESOURCE_TEMPLATES = [taskResource, projectResource, attachmentResource];

@@ -73,6 +73,8 @@ const taskCore = {
   repeat: z.optional(z.string()),
   completedAt: z.optional(z.string()),
   parent: z.optional(z.string()),
+  /** How many files it has (task_get lists them). */
+  attachments: z.optional(z.number().check(z.int())),
   blockedBy: z.optional(
     z
       .array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean(), deleted: z.optional(z.literal(true)) }))
@@ -97,6 +99,19 @@ export const taskOutput = z.object({
         status: z.string(),
         // One of STATUS_CATEGORIES; listed once, in tasks_search's status (the enum in every task output cost 560 bytes of tools/list).
         statusCategory: z.string(),
+      }),
+    ),
+  ),
+  files: z.optional(
+    z.array(
+      z.object({
+        attachmentId: z.string(),
+        name: z.string(),
+        type: z.string(),
+        size: z.number().check(z.int()),
+        addedBy: z.string(),
+        addedAt: z.string(),
+        commentId: z.optional(z.string()),
       }),
     ),
   ),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
-import { hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
+import { hasAttachments, hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
 import {
   categoryOfKey,
@@ -284,6 +284,7 @@ export const planChange = async (
     const { deletedAt: _d, parentId: _p, parentNumber: _pn, ...live } = task;
     // A parent goes with its subtasks, in one write, or not at all (its delete through any other door).
     if (patch.deleted && task.subtaskCount && !opts.subtree) throw hasSubtasks(taskNameOf(caller.workspaceKey, task), task.subtaskCount);
+    if (patch.deleted && task.attachmentCount) throw hasAttachments(taskNameOf(caller.workspaceKey, task), task.attachmentCount);
     if (patch.deleted) return { before: task, next: { ...task, deletedAt: at, updatedAt: at, version: task.version + 1 } };
     // Only change_undo restores: its refusals name what it took.
     const placement = await restorePlacement(stores, caller, task, `${prefix}activityId`);

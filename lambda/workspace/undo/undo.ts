@@ -1,6 +1,7 @@
 import { ToolRefusal } from '../../errors.js';
 import type { Member, Scope } from '../../vocabulary.js';
 import { describeChange, whenPhrase } from '../activity/render.js';
+import { deleteAttachment, restoreAttachment } from '../attachments/attachment-writer.js';
 import { deleteComment, restoreComment } from '../comments/comment-writer.js';
 import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
@@ -8,7 +9,7 @@ import { type ActivityRecord, stateAfter } from '../model/activity.js';
 import { changedSince, notUndoable, projectDeleted, race, roleTooLow } from '../model/refusals.js';
 import { undoStatusSet } from '../model/status-sets.js';
 import { setOf } from '../model/statuses.js';
-import type { Comment, Project } from '../model/types.js';
+import type { Attachment, Comment, Project } from '../model/types.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
 import { loadNames } from '../store/lookups.js';
 import type { Names } from '../store/names.js';
@@ -171,6 +172,27 @@ const undoComment = async (ctx: UndoContext, record: ActivityRecord, names: Name
   }
 };
 
+// ---- attachments ---------------------------------------------------------------------------------
+
+const undoAttachment = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
+  const kept = (record.after ?? record.before) as unknown as Attachment;
+  const task = {
+    taskId: kept.taskId,
+    title: record.targetLabel,
+    ...(record.taskNumber !== undefined ? { number: record.taskNumber } : {}),
+    ...(record.projectId ? { projectId: record.projectId } : {}),
+  };
+  try {
+    const now = await ctx.stores.attachments.get(ctx.caller.workspaceId, kept.attachmentId);
+    if (!now) throw notUndoable(record.activityId, 'changed an attachment that is gone for good (its undo window is over).');
+    const written =
+      record.action === 'deleted' ? await restoreAttachment(ctx, task, kept, record) : await deleteAttachment(ctx, task, now, record);
+    return { undo: written.record };
+  } catch (err) {
+    return conflictNamingLater(ctx, record, names, err);
+  }
+};
+
 // ---- members -------------------------------------------------------------------------------------
 
 const undoMember = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
@@ -241,6 +263,8 @@ export const undoChange = async (ctx: UndoContext, record: ActivityRecord): Prom
       return undoProject(ctx, record, names);
     case 'comment':
       return undoComment(ctx, record, names);
+    case 'attachment':
+      return undoAttachment(ctx, record, names);
     case 'member':
       return undoMember(ctx, record, names);
     case 'token':

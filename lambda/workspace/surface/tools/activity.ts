@@ -221,7 +221,10 @@ const askBecause = (record: ActivityRecord, summary: string): string | undefined
   if (record.kind === 'member' && (record.action === 'invited' || record.action === 'restored')) {
     return `It removes ${record.targetLabel} from the workspace again and revokes their tokens and connected apps.`;
   }
-  if (record.action === 'created' && (record.kind === 'task' || record.kind === 'project' || record.kind === 'comment'))
+  if (
+    record.action === 'created' &&
+    (record.kind === 'task' || record.kind === 'project' || record.kind === 'comment' || record.kind === 'attachment')
+  )
     return `It deletes what that change made (${summary}).`;
   const fields = fieldsOf(record);
   if (fields.length > 1) return `It puts back ${fields.length} fields: ${fields.map((c) => c.field).join(', ')}.`;

@@ -8,7 +8,7 @@ import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
-import { subtaskEntriesOf } from '../../store/task-items.js';
+import { attachmentsOf, subtaskEntriesOf } from '../../store/task-items.js';
 import { inStates } from '../../store/task-queries.js';
 import type { TaskPosition } from '../../store/task-store.js';
 import { searchWords } from '../../store/words.js';
@@ -193,7 +193,7 @@ export const taskGet = defineTool({
   run: async (args, { services, principal }) => {
     // The task and the names it shows are fetched together: one round trip, not two.
     const [t, names] = await Promise.all([taskOrRefuse(services, principal, args.taskId), loadNames(services, principal)]);
-    return toTaskOutput(t, names, subtaskEntriesOf(t));
+    return toTaskOutput(t, names, subtaskEntriesOf(t), attachmentsOf(t));
   },
   render: taskBlock,
 });

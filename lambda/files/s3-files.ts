@@ -1,0 +1,102 @@
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { fileTypeFromBuffer } from 'file-type';
+import { type FileParts, filesUnavailable } from './file-store.js';
+
+/**
+ * The file store on S3 (lambda/files/file-store.ts), with the sniffer: the one module of attachments
+ * that loads the S3 client and `file-type`, imported on the first call that needs either. In Lambda
+ * it is a bundle of its own beside the function's (lib/bundling.ts), so the function's bundle and
+ * cold start do not carry it.
+ */
+
+export interface S3FilesOptions {
+  readonly bucket: string;
+  /** Local: the embedded S3 API (path-style addressing, fixed local credentials). */
+  readonly endpoint?: string | undefined;
+  readonly region?: string | undefined;
+}
+
+/** S3 throttling, its server-side answers, and the network failing: each a 503, never a 500. */
+const UNAVAILABLE = new Set([
+  'SlowDown',
+  'ServiceUnavailable',
+  'InternalError',
+  'RequestTimeout',
+  'TimeoutError',
+  'AbortError',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+const unavailable = (err: unknown): boolean => {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  return (
+    (e.name !== undefined && UNAVAILABLE.has(e.name)) ||
+    (e.code !== undefined && UNAVAILABLE.has(e.code)) ||
+    !!e.$retryable ||
+    (status !== undefined && (status >= 500 || status === 429))
+  );
+};
+
+const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
+  try {
+    return await run();
+  } catch (err) {
+    throw unavailable(err) ? filesUnavailable(err) : err;
+  }
+};
+
+export const createS3Files = (opts: S3FilesOptions): FileParts => {
+  const local = opts.endpoint !== undefined;
+  const s3 = new S3Client({
+    ...(local
+      ? {
+          endpoint: opts.endpoint,
+          region: opts.region ?? 'us-east-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        }
+      : { region: opts.region }),
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+  });
+  const Bucket = opts.bucket;
+  return {
+    store: {
+      put: (key, bytes, type) =>
+        guarded(async () => {
+          // Served with the type sniffed from its bytes, as a download: never rendered by a browser.
+          await s3.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: type, ContentDisposition: 'attachment' }));
+        }),
+      get: (key) =>
+        guarded(async () => {
+          try {
+            const out = await s3.send(new GetObjectCommand({ Bucket, Key: key }));
+            return out.Body ? new Uint8Array(await out.Body.transformToByteArray()) : new Uint8Array();
+          } catch (err) {
+            if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+            throw err;
+          }
+        }),
+      copy: (from, to) =>
+        guarded(async () => {
+          await s3.send(
+            new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${encodeURIComponent(from).replaceAll('%2F', '/')}` }),
+          );
+        }),
+      delete: (key) =>
+        guarded(async () => {
+          await s3.send(new DeleteObjectCommand({ Bucket, Key: key }));
+        }),
+    },
+    sniff: async (bytes) => (await fileTypeFromBuffer(bytes))?.mime,
+  };
+};

@@ -1,0 +1,46 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+export interface EmbeddedS3 {
+  readonly endpoint: string;
+  close(): Promise<void>;
+}
+
+/** The bucket the local server keeps attachments in (the stack names its own). */
+export const LOCAL_ATTACHMENT_BUCKET = 'doers-attachments';
+
+interface S3rverInstance {
+  run(): Promise<{ port: number; address: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * s3rver in this process, answering the S3 REST API on a loopback port, so the attachment code talks
+ * to it through the AWS SDK's S3 client exactly as it talks to S3. Objects live under
+ * `<dataDir>/s3`; `:memory:` keeps them in a directory of its own that goes when the server closes.
+ */
+export const startEmbeddedS3 = async (dataDir: string): Promise<EmbeddedS3> => {
+  const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => S3rverInstance;
+  const directory = dataDir === ':memory:' ? await mkdtemp(join(tmpdir(), 'doers-s3-')) : join(dataDir, 's3');
+  await mkdir(directory, { recursive: true });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    vhostBuckets: false,
+    configureBuckets: [{ name: LOCAL_ATTACHMENT_BUCKET }],
+  });
+  const { port } = await server.run();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await server.close();
+      if (dataDir === ':memory:') await rm(directory, { recursive: true, force: true });
+    },
+  };
+};

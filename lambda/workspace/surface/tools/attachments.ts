@@ -1,0 +1,187 @@
+import * as z from 'zod/mini';
+import { addAttachment, deleteAttachment } from '../../attachments/attachment-writer.js';
+import { requireRole } from '../../membership/rules.js';
+import { attachmentDeleted, attachmentNotFound, invalid, limitReached } from '../../model/refusals.js';
+import { taskNameOf } from '../../model/task-refs.js';
+import { taskIdOf, taskOrRefuse } from '../../store/lookups.js';
+import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
+import { defineTool } from '../define-tool.js';
+import { sizeWords, undoLine } from '../render.js';
+import { activityIdOutput, idArg, taskRefArg } from '../schemas.js';
+import { writeContext } from '../sources.js';
+import { CREATE, REMOVE } from './annotations.js';
+
+/**
+ * Files on tasks: attachment_add and attachment_delete (the attachment writer does the writing;
+ * lambda/workspace/attachments/attachment-writer.ts). What a file is comes from its bytes, never its
+ * name: a type the bytes show (PNG, PDF, ZIP, …) wins, text is text only when its bytes are UTF-8
+ * without control characters, anything else is application/octet-stream. Its bytes are read back
+ * with resources/read of doers://attachments/{attachmentId} (lambda/workspace/surface/resources.ts).
+ */
+
+/** The text types a file given as text (or bytes that are text) may declare; text/plain without one. */
+export const TEXT_TYPES = ['text/plain', 'text/markdown', 'text/csv', 'application/json'] as const;
+
+/** UTF-8 without NUL or other control characters than tab, line feed and carriage return. */
+export const isText = (bytes: Uint8Array): boolean => {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return false;
+  }
+  return !/(?![\t\n\r])\p{Cc}/u.test(text);
+};
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** A file's name: what a person sees and a download is called; no path, no control or invisible characters. */
+const readName = (given: string): string => {
+  const name = given.trim();
+  if (!name) throw invalid('name', 'is empty; give the file a name, e.g. screenshot.png.');
+  if (/[/\\]/.test(name) || name === '.' || name === '..')
+    throw invalid('name', `'${name.slice(0, 80)}' has path parts; give the file's name alone, e.g. report.pdf.`);
+  if (/[\p{Cc}\p{Cf}]/u.test(name)) throw invalid('name', 'has control or invisible formatting characters; give a plain file name.');
+  return name;
+};
+
+const addOutput = z.object({
+  attachmentId: z.string(),
+  taskId: z.string(),
+  key: z.optional(z.string()),
+  name: z.string(),
+  type: z.string(),
+  size: z.number().check(z.int()),
+  uri: z.string(),
+  ...activityIdOutput,
+});
+
+export const attachmentAdd = defineTool({
+  name: 'attachment_add',
+  title: 'Attach a file',
+  description:
+    'Attaches a file to a task (or with commentId to one of its comments): base64 content or text, at most 4 MB. ' +
+    'Its type is read from its bytes; resources/read of the uri returns it.',
+  input: z.strictObject({
+    taskId: taskRefArg,
+    commentId: z.optional(idArg).check(z.describe('A comment of the task it belongs to')),
+    name: z.string().check(z.maxLength(255), z.describe('The file name, e.g. screenshot.png')),
+    content: z.optional(z.string()).check(z.describe('The bytes, base64')),
+    text: z.optional(z.string()).check(z.describe('Or the file as text')),
+    type: z.optional(z.enum(TEXT_TYPES)).check(z.describe('For text: its kind (default text/plain)')),
+  }),
+  output: addOutput,
+  annotations: CREATE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'member', 'attaching files');
+    const name = readName(args.name);
+    if ((args.content === undefined) === (args.text === undefined))
+      throw invalid('content', 'give the file either as content (base64) or as text, not both and not neither.');
+    const max = services.files.maxBytes;
+    const bytes = readBytes(args.content, args.text, max);
+    const taskId = await taskIdOf(services, principal, args.taskId);
+    const [task, comment] = await Promise.all([
+      taskOrRefuse(services, principal, taskId),
+      args.commentId === undefined ? undefined : services.comments.get(principal.workspaceId, taskId, args.commentId),
+    ]);
+    if (args.commentId !== undefined && !comment)
+      throw invalid('commentId', `no comment ${args.commentId} on ${taskNameOf(principal.workspaceKey, task)}; comments_list lists them.`);
+    const type = await typeOf(services.files.sniff, bytes, args.text !== undefined, args.type);
+    const w = await addAttachment(writeContext(ctx), task, { name, type, bytes, commentId: args.commentId });
+    const a = w.attachment;
+    return {
+      attachmentId: a.attachmentId,
+      taskId: a.taskId,
+      ...(task.number !== undefined && principal.workspaceKey ? { key: `${principal.workspaceKey}-${task.number}` } : {}),
+      name: a.name,
+      type: a.type,
+      size: a.size,
+      uri: `doers://attachments/${a.attachmentId}`,
+      activityId: w.record.activityId,
+    };
+  },
+  render: (a) =>
+    `Attached ${a.name} (${a.type}, ${sizeWords(a.size)}) to ${a.key ?? `[${a.taskId}]`}: [${a.attachmentId}], read it at ${a.uri}.${undoLine(a.activityId)}`,
+});
+
+/** The bytes given, checked: base64 that decodes exactly, or text; neither empty nor above the limit. */
+const readBytes = (content: string | undefined, text: string | undefined, max: number): Uint8Array => {
+  const limit = `at most ${sizeWords(max)} (DOERS_ATTACHMENT_MAX_MB)`;
+  if (text !== undefined) {
+    const bytes = new TextEncoder().encode(text);
+    if (!bytes.byteLength) throw invalid('text', 'is empty; an attachment needs content.');
+    if (bytes.byteLength > max) throw limitReached('text', `is ${sizeWords(bytes.byteLength)}; a file is ${limit}.`);
+    return bytes;
+  }
+  const b64 = content!.replace(/\s+/g, '');
+  if (!b64) throw invalid('content', 'is empty; an attachment needs content.');
+  if (!BASE64.test(b64) || b64.length % 4 === 1) throw invalid('content', 'is not base64 (A–Z, a–z, 0–9, + and /, = padding at the end).');
+  // Checked before decoding: a body can carry more than a file may be.
+  if (Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0) > max)
+    throw limitReached('content', `decodes to more than ${sizeWords(max)}; a file is ${limit}.`);
+  return new Uint8Array(Buffer.from(b64, 'base64'));
+};
+
+/** What the bytes are: a known binary type, else text (declared or plain) when they are text, else octet-stream. */
+const typeOf = async (
+  sniff: (bytes: Uint8Array) => Promise<string | undefined>,
+  bytes: Uint8Array,
+  givenAsText: boolean,
+  declared: (typeof TEXT_TYPES)[number] | undefined,
+): Promise<string> => {
+  const sniffed = givenAsText ? undefined : await sniff(bytes);
+  if (sniffed) {
+    if (declared) throw invalid('type', `says ${declared}, but the bytes are ${sniffed}; leave type out for a file that is not text.`);
+    return sniffed;
+  }
+  if (isText(bytes)) return declared ?? 'text/plain';
+  if (declared || givenAsText)
+    throw invalid(declared ? 'type' : 'text', `says text, but the bytes are not text (UTF-8 without control characters).`);
+  return 'application/octet-stream';
+};
+
+// ---- attachment_delete -------------------------------------------------------------------------------
+
+const deleteOutput = z.object({
+  attachmentId: z.string(),
+  name: z.string(),
+  deleted: z.boolean().check(z.describe('false when the person did not confirm: nothing changed')),
+  declined: z.optional(z.enum(NOT_CONFIRMED)),
+  ...activityIdOutput,
+});
+
+export const attachmentDelete = defineTool({
+  name: 'attachment_delete',
+  title: 'Delete an attachment',
+  description: `Deletes an attachment (members their own; admins any); change_undo restores it. ${ASKS_FIRST}`,
+  input: z.strictObject({ attachmentId: idArg }),
+  output: deleteOutput,
+  annotations: REMOVE,
+  scope: 'tasks:write',
+  run: async (args, ctx) => {
+    const { services, principal } = ctx;
+    requireRole(principal, 'member', 'deleting attachments');
+    const a = await services.attachments.get(principal.workspaceId, args.attachmentId);
+    if (!a) throw attachmentNotFound(args.attachmentId);
+    if (a.deletedAt) throw attachmentDeleted(args.attachmentId, a.deletedAt);
+    const task = await taskOrRefuse(services, principal, a.taskId);
+    const asked = confirmation(
+      ctx,
+      { id: a.attachmentId, state: 'live' },
+      `Delete the attachment '${a.name}' (${sizeWords(a.size)}) of ${taskNameOf(principal.workspaceKey, task)}? You can undo this for ${services.activity.retentionDays} days.`,
+      'Delete the attachment',
+    );
+    if (asked.kind === 'ask') return asked.request;
+    if (asked.kind !== 'proceed') return { attachmentId: a.attachmentId, name: a.name, deleted: false, declined: asked.kind };
+    const w = await deleteAttachment(writeContext(ctx), task, a);
+    return { attachmentId: a.attachmentId, name: a.name, deleted: true, activityId: w.record.activityId };
+  },
+  render: (d) =>
+    d.deleted
+      ? `Deleted the attachment ${d.name} [${d.attachmentId}].${undoLine(d.activityId)}`
+      : notConfirmedText(d.declined ?? 'declined', `deleting the attachment ${d.name}`),
+});
+
+export const ATTACHMENT_TOOLS = [attachmentAdd, attachmentDelete];

@@ -6,6 +6,8 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoGrantStore } from '../lambda/auth/grants.js';
 import { DynamoTokenStore, type TokenStore } from '../lambda/auth/personal-tokens.js';
+import type { FileStore } from '../lambda/files/file-store.js';
+import { createS3Files } from '../lambda/files/s3-files.js';
 import { DEMO_WORKSPACE_ID, LOCAL_SERVER_FILE, type LocalServerFile } from '../lambda/local/local-data.js';
 import { loadConfig } from '../lambda/platform/config.js';
 import { createDocumentClient } from '../lambda/platform/dynamodb.js';
@@ -37,6 +39,8 @@ export interface Target {
   readonly activityDays: number;
   /** Only on a stack with the `SignInUserPoolId` output. */
   readonly signInPool?: SignInPool;
+  /** Attachments' bytes (the stack's bucket, the local server's S3 API); absent where there is none to reach. */
+  readonly files?: FileStore;
 }
 
 const stackOutputs = async (stack: string, region: string): Promise<Record<string, string>> => {
@@ -60,6 +64,7 @@ const stores = (
   defaultWorkspace: string,
   where: string,
   signInPool?: SignInPool,
+  files?: FileStore,
 ): Target => ({
   directory: new DynamoDirectoryStore(db, table),
   tokens: new DynamoTokenStore(db, table, keys),
@@ -72,6 +77,7 @@ const stores = (
   keys,
   activityDays,
   ...(signInPool ? { signInPool } : {}),
+  ...(files ? { files } : {}),
 });
 
 /**
@@ -99,7 +105,9 @@ export const connect = async (
     const signInPool = userPoolId ? { userPoolId, cognito: new CognitoIdentityProviderClient({ region: stackRegion }) } : undefined;
     // The stack's retention (its output), so records the CLI writes last as long as the functions' do.
     const activityDays = Number(outputs.ActivityDays ?? config.activityDays);
-    return stores(db, table, keys, activityDays, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`, signInPool);
+    const bucket = outputs.AttachmentsBucketName;
+    const files = bucket ? createS3Files({ bucket, region: stackRegion }).store : undefined;
+    return stores(db, table, keys, activityDays, DEPLOYED_DEFAULT_WORKSPACE, `stack ${stack} (${stackRegion})`, signInPool, files);
   }
   if (region !== undefined) throw usage('--region: only meaningful with --stack');
   const file = join(config.dataDir, LOCAL_SERVER_FILE);
@@ -120,5 +128,7 @@ export const connect = async (
     config.activityDays,
     DEMO_WORKSPACE_ID,
     `local server data (${local.dynamodbEndpoint})`,
+    undefined,
+    local.files ? createS3Files({ bucket: local.files.bucket, endpoint: local.files.endpoint }).store : undefined,
   );
 };

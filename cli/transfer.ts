@@ -1,19 +1,25 @@
 import { createReadStream } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { batchGetConsistent, batchPut } from '../lambda/platform/dynamodb.js';
 import {
+  ATTACHMENT_PREFIX,
+  attachmentObjectKey,
   EMAIL_SK,
   emailPk,
   grantsOfWorkspaceGsiPk,
   MEMBER_PREFIX,
   tokensOfWorkspaceGsiPk,
+  trashObjectKey,
   WORKSPACE_SK,
   wsPk,
 } from '../lambda/platform/item-keys.js';
+import type { Attachment } from '../lambda/workspace/model/types.js';
+import { taskOfAttachment } from '../lambda/workspace/store/attachment-store.js';
 import { type Command, existingWorkspace, type Options, type Out, required, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
@@ -140,9 +146,12 @@ export const exportCommand: Command = {
     } finally {
       await handle.close();
     }
+    const files = await exportFiles(target, workspaceId, items, filesDirOf(file), out);
     const tasks = items.filter((i) => i.sk === 'TASK').length;
     out.stdout(
-      `Exported workspace ${workspaceId} (${workspace.name}) to ${file}: ${all.length} items (${members.length} members, ${tasks} tasks, their notes, comments, records and indexes).`,
+      `Exported workspace ${workspaceId} (${workspace.name}) to ${file}: ${all.length} items (${members.length} members, ${tasks} tasks, their notes, comments, records and indexes)${
+        files ? `, and ${files} attachment file(s) to ${filesDirOf(file)}` : ''
+      }.`,
     );
     out.stderr('Tokens and connected apps are not exported: people make new ones on the stack the workspace moves to.');
   },
@@ -207,6 +216,68 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
   return { header, items };
 };
 
+// ---- attachments' bytes, as files beside the export -------------------------------------------------
+
+/** Where an export's attachment files go: `<file>.files/`, one file per attachment, named by its id. */
+export const filesDirOf = (file: string): string => `${file}.files`;
+
+/** An attachment item of the export (live, or deleted and kept for its undo) and where its bytes are in the bucket. */
+const attachmentsOf = (items: readonly Item[]): { id: string; key: string }[] =>
+  items.flatMap((i) => {
+    const sk = String(i.sk);
+    const live = sk.startsWith(ATTACHMENT_PREFIX);
+    if (!live && !sk.startsWith('GONE#ATT#')) return [];
+    const a = i as unknown as Attachment;
+    // Its id names its task, as the function makes ids: anything else would name an object elsewhere.
+    if (typeof a.attachmentId !== 'string' || taskOfAttachment(a.attachmentId) !== a.taskId)
+      throw new CliError(
+        `--file: an attachment item names ${String(a.attachmentId)}, which is no attachment id of its task; nothing was imported`,
+      );
+    const key = attachmentObjectKey(a.workspaceId, a.taskId, a.attachmentId);
+    return [{ id: a.attachmentId, key: live ? key : trashObjectKey(key) }];
+  });
+
+const exportFiles = async (target: Target, workspaceId: string, items: readonly Item[], dir: string, out: Out): Promise<number> => {
+  const wanted = attachmentsOf(items);
+  if (!wanted.length) return 0;
+  if (!target.files)
+    throw new CliError(`${target.where} names no attachments bucket: the workspace's ${wanted.length} file(s) cannot be exported`);
+  await mkdir(dir);
+  let written = 0;
+  for (const { id, key } of wanted) {
+    const bytes = await target.files.get(key);
+    if (!bytes) {
+      out.stderr(
+        `attachment ${id} of workspace ${workspaceId} has no bytes in the bucket (a crash at its upload?); its item is exported alone.`,
+      );
+      continue;
+    }
+    await writeFile(join(dir, id), bytes, { flag: 'wx' });
+    written++;
+  }
+  return written;
+};
+
+const importFiles = async (target: Target, items: readonly Item[], dir: string, out: Out): Promise<number> => {
+  const wanted = attachmentsOf(items);
+  if (!wanted.length) return 0;
+  if (!target.files)
+    throw new CliError(`${target.where} names no attachments bucket: the file's ${wanted.length} attachment(s) cannot be imported`);
+  let put = 0;
+  for (const { id, key } of wanted) {
+    // An id is `<taskId>.<random>`: a name of this directory, never a path.
+    const bytes = await readFile(join(dir, basename(id))).catch(() => undefined);
+    if (!bytes) {
+      out.stderr(`attachment ${id}: no file ${join(dir, id)} beside the export; its item is imported without its bytes.`);
+      continue;
+    }
+    const item = items.find((i) => (i as { attachmentId?: unknown }).attachmentId === id) as unknown as Attachment;
+    await target.files.put(key, new Uint8Array(bytes), item.type);
+    put++;
+  }
+  return put;
+};
+
 export const importCommand: Command = {
   options: ['workspace', 'file', 'format', 'dry-run'],
   async run(o, target, out, now) {
@@ -261,8 +332,12 @@ export const importCommand: Command = {
           );
         });
     }
+    // The files before the workspace item too: a run cut short puts them again.
+    const files = await importFiles(target, items, filesDirOf(file), out);
     await batchPut(target.db, target.table, meta);
-    out.stdout(`Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items, exported ${header.exportedAt}.`);
+    out.stdout(
+      `Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items${files ? ` and ${files} attachment file(s)` : ''}, exported ${header.exportedAt}.`,
+    );
     out.stderr('Its members sign in as before; each makes new tokens (npm run admin -- token create, or the account page).');
   },
 };

@@ -13,8 +13,8 @@ export interface FileStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   /** The object's bytes, or undefined when there is none. */
   get(key: string): Promise<Uint8Array | undefined>;
-  /** A copy within the bucket (a delete keeps the bytes for its undo; an undo puts them back). */
-  copy(from: string, to: string): Promise<void>;
+  /** A copy within the bucket (a delete keeps the bytes for its undo; an undo puts them back); false when `from` is not there. */
+  copy(from: string, to: string): Promise<boolean>;
   /** Gone afterwards, whether it was there or not. */
   delete(key: string): Promise<void>;
 }

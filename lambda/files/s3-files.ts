@@ -46,6 +46,16 @@ const unavailable = (err: unknown): boolean => {
   );
 };
 
+/**
+ * An object that is not there. Without s3:ListBucket (the function has none: it lists nothing) S3
+ * answers a missing key with 403 AccessDenied rather than 404 NoSuchKey; both mean the same here,
+ * since the function's grant covers every key it asks for.
+ */
+const missing = (err: unknown): boolean => {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return err instanceof NoSuchKey || e.name === 'NoSuchKey' || e.name === 'AccessDenied' || e.$metadata?.httpStatusCode === 404;
+};
+
 const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
   try {
     return await run();
@@ -82,15 +92,21 @@ export const createS3Files = (opts: S3FilesOptions): FileParts => {
             const out = await s3.send(new GetObjectCommand({ Bucket, Key: key }));
             return out.Body ? new Uint8Array(await out.Body.transformToByteArray()) : new Uint8Array();
           } catch (err) {
-            if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+            if (missing(err)) return undefined;
             throw err;
           }
         }),
       copy: (from, to) =>
         guarded(async () => {
-          await s3.send(
-            new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${encodeURIComponent(from).replaceAll('%2F', '/')}` }),
-          );
+          try {
+            await s3.send(
+              new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${encodeURIComponent(from).replaceAll('%2F', '/')}` }),
+            );
+            return true;
+          } catch (err) {
+            if (missing(err)) return false;
+            throw err;
+          }
         }),
       delete: (key) =>
         guarded(async () => {

@@ -10,7 +10,7 @@ import { errorHandlerMiddleware, requestMeterPlugin } from './error-handler.js';
 import type { ErrorMapper, MappedError } from './error-mapper.js';
 import { originMiddleware } from './origin.js';
 import { type DoersContext, emptyResponse, type HttpEvent, type HttpResult, header, jsonResponse, stateOf } from './request-context.js';
-import { decodeBody, transportMiddleware } from './transport.js';
+import { decodeBody, largeBodyFits, transportMiddleware } from './transport.js';
 
 /** What the pipeline needs of the MCP function's composition root (app.ts builds it). */
 export interface HttpApp {
@@ -39,6 +39,7 @@ const route =
     if (state.route === 'metadata') return jsonResponse(200, app.metadata);
 
     const value = parseStrictJson(decodeBody(event));
+    largeBodyFits(event, value);
     const outcome = await app.dispatch(
       value,
       {

@@ -12,26 +12,41 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const MAX_ATTACHMENT_BODY_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
-const carriesAttachment = (event: HttpEvent): boolean => {
-  try {
-    const v = JSON.parse(decodeBody(event)) as { method?: unknown; params?: { name?: unknown } } | null;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) && v.method === 'tools/call' && v.params?.name === 'attachment_add';
-  } catch {
-    return false;
-  }
-};
-
-/** Over the limit its request may be: every request's 1 MiB, an attachment's larger one. */
-const tooLarge = (event: HttpEvent): boolean => {
-  const size = bodyBytes(event);
-  return size > MAX_BODY_BYTES && (size > MAX_ATTACHMENT_BODY_BYTES || !carriesAttachment(event));
-};
-
 export const decodeBody = (event: HttpEvent): string =>
   !event.body ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 
 /** The body's size as sent, base64 counted decoded. */
 const bodyBytes = (event: HttpEvent): number => (event.body ? Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : 0);
+
+/**
+ * Before the credential is looked at, a body over 1 MiB is let on only when its start says it is an
+ * attachment_add call (its `Mcp-Name` header, or the name within its first 4 KB): nothing larger than
+ * 1 MiB is parsed for a caller not yet known. After the credential, the parsed request must be one
+ * tools/call of attachment_add ({@link largeBodyFits}), or it is 413 all the same.
+ */
+const mayCarryAttachment = (event: HttpEvent): boolean => {
+  if (event.headers['mcp-name'] === 'attachment_add') return true;
+  const start = event.body
+    ? event.isBase64Encoded
+      ? Buffer.from(event.body.slice(0, 5464), 'base64').toString('utf8')
+      : event.body.slice(0, 4096)
+    : '';
+  return start.includes('"attachment_add"');
+};
+
+/** Over the limit its request may be: every request's 1 MiB, an attachment's larger one. */
+const tooLarge = (event: HttpEvent): boolean => {
+  const size = bodyBytes(event);
+  return size > MAX_BODY_BYTES && (size > MAX_ATTACHMENT_BODY_BYTES || !mayCarryAttachment(event));
+};
+
+/** After parsing: a body over 1 MiB is one tools/call of attachment_add, or it is refused with 413. */
+export const largeBodyFits = (event: HttpEvent, value: unknown): void => {
+  if (bodyBytes(event) <= MAX_BODY_BYTES) return;
+  const v = value as { method?: unknown; params?: { name?: unknown } } | null;
+  const one = typeof v === 'object' && v !== null && !Array.isArray(v) && v.method === 'tools/call' && v.params?.name === 'attachment_add';
+  if (!one) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+};
 
 /** The route a path names: `/mcp` and `/mcp/` are one; the metadata document has two paths. */
 const routeOf = (path: string): Route | undefined =>
@@ -77,7 +92,8 @@ export const transportMiddleware = (): DoersMiddleware => ({
     state.route = route;
     if (route === 'mcp') {
       if (verb !== 'POST') throw new MethodNotAllowedError(verb, ALLOW.mcp);
-      if (tooLarge(event)) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      if (tooLarge(event))
+        throw new PayloadTooLargeError(bodyBytes(event) > MAX_ATTACHMENT_BODY_BYTES ? MAX_ATTACHMENT_BODY_BYTES : MAX_BODY_BYTES);
     } else {
       state.meterMethod = 'metadata';
       if (verb !== 'GET' && verb !== 'HEAD') throw new MethodNotAllowedError(verb, ALLOW.metadata);

@@ -13,4 +13,6 @@ export interface LocalServerFile {
   readonly dynamodbEndpoint: string;
   readonly pid: number;
   readonly tables: { readonly workspace: string; readonly limits: string };
+  /** Where its attachments' bytes are: the S3 API and bucket (older servers left none). */
+  readonly files?: { readonly endpoint: string; readonly bucket: string };
 }

@@ -166,7 +166,17 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   if (config.dataDir !== ':memory:') {
     await writeFile(
       join(config.dataDir, LOCAL_SERVER_FILE),
-      JSON.stringify({ url, dynamodbEndpoint, pid: process.pid, tables: config.tables } satisfies LocalServerFile, null, 2),
+      JSON.stringify(
+        {
+          url,
+          dynamodbEndpoint,
+          pid: process.pid,
+          tables: config.tables,
+          files: { endpoint: s3Endpoint, bucket: config.attachments.endpoint ? config.attachments.bucket : LOCAL_ATTACHMENT_BUCKET },
+        } satisfies LocalServerFile,
+        null,
+        2,
+      ),
     );
   }
 

@@ -53,6 +53,8 @@ before(async () => {
   made.a = a.structuredContent.key;
   made.b = b.structuredContent.key;
   await call('comment_add', { taskId: made.a, body: 'Quote from two firms first' });
+  // A file on it: its bytes go beside the export and come back on the other stack.
+  made.file = (await call('attachment_add', { taskId: made.a, name: 'quote.txt', text: 'Two firms, two quotes.' })).structuredContent.uri;
   await call('task_complete', { taskId: c.structuredContent.key });
   made.change = (await call('task_update', { taskId: made.a, version: 1, title: 'Book the van (Friday)' })).structuredContent.activityId;
   file = join(work, 'workspace.jsonl');
@@ -104,6 +106,8 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
     assert.equal(task.structuredContent.notes, 'Two-tonne, with a tail lift');
     assert.equal(task.structuredContent.projectName, 'Moving house');
     assert.equal(task.structuredContent.status, 'Packing');
+    const attached = await modernCall(to, 'resources/read', { uri: made.file }, { token: minted.stdout.trim() });
+    assert.equal(attached.json.result?.contents[0].text, 'Two firms, two quotes.', 'the attachment came with its bytes');
     assert.deepEqual(
       (await call('project_get', { projectId: made.project })).structuredContent.statuses.map((x: { name: string }) => x.name),
       ['Todo', 'Packing', 'Moved'],

@@ -36,6 +36,7 @@ describe('deployment settings (doers:* context)', () => {
       maxConcurrentCalls: 4,
       authCacheSeconds: 5,
       activityDays: 90,
+      attachments: { maxMb: 4, quotaMb: 1024 },
       cognito: undefined,
       builtinAuthorizationServer: { signIn: { provider: 'cognito' } },
       alarmEmail: undefined,

@@ -276,6 +276,39 @@ describe('attachments', () => {
     assert.equal((await objects(`workspaces/${ws.workspaceId}/tasks/${t.taskId}/`)).length, 1);
   });
 
+  test('a body over 1 MiB is taken only as one attachment_add call: a batch of them, or another tool naming it, is 413', async () => {
+    // Arrange: 1.1 MiB of base64, within the attachment limit of the transport
+    const t = await task('Big bodies');
+    const content = Buffer.alloc(850 * 1024, 9).toString('base64');
+    const one = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'attachment_add', arguments: { taskId: t.key, name: 'a.bin', content } },
+    };
+    const other = { ...one, params: { name: 'comment_add', arguments: { taskId: t.key, body: 'attachment_add', padding: content } } };
+    const post = (body: unknown) =>
+      fetch(server.mcpUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${ws.member.token}`,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify(body),
+      });
+
+    // Act
+    const [single, batch, spoofed] = [await post(one), await post([one, { ...one, id: 2 }]), await post(other)];
+
+    // Assert
+    assert.equal(single.status, 200, await single.text());
+    assert.equal(batch.status, 413);
+    assert.equal(spoofed.status, 413);
+    assert.equal((await get(t.key)).attachments, 1, 'only the single call attached its file');
+  });
+
   test('S3 throttling is a 503 with Retry-After, and nothing is half-written', async () => {
     // Arrange
     const t = await task('S3 is down');
@@ -299,5 +332,102 @@ describe('attachments', () => {
     assert.ok(Number(res.headers.get('retry-after')) >= 1);
     assert.doesNotMatch(res.text, /SlowDown|s3rver|127\.0\.0\.1/);
     assert.equal((await get(t.key)).attachments, undefined);
+  });
+
+  describe('red-team findings (each failed before its fix)', () => {
+    test('two deletes at once: one deletes, and its undo still brings the bytes back', async () => {
+      // Arrange
+      const t = await task('Deleted twice at once');
+      const a = (await add({ taskId: t.key, name: 'twice.txt', text: 'Keep me.' })).structuredContent as Added;
+
+      // Act
+      const both = await Promise.all([
+        m()('attachment_delete', { attachmentId: a.attachmentId }),
+        m()('attachment_delete', { attachmentId: a.attachmentId }),
+      ]);
+      const won = both.find((r) => !r.isError)!;
+      const undo = await m()('change_undo', { activityId: (won.structuredContent as { activityId: string }).activityId });
+
+      // Assert
+      assert.equal(both.filter((r) => r.isError).length, 1);
+      assert.equal(undo.isError, false, text(undo));
+      assert.equal((await read(a.uri)).json.result.contents[0].text, 'Keep me.');
+    });
+
+    test('two undos of one delete at once: one restores, and the file it restored stays readable', async () => {
+      // Arrange
+      const t = await task('Restored twice at once');
+      const a = (await add({ taskId: t.key, name: 'back.txt', text: 'Back again.' })).structuredContent as Added;
+      const del = (await m()('attachment_delete', { attachmentId: a.attachmentId })).structuredContent as { activityId: string };
+
+      // Act
+      const both = await Promise.all([
+        m()('change_undo', { activityId: del.activityId }),
+        m()('change_undo', { activityId: del.activityId }),
+      ]);
+
+      // Assert
+      assert.equal(both.filter((r) => !r.isError).length, 1, both.map(text).join(' | '));
+      assert.equal((await read(a.uri)).json.result.contents[0].text, 'Back again.');
+      assert.equal((await get(t.key)).attachments, 1);
+    });
+
+    test('undoing an add after the file was deleted is refused naming the later change, not a 500', async () => {
+      // Arrange
+      const t = await task('Undo after delete');
+      const a = (await add({ taskId: t.key, name: 'gone.txt', text: 'x' })).structuredContent as Added;
+      await m()('attachment_delete', { attachmentId: a.attachmentId });
+
+      // Act
+      const undo = await m()('change_undo', { activityId: a.activityId });
+
+      // Assert
+      assert.equal(undo.isError, true);
+      assert.match(text(undo), /changed since/);
+    });
+
+    test('a file attached while its task is being deleted refuses the delete', async () => {
+      // Arrange: the delete's write waits until an add has landed
+      const t = await task('Deleted while attached to');
+      const services = server.app.services as { commit: typeof server.app.services.commit };
+      const original = services.commit;
+      let raced = false;
+      services.commit = async (ops) => {
+        if (!raced) {
+          raced = true;
+          await add({ taskId: t.key, name: 'late.txt', text: 'late' });
+        }
+        return original(ops);
+      };
+
+      // Act
+      let del: Awaited<ReturnType<typeof add>>;
+      try {
+        del = await m()('task_delete', { taskId: t.key });
+      } finally {
+        services.commit = original;
+      }
+
+      // Assert
+      assert.equal(del.isError, true);
+      assert.match(text(del), /has 1 attachment\(s\); delete them first/);
+      assert.equal((await get(t.key)).attachments, 1);
+    });
+
+    test('a task holds at most 100 files; base64 that decodes to nothing is refused; a BOM is kept', async () => {
+      // Arrange
+      const t = await task('Many files');
+      for (let i = 0; i < 100; i++) assert.equal((await add({ taskId: t.key, name: `f${i}.txt`, text: `${i}` })).isError, false);
+
+      // Act
+      const over = await add({ taskId: t.key, name: 'f100.txt', text: 'one too many' });
+      const empty = await add({ taskId: (await task('Empty')).key, name: 'e.txt', content: '==' });
+      const bom = (await add({ taskId: (await task('BOM')).key, name: 'bom.txt', text: '\uFEFFhello' })).structuredContent as Added;
+
+      // Assert
+      assert.match(text(over), /taskId: TEST-\d+ holds 100 files, the most a task holds/);
+      assert.match(text(empty), /content: decodes to nothing/);
+      assert.equal((await read(bom.uri)).json.result.contents[0].text, '\uFEFFhello');
+    });
   });
 });

@@ -55,6 +55,7 @@ interface Seeded {
   readonly projectName: string;
   readonly taskIds: readonly string[];
   readonly commentIds: readonly string[];
+  readonly attachmentIds: readonly string[];
   readonly userIds: readonly string[];
   /** The activity records of its tasks' creation. */
   readonly activityIds: readonly string[];
@@ -98,6 +99,8 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
     const comment = await as('comment_add', { taskId: taskIds[0], body: `SECRET-COMMENT-${tag} ${i}` });
     commentIds.push(comment.structuredContent.commentId);
   }
+  const file = await as('attachment_add', { taskId: taskIds[0], name: `secret-file-${tag}.txt`, text: `SECRET-FILE-${tag}` });
+  const attachmentIds: string[] = [file.structuredContent.attachmentId];
   const members = [ws.owner, ws.admin, ws.member, ws.viewer];
   return {
     ws,
@@ -105,6 +108,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
     projectName: `SECRET-PROJECT-${tag}`,
     taskIds,
     commentIds,
+    attachmentIds,
     userIds: [...members.map((m) => m.userId), userId],
     activityIds,
     secrets: [
@@ -114,6 +118,8 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
       `SECRET-PROJECT-${tag}`,
       `SECRET-DESC-${tag}`,
       `SECRET-COMMENT-${tag}`,
+      `SECRET-FILE-${tag}`,
+      `secret-file-${tag}`,
       `SECRET-NAME-${tag}`,
       email,
       ws.workspaceId,
@@ -129,9 +135,15 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
 const assertRevealsNothing = (text: string, of: Seeded, sent: readonly string[] = []): void => {
   const lower = text.toLowerCase();
   const sentByCaller = (s: string) => sent.some((v) => v.toLowerCase().includes(s.toLowerCase()));
-  const found = [...of.secrets, of.projectId, ...of.taskIds, ...of.commentIds, ...of.userIds, ...of.activityIds].filter(
-    (s) => !sentByCaller(s) && lower.includes(s.toLowerCase()),
-  );
+  const found = [
+    ...of.secrets,
+    of.projectId,
+    ...of.taskIds,
+    ...of.commentIds,
+    ...of.attachmentIds,
+    ...of.userIds,
+    ...of.activityIds,
+  ].filter((s) => !sentByCaller(s) && lower.includes(s.toLowerCase()));
   assert.deepEqual(found, [], `the answer names ${found.join(', ')} of another workspace:\n${text}`);
 };
 
@@ -708,7 +720,7 @@ describe('replayed request states of multi round-trip requests (round-trip-and-e
 // ---- 5. Ids of another workspace in every tool, prompt and resource -------------------------
 
 describe('ids of workspace 2 in every tool, prompt and resource template, used by the owner of workspace 1', () => {
-  type Kind = 'task' | 'project' | 'comment' | 'user' | 'activity';
+  type Kind = 'task' | 'project' | 'comment' | 'attachment' | 'user' | 'activity';
   type JsonSchema = {
     type?: string;
     enum?: unknown[];
@@ -721,7 +733,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     properties?: Record<string, JsonSchema>;
     required?: string[];
   };
-  const KINDS: readonly Kind[] = ['task', 'project', 'comment', 'user', 'activity'];
+  const KINDS: readonly Kind[] = ['task', 'project', 'comment', 'attachment', 'user', 'activity'];
   /** Tools whose id arguments filter a history rather than name something that must exist. */
   const HISTORY_FILTERS = new Set(['activity_list']);
 
@@ -766,6 +778,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     task: ws2.taskIds[1]!,
     project: ws2.projectId,
     comment: ws2.commentIds[0]!,
+    attachment: ws2.attachmentIds[0]!,
     user: ws2.userIds.at(-1)!,
     activity: ws2.activityIds[0]!,
   });
@@ -775,6 +788,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     task: ws1.taskIds[2]!,
     project: ws1.projectId,
     comment: ws1.commentIds[0]!,
+    attachment: ws1.attachmentIds[0]!,
     user: ws1.ws.member.userId,
     activity: ws1.activityIds[2]!,
   });
@@ -786,7 +800,12 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
             .replaceAll(/[^0-9a-h]/g, '')
             .slice(0, 16)
             .padEnd(16, '0')}`
-        : randomUUID();
+        : kind === 'attachment'
+          ? `${randomUUID()}.${randomUUID()
+              .replaceAll(/[^a-z]/g, '')
+              .padEnd(10, 'q')
+              .slice(0, 10)}`
+          : randomUUID();
 
   /** The answer with the request id and the probed ids blanked: what must not differ between an id of workspace 2 and one of nowhere. */
   const shape = (res: RawResponse, ids: readonly string[]): string => {

@@ -188,6 +188,11 @@ export const taskActions = (ctx: ActionsContext): TaskActions => {
       });
     },
     attach: async (task, file) => {
+      // The server takes 4 MB at most (its own bound may be lower, and it says so): a larger file is not read at all.
+      if (file.size > 4 * 1024 * 1024) {
+        ctx.notify({ kind: 'error', text: `${file.name} is larger than 4 MB, the most a file attached here may be.` });
+        return;
+      }
       items.busy.add(task.taskId);
       ctx.rerender();
       try {

@@ -4,6 +4,7 @@ import { attachmentObjectKey, trashObjectKey } from '../../platform/item-keys.js
 import { attachmentRecord } from '../activity/records.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import type { ActivityRecord } from '../model/activity.js';
+import { attachmentGone } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Attachment, Task } from '../model/types.js';
 import { newAttachmentId } from '../store/attachment-store.js';
@@ -91,21 +92,22 @@ export const deleteAttachment = async (
   requireOwnOrAdmin(caller, attachment.addedBy, 'delete attachments');
   const record = attachmentRecord(stores.activity, source, 'deleted', attachment, task, undoes ? { undoOf: undoes.activityId } : {});
   const key = objectKeyOf(attachment);
-  const trash = trashObjectKey(key);
-  await stores.files.store.copy(key, trash);
-  await undoingOnFailure(
-    () =>
-      confirmedOr(`task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, () =>
-        stores.commit([
-          ...stores.attachments.removeOps({ ...attachment, deletedAt: record.at }, record.expiresAt),
-          stores.activity.recordOp(record),
-          ...(undoes ? [stores.activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
-        ]),
-      ),
-    () => stores.files.store.delete(trash),
+  // The bytes to the trash first: what its undo copies back. A delete refused after it (another call
+  // deleted it first) leaves that copy, which is the other delete's undo too; the lifecycle removes it.
+  if (!(await stores.files.store.copy(key, trashObjectKey(key)))) throw attachmentGone(attachment.attachmentId);
+  await confirmedOr(`task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, () =>
+    stores.commit([
+      ...stores.attachments.removeOps({ ...attachment, deletedAt: record.at }, record.expiresAt),
+      stores.activity.recordOp(record),
+      ...(undoes ? [stores.activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
+    ]),
   );
-  // The item says deleted; the bytes left in place would be served by nothing, and go now.
-  await stores.files.store.delete(key).catch(() => undefined);
+  // The item says deleted; the bytes left in place would be served by nothing, and go now (tried
+  // twice; one left by a fault is an object no item names, docs/workspace.md "Attachments").
+  await stores.files.store
+    .delete(key)
+    .catch(() => stores.files.store.delete(key))
+    .catch(() => undefined);
   return { attachment, record };
 };
 
@@ -120,7 +122,7 @@ export const restoreAttachment = async (
   requireOwnOrAdmin(caller, attachment.addedBy, 'restore attachments');
   const record = attachmentRecord(stores.activity, source, 'restored', attachment, task, { undoOf: undoes.activityId });
   const key = objectKeyOf(attachment);
-  await stores.files.store.copy(trashObjectKey(key), key);
+  if (!(await stores.files.store.copy(trashObjectKey(key), key))) throw attachmentGone(attachment.attachmentId);
   await undoingOnFailure(
     () =>
       confirmedOr(`task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, () =>
@@ -130,7 +132,11 @@ export const restoreAttachment = async (
           stores.activity.markUndoneOp(undoes, record.activityId, record.at),
         ]),
       ),
-    () => stores.files.store.delete(key),
+    // Refused: the bytes go back out, unless another undo put the attachment back meanwhile (its item names them).
+    async () => {
+      const now = await stores.attachments.get(caller.workspaceId, attachment.attachmentId);
+      if (!now || now.deletedAt) await stores.files.store.delete(key);
+    },
   );
   return { attachment, record };
 };

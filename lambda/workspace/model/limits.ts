@@ -28,3 +28,6 @@ export const MAX_READ_UNITS_PER_CALL = 100;
 export const MAX_LEVELS = 3;
 /** A task has at most this many live subtasks (task_get lists them all, from one read). */
 export const MAX_SUBTASKS = 100;
+
+/** Files one task holds at most: task_get lists them all, and its answer stays small. */
+export const MAX_ATTACHMENTS = 100;

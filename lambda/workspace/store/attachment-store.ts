@@ -9,7 +9,8 @@ import {
   taskPk,
 } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
-import { attachmentGone, attachmentQuotaFull, attachmentRaced, taskNotFound } from '../model/refusals.js';
+import { MAX_ATTACHMENTS } from '../model/limits.js';
+import { attachmentGone, attachmentQuotaFull, attachmentRaced, limitReached, taskNotFound } from '../model/refusals.js';
 import type { Attachment } from '../model/types.js';
 import { and, Expression, or, Update } from './expressions.js';
 import { taskKey } from './task-items.js';
@@ -141,12 +142,20 @@ export class DynamoAttachmentStore implements AttachmentStore {
           TableName: this.table,
           Key: taskKey(a.workspaceId, a.taskId),
           UpdateExpression: update.toString(),
-          ConditionExpression: and(x.exists('pk'), x.absent('deletedAt')),
+          ConditionExpression: and(
+            x.exists('pk'),
+            x.absent('deletedAt'),
+            delta > 0 ? or(x.absent('attachmentCount'), x.le('attachmentCount', MAX_ATTACHMENTS - delta)) : undefined,
+          ),
           ...x.input(),
         },
       },
       ...TASK_ITEM_COST,
-      refused: () => {
+      refused: (current) => {
+        if (current && !current.deletedAt)
+          throw limitReached('taskId', `${taskName} holds ${MAX_ATTACHMENTS} files, the most a task holds; delete one first.`, {
+            limit: MAX_ATTACHMENTS,
+          });
         throw taskNotFound(taskName, 'taskId');
       },
     };

@@ -6,7 +6,17 @@ import { itemSize } from '../../platform/item-size.js';
 import { commitWrites, type WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
 import { MAX_DEPENDENTS, MAX_SUBTASKS } from '../model/limits.js';
-import { blockerMoved, exists, linksMoved, parentMoved, race, taskDeleted, taskNotFound, versionConflict } from '../model/refusals.js';
+import {
+  blockerMoved,
+  exists,
+  hasAttachments,
+  linksMoved,
+  parentMoved,
+  race,
+  taskDeleted,
+  taskNotFound,
+  versionConflict,
+} from '../model/refusals.js';
 import type { SubtaskEntry, Task } from '../model/types.js';
 import { isAttachmentItem, toAttachment } from './attachment-store.js';
 import { and, Expression, or, Update } from './expressions.js';
@@ -372,6 +382,8 @@ export class DynamoTaskStore implements TaskStore {
       x.eq('version', before.version),
       held ? (opts.linksVersion ? x.eq('linksVersion', opts.linksVersion) : x.absent('linksVersion')) : undefined,
       opts.tree === undefined ? undefined : opts.tree ? x.eq('treeVersion', opts.tree) : x.absent('treeVersion'),
+      // A delete holds the task to having no files: one attached meanwhile would outlive it (workspace/attachments/).
+      next.deletedAt && !before.deletedAt ? or(x.absent('attachmentCount'), x.eq('attachmentCount', 0)) : undefined,
     );
     const key = itemKeyOf(this.table, next.workspaceId, next.taskId);
     return {
@@ -388,6 +400,8 @@ export class DynamoTaskStore implements TaskStore {
       // Its three list entries, and the ones it leaves when it is deleted.
       indexEntries: 3,
       refused: (current) => {
+        if (next.deletedAt && !before.deletedAt && Number(current?.attachmentCount ?? 0) > 0)
+          throw hasAttachments(name, Number(current!.attachmentCount));
         // The version held but the links or the subtask count did not (a delete or a restore
         // included: a restore meets its own task deleted, as it was read).
         if (current && current.version === before.version && !!current.deletedAt === !!before.deletedAt) throw linksMoved(name);

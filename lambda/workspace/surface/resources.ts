@@ -146,7 +146,7 @@ export const attachmentResource: ResourceTemplateDefinition<WorkspaceServices> =
     const meta = { _meta: { 'doers/name': a.name, 'doers/size': a.size } };
     return [
       TEXT_TYPES.includes(a.type as (typeof TEXT_TYPES)[number])
-        ? { uri, mimeType: a.type, text: new TextDecoder().decode(bytes), ...meta }
+        ? { uri, mimeType: a.type, text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes), ...meta }
         : { uri, mimeType: a.type, blob: Buffer.from(bytes).toString('base64'), ...meta },
     ];
   },

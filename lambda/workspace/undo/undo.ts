@@ -185,6 +185,8 @@ const undoAttachment = async (ctx: UndoContext, record: ActivityRecord, names: N
   try {
     const now = await ctx.stores.attachments.get(ctx.caller.workspaceId, kept.attachmentId);
     if (!now) throw notUndoable(record.activityId, 'changed an attachment that is gone for good (its undo window is over).');
+    // It must still be as the change left it: deleted to undo a delete, there to undo an add.
+    if (record.action === 'deleted' ? !now.deletedAt : now.deletedAt) return conflictNamingLater(ctx, record, names, race());
     const written =
       record.action === 'deleted' ? await restoreAttachment(ctx, task, kept, record) : await deleteAttachment(ctx, task, now, record);
     return { undo: written.record };

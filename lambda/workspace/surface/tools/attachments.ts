@@ -77,10 +77,8 @@ export const attachmentAdd = defineTool({
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'attaching files');
     const name = readName(args.name);
-    if ((args.content === undefined) === (args.text === undefined))
-      throw invalid('content', 'give the file either as content (base64) or as text, not both and not neither.');
-    const max = services.files.maxBytes;
-    const bytes = readBytes(args.content, args.text, max);
+    // What the call names comes first: a task or comment of nowhere (or of another workspace) is
+    // refused as such, whatever else the call says.
     const taskId = await taskIdOf(services, principal, args.taskId);
     const [task, comment] = await Promise.all([
       taskOrRefuse(services, principal, taskId),
@@ -88,6 +86,9 @@ export const attachmentAdd = defineTool({
     ]);
     if (args.commentId !== undefined && !comment)
       throw invalid('commentId', `no comment ${args.commentId} on ${taskNameOf(principal.workspaceKey, task)}; comments_list lists them.`);
+    if ((args.content === undefined) === (args.text === undefined))
+      throw invalid('content', 'give the file either as content (base64) or as text, not both and not neither.');
+    const bytes = readBytes(args.content, args.text, services.files.maxBytes);
     const type = await typeOf(services.files.sniff, bytes, args.text !== undefined, args.type);
     const w = await addAttachment(writeContext(ctx), task, { name, type, bytes, commentId: args.commentId });
     const a = w.attachment;
@@ -121,7 +122,9 @@ const readBytes = (content: string | undefined, text: string | undefined, max: n
   // Checked before decoding: a body can carry more than a file may be.
   if (Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0) > max)
     throw limitReached('content', `decodes to more than ${sizeWords(max)}; a file is ${limit}.`);
-  return new Uint8Array(Buffer.from(b64, 'base64'));
+  const bytes = new Uint8Array(Buffer.from(b64, 'base64'));
+  if (!bytes.byteLength) throw invalid('content', 'decodes to nothing; an attachment needs content.');
+  return bytes;
 };
 
 /** What the bytes are: a known binary type, else text (declared or plain) when they are text, else octet-stream. */

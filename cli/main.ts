@@ -38,6 +38,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   grants list [--workspace W] [--email E]
   grants revoke --grant ID
   export --file F [--workspace W]
+  files sweep [--workspace W] [--dry-run]
   import --file F                     (a doers export: the whole workspace)
   import --file F.csv [--format todoist|asana|linear|jira] [--workspace W] [--dry-run]
 
@@ -58,6 +59,8 @@ file and into a stack that does not have it, ids and keys kept; tokens and conne
 behind (docs/deploy-and-operations.md, "Moving a workspace"). A CSV export of Todoist, Asana, Linear
 or Jira is imported as tasks (docs/deploy-and-operations.md, "Moving a team in"); --dry-run prints
 what it would create and every field it cannot map, and writes nothing; a re-run creates nothing twice.
+files sweep: removes a workspace's attachment objects that no attachment names (older than an hour),
+which only a crash between an upload and its write leaves; --dry-run lists them.
 grants: the apps people connected through the built-in authorization server; revoking one stops
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add

@@ -13,6 +13,7 @@ import {
   emailPk,
   grantsOfWorkspaceGsiPk,
   MEMBER_PREFIX,
+  taskPk,
   tokensOfWorkspaceGsiPk,
   trashObjectKey,
   WORKSPACE_SK,
@@ -364,4 +365,50 @@ const importCsv = async (text: string, o: Options, target: Target, out: Out, now
   );
 };
 
-export const TRANSFER_COMMANDS: Readonly<Record<string, Command>> = { export: exportCommand, import: importCommand };
+/** An object younger than this may be an upload whose item is being written: the sweep leaves it. */
+const SWEEP_AFTER_MS = 60 * 60_000;
+
+/**
+ * `files sweep`: the objects of a workspace's attachments that no item names, which only a crash
+ * between an upload and its write leaves (the bucket's lifecycle cannot see the table), removed. A
+ * deleted attachment's item names its trash copy, which the lifecycle removes after the undo window.
+ */
+export const sweepCommand: Command = {
+  options: ['workspace', 'dry-run'],
+  async run(o, target, out, now) {
+    const workspaceId = workspaceOf(o.workspace, target);
+    await existingWorkspace(target, workspaceId);
+    if (!target.files) throw new CliError(`${target.where} names no attachments bucket`);
+    const prefix = `workspaces/${workspaceId}/tasks/`;
+    const old = (await target.files.list(prefix)).filter((f) => now.getTime() - f.at.getTime() > SWEEP_AFTER_MS);
+    const parsed = old.flatMap((f) => {
+      const [taskId, attachmentId] = f.key.slice(prefix.length).split('/');
+      return taskId && attachmentId ? [{ key: f.key, taskId, attachmentId }] : [];
+    });
+    const named = new Set<string>();
+    for (let i = 0; i < parsed.length; i += 50) {
+      const chunk = parsed.slice(i, i + 50);
+      const items = await batchGetConsistent(
+        target.db,
+        target.table,
+        chunk.flatMap((f) => [
+          { pk: taskPk(workspaceId, f.taskId), sk: `${ATTACHMENT_PREFIX}${f.attachmentId}` },
+          { pk: taskPk(workspaceId, f.taskId), sk: `GONE#ATT#${f.attachmentId}` },
+        ]),
+      );
+      for (const item of items) named.add(String((item as { attachmentId?: unknown }).attachmentId));
+    }
+    const orphans = parsed.filter((f) => !named.has(f.attachmentId));
+    if (!o['dry-run']) for (const f of orphans) await target.files.delete(f.key);
+    out.stdout(
+      `${o['dry-run'] ? 'Would remove' : 'Removed'} ${orphans.length} object(s) of workspace ${workspaceId} that no attachment names (of ${old.length} older than an hour).`,
+    );
+    for (const f of orphans) out.stderr(`  ${f.key}`);
+  },
+};
+
+export const TRANSFER_COMMANDS: Readonly<Record<string, Command>> = {
+  export: exportCommand,
+  import: importCommand,
+  'files sweep': sweepCommand,
+};

@@ -17,6 +17,8 @@ export interface FileStore {
   copy(from: string, to: string): Promise<boolean>;
   /** Gone afterwards, whether it was there or not. */
   delete(key: string): Promise<void>;
+  /** The objects under a prefix, with when each was written (the operator's sweep; the function has no right to list). */
+  list(prefix: string): Promise<{ readonly key: string; readonly at: Date }[]>;
 }
 
 /** What a file's bytes are, from the bytes (never the name): a MIME type, or undefined when nothing is known. */
@@ -46,6 +48,7 @@ export const lazyFileParts = (load: () => Promise<FileParts>): FileParts => {
       get: async (key) => (await parts()).store.get(key),
       copy: async (from, to) => (await parts()).store.copy(from, to),
       delete: async (key) => (await parts()).store.delete(key),
+      list: async (prefix) => (await parts()).store.list(prefix),
     },
     sniff: async (bytes) => (await parts()).sniff(bytes),
   };

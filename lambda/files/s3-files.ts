@@ -1,4 +1,12 @@
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  paginateListObjectsV2,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { fileTypeFromBuffer } from 'file-type';
 import { type FileParts, filesUnavailable } from './file-store.js';
 
@@ -111,6 +119,13 @@ export const createS3Files = (opts: S3FilesOptions): FileParts => {
       delete: (key) =>
         guarded(async () => {
           await s3.send(new DeleteObjectCommand({ Bucket, Key: key }));
+        }),
+      list: (prefix) =>
+        guarded(async () => {
+          const found: { key: string; at: Date }[] = [];
+          for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket, Prefix: prefix }))
+            for (const o of page.Contents ?? []) if (o.Key) found.push({ key: o.Key, at: o.LastModified ?? new Date(0) });
+          return found;
         }),
     },
     sniff: async (bytes) => (await fileTypeFromBuffer(bytes))?.mime,

@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { connect } from '../../cli/target.js';
+import { sweepCommand } from '../../cli/transfer.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { admin } from '../helpers/admin-cli.js';
 import { modernCall } from '../helpers/local.js';
@@ -190,5 +192,40 @@ describe('moving a workspace between stacks', { timeout: 120_000 }, () => {
     assert.match(tokenList.stderr, /line 2 has gsi1pk of a credential list/);
     assert.equal(refusedCut.code, 1);
     assert.match(refusedCut.stderr, /items, the header says \d+: the file is cut short/);
+  });
+});
+
+describe('files sweep', () => {
+  test("removes a workspace's objects that no attachment names, once they are older than an hour, and nothing else", async () => {
+    // Arrange: an object a crash left (put straight into the bucket), beside the workspace's real file
+    const target = await connect(undefined, undefined, { DOERS_DATA_DIR: fromDir });
+    const task = (await caller(from, ws.owner.token)('task_get', { taskId: made.a })).structuredContent;
+    const orphan = `workspaces/${ws.workspaceId}/tasks/${task.taskId}/${task.taskId}.orphan0000`;
+    await target.files!.put(orphan, new TextEncoder().encode('left by a crash'), 'text/plain');
+    const lines: string[] = [];
+    const out = { stdout: (l: string) => lines.push(l), stderr: (l: string) => lines.push(l) };
+    const later = new Date(Date.now() + 2 * 3600_000);
+
+    // Act
+    await sweepCommand.run({ workspace: ws.workspaceId }, target, out, new Date());
+    await sweepCommand.run({ workspace: ws.workspaceId, 'dry-run': true }, target, out, later);
+    const listedBefore = await target.files!.list(`workspaces/${ws.workspaceId}/`);
+    await sweepCommand.run({ workspace: ws.workspaceId }, target, out, later);
+    const listedAfter = await target.files!.list(`workspaces/${ws.workspaceId}/`);
+
+    // Assert
+    assert.match(lines[0]!, /^Removed 0 object\(s\) .* \(of 0 older than an hour\)/, 'a young object is left alone');
+    assert.match(lines[1]!, /^Would remove 1 object\(s\)/);
+    assert.ok(
+      listedBefore.some((f) => f.key === orphan),
+      'the dry run removed nothing',
+    );
+    assert.deepEqual(
+      listedAfter.map((f) => f.key).filter((k) => k === orphan),
+      [],
+    );
+    assert.equal(listedAfter.length, listedBefore.length - 1, 'the real file stays');
+    const read = await modernCall(from, 'resources/read', { uri: made.file }, { token: ws.owner.token });
+    assert.equal(read.json.result?.contents[0].text, 'Two firms, two quotes.');
   });
 });

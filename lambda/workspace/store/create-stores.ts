@@ -18,7 +18,7 @@ const NO_FILES: AttachmentFiles = (() => {
   const none = (): never => {
     throw new Error('No file store here: attachments are written through the function (the admin CLI does not reach the bucket).');
   };
-  return { store: { put: none, get: none, copy: none, delete: none }, sniff: none, maxBytes: 0, quotaBytes: 0 };
+  return { store: { put: none, get: none, copy: none, delete: none, list: none }, sniff: none, maxBytes: 0, quotaBytes: 0 };
 })();
 
 /**

@@ -5,6 +5,24 @@
  */
 export type JsonRpcId = string | number;
 
+/**
+ * What the network says when a dependency (DynamoDB, S3) is out of reach: error names and codes of
+ * the SDK's HTTP handler and of Node's sockets. Each store adds its service's own throttling names;
+ * every one of them is answered 503 with Retry-After, never 500.
+ */
+export const NETWORK_FAILURES: ReadonlySet<string> = new Set([
+  'TimeoutError',
+  'RequestTimeout',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
 export interface ProtocolErrorOptions {
   readonly status?: number;
   readonly data?: unknown;

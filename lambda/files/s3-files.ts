@@ -8,6 +8,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { fileTypeFromBuffer } from 'file-type';
+import { NETWORK_FAILURES } from '../errors.js';
 import { type FileParts, filesUnavailable } from './file-store.js';
 
 /**
@@ -25,22 +26,7 @@ export interface S3FilesOptions {
 }
 
 /** S3 throttling, its server-side answers, and the network failing: each a 503, never a 500. */
-const UNAVAILABLE = new Set([
-  'SlowDown',
-  'ServiceUnavailable',
-  'InternalError',
-  'RequestTimeout',
-  'TimeoutError',
-  'AbortError',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
+const UNAVAILABLE = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'AbortError', ...NETWORK_FAILURES]);
 
 const unavailable = (err: unknown): boolean => {
   if (typeof err !== 'object' || err === null) return false;

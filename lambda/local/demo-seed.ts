@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ToolRefusal } from '../errors.js';
 import type { Member } from '../vocabulary.js';
 import { SCOPES } from '../vocabulary.js';
-import { planStatusSet } from '../workspace/model/status-sets.js';
+import { NO_STATUSES, planStatusSet } from '../workspace/model/status-sets.js';
 import { readStatus, setOf, stateOf } from '../workspace/model/statuses.js';
 import { addDays, dateInZone, instantInZone } from '../workspace/model/time.js';
 import type { Priority, Project, Task } from '../workspace/model/types.js';
@@ -67,7 +67,7 @@ export const DEMO_PROJECTS = {
     description: 'New site, new docs, same domain.',
     // Its own workflow (model/status-sets.ts): the board by status shows these columns.
     statuses: planStatusSet(
-      { statuses: [], retired: [] },
+      NO_STATUSES,
       [
         { name: 'Todo', category: 'unstarted' },
         { name: 'In design', category: 'started' },

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NETWORK_FAILURES } from '../errors.js';
 
 export interface DynamoClientOptions {
   readonly endpoint?: string | undefined;
@@ -31,16 +32,7 @@ const THROTTLE_OR_UNREACHABLE = new Set([
   'RequestLimitExceeded',
   'InternalServerError',
   'ServiceUnavailable',
-  'TimeoutError',
-  'RequestTimeout',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
+  ...NETWORK_FAILURES,
 ]);
 
 /** True when DynamoDB is throttling or out of reach: the caller should answer 503, not 500. */

@@ -270,7 +270,7 @@ describe('attachments', () => {
     await add({ taskId: t.key, name: 'kept.txt', text: 'kept' });
 
     // Assert
-    assert.ok(r?.isError !== false);
+    assert.equal(r?.isError, true, 'the injected write failure refused the add');
     assert.deepEqual(seen, ['PUT', 'DELETE'], 'its object was put, then taken out');
     assert.deepEqual(proxy.seen, ['PUT'], 'an add is one S3 request');
     assert.equal((await objects(`workspaces/${ws.workspaceId}/tasks/${t.taskId}/`)).length, 1);

@@ -44,6 +44,9 @@ export interface PlannedSet {
 }
 
 export const MAX_STATUSES = 20;
+
+/** No statuses yet: where a new project's set is planned from (a name of the workspace's set keeps its key). */
+export const NO_STATUSES: StatusSet = { statuses: [], retired: [] };
 /** Removed statuses a project keeps (its tasks may be in them): the project item and its records stay small. */
 export const MAX_RETIRED = 60;
 

@@ -99,13 +99,15 @@ export const statusOf = (
   t: { readonly status: TaskStatus; readonly state?: string | undefined },
   set: StatusSet = DEFAULT_SET,
 ): WorkflowStatus => {
-  const key = storedKey(t);
-  const retired = set.retired.find((s) => s.key === key);
-  const wanted = retired?.movedTo ?? key;
-  const found = set.statuses.find((s) => s.key === wanted) ?? (retired && !retired.movedTo ? retired : undefined);
+  const found = lookup(storedKey(t), set);
   return found && phaseOf(found.category) === t.status ? found : defaultStatus(t.status, set);
 };
 
+/** What a key names in a set: its status, where a removed one's tasks went, or a removed one kept as itself. */
+const lookup = (key: string, set: StatusSet): WorkflowStatus | undefined => {
+  const retired = set.retired.find((s) => s.key === key);
+  return set.statuses.find((s) => s.key === (retired?.movedTo ?? key)) ?? (retired && !retired.movedTo ? retired : undefined);
+};
 /** What a task stores of a status: nothing for its phase's own key. */
 export const stateOf = (s: WorkflowStatus): string | undefined => (PHASE_KEY[phaseOf(s.category)] === s.key ? undefined : s.key);
 
@@ -116,7 +118,6 @@ export const foldedName = (s: string): string =>
     .trim()
     .toLowerCase()
     .replace(/[\s_-]+/g, ' ');
-const folded = foldedName;
 
 const accepted = (set: StatusSet): string =>
   `${set.statuses.map((s) => s.name).join(', ')} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open, done)`;
@@ -126,11 +127,11 @@ const accepted = (set: StatusSet): string =>
  * words `open` (the first unstarted) and `done` (the first done), which every earlier client used.
  */
 export const readStatus = (given: string, set: StatusSet, param: string): WorkflowStatus => {
-  const w = folded(given);
+  const w = foldedName(given);
   if (w === 'open') return firstOf(set, 'unstarted');
   if (w === 'done') return firstOf(set, 'done');
   // By name only: a key is what a task stores, never what a person says (a renamed status keeps its key).
-  const named = set.statuses.find((s) => folded(s.name) === w);
+  const named = set.statuses.find((s) => foldedName(s.name) === w);
   if (named) return named;
   const category = STATUS_CATEGORIES.find((c) => c === w);
   if (category && set.statuses.some((s) => s.category === category)) return firstOf(set, category);
@@ -144,8 +145,7 @@ export const readStatus = (given: string, set: StatusSet, param: string): Workfl
  * canceled key where the set has no canceled status (its tasks cannot be canceled here).
  */
 export const statusOfKey = (key: string, set: StatusSet): WorkflowStatus | undefined => {
-  const retired = set.retired.find((s) => s.key === key);
-  const found = set.statuses.find((s) => s.key === (retired?.movedTo ?? key)) ?? (retired && !retired.movedTo ? retired : undefined);
+  const found = lookup(key, set);
   if (found) return found;
   const category = categoryOfKey(key) ?? 'unstarted';
   const same = set.statuses.find((s) => s.category === category);
@@ -185,10 +185,12 @@ export const readStatusFilter = (
     .split(',')
     .map((w) => w.trim())
     .filter(Boolean);
-  const words = asWritten.map(folded);
-  const names = [...new Set(sets.flatMap((set) => set.statuses.map((s) => s.name)))].join(', ');
-  const choices = `one of ${names} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open), or any`;
-  if (!words.length) throw invalid(param, `name a status; ${choices}.`);
+  const words = asWritten.map(foldedName);
+  // The default of every search, answered before any set is looked at.
+  if (words.length && words.every((w) => w === 'open')) return { status: 'open' };
+  const choices = () =>
+    `one of ${[...new Set(sets.flatMap((set) => set.statuses.map((s) => s.name)))].join(', ')} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open), or any`;
+  if (!words.length) throw invalid(param, `name a status; ${choices()}.`);
   if (words.includes('any')) return { status: 'any' };
   const picked = new Set<string>();
   const shown = new Map<StatusSet, Set<string>>(sets.map((set) => [set, new Set<string>()]));
@@ -197,21 +199,23 @@ export const readStatusFilter = (
   for (const [i, w] of words.entries()) {
     const before = picked.size;
     for (const set of sets) {
-      const inSet = set.statuses.filter((s) => (w === 'open' ? phaseOf(s.category) === 'open' : folded(s.name) === w || s.category === w));
+      const inSet = set.statuses.filter((s) =>
+        w === 'open' ? phaseOf(s.category) === 'open' : foldedName(s.name) === w || s.category === w,
+      );
       for (const s of inSet) {
         picked.add(s.key);
         shown.get(set)!.add(s.key);
       }
       // What a set retired reads as where its tasks went, or as itself.
       for (const r of set.retired) {
-        if (r.movedTo ? inSet.some((s) => s.key === r.movedTo) : w === 'open' ? false : folded(r.name) === w || r.category === w) {
+        if (r.movedTo ? inSet.some((s) => s.key === r.movedTo) : w === 'open' ? false : foldedName(r.name) === w || r.category === w) {
           picked.add(r.key);
           if (!r.movedTo) shown.get(set)!.add(r.key);
         }
       }
     }
     if (picked.size === before && !(w === 'open' || sets.some((set) => set.statuses.some((s) => s.category === w))))
-      throw invalid(param, `'${asWritten[i]}' is no status here; ${choices}.`);
+      throw invalid(param, `'${asWritten[i]}' is no status here; ${choices()}.`);
   }
   const phaseOfKey = (k: string): TaskStatus => phaseOf(categoryOfKey(k) ?? 'unstarted');
   const phases = new Set([...picked].map(phaseOfKey));

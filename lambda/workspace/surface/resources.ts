@@ -1,6 +1,7 @@
 import type { ResourceTemplateDefinition } from '../../mcp/resource-registry.js';
 import { objectKeyOf } from '../attachments/attachment-writer.js';
 import { dateInZone } from '../model/time.js';
+import { taskOfAttachment } from '../store/attachment-store.js';
 import { loadNames } from '../store/lookups.js';
 import { toSummary, toTaskOutput } from './outputs.js';
 import { duePhrase } from './render.js';
@@ -128,11 +129,16 @@ export const attachmentResource: ResourceTemplateDefinition<WorkspaceServices> =
   scope: 'tasks:read',
   read: async ({ attachmentId }, uri, { services, principal }) => {
     if (attachmentId!.length > MAX_ID_LENGTH) return undefined;
-    const a = await services.attachments.get(principal.workspaceId, decoded(attachmentId!));
+    const id = decoded(attachmentId!);
+    // The id names its task: the file's item and its task are read together.
+    const taskId = taskOfAttachment(id);
+    if (!taskId) return undefined;
+    const [a, task] = await Promise.all([
+      services.attachments.get(principal.workspaceId, id),
+      services.tasks.get(principal.workspaceId, taskId),
+    ]);
     // Deleted, or its task deleted: not there, as for a task (an id of another workspace is never there).
-    if (!a || a.deletedAt) return undefined;
-    const task = await services.tasks.get(principal.workspaceId, a.taskId);
-    if (!task) return undefined;
+    if (!a || a.deletedAt || !task) return undefined;
     if (a.size > MAX_READ_BYTES)
       return [
         {

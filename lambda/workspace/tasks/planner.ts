@@ -179,12 +179,7 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
   const at = source.now.toISOString();
   // A status is one of the project's (its own set, or the workspace's).
   const set = setOf(project);
-  const workflow =
-    fields.state !== undefined
-      ? readStatus(fields.state, set, `${prefix}status`)
-      : fields.stateKey !== undefined
-        ? (statusOfKey(fields.stateKey, set) ?? refuseCanceled(`${prefix}status`))
-        : undefined;
+  const workflow = workflowOf(fields.state, fields.stateKey, set, `${prefix}status`);
   const phase = workflow ? phaseOf(workflow.category) : fields.completed ? 'done' : 'open';
   const closing = phase === 'done' ? (fields.completed ?? { at, by: caller.userId }) : undefined;
   const state = stateOf(workflow ?? defaultStatus(phase, set));
@@ -234,8 +229,21 @@ const carried = async (stores: WriteContext['stores'], caller: WriteContext['cal
   return defaultStatus(task.status, set);
 };
 
-const refuseCanceled = (param: string): never => {
-  throw invalid(param, "the task's project has no canceled status; name another status.");
+/**
+ * The status a change names: by name (a tool's argument) or by key (an undo, the import), read in the
+ * task's project's set; a canceled key where that set has no canceled status is refused.
+ */
+const workflowOf = (
+  name: string | null | undefined,
+  key: string | null | undefined,
+  set: StatusSet,
+  param: string,
+): WorkflowStatus | undefined => {
+  if (name) return readStatus(name, set, param);
+  if (!key) return undefined;
+  const found = statusOfKey(key, set);
+  if (!found) throw invalid(param, "the task's project has no canceled status; name another status.");
+  return found;
 };
 
 /** The task's own side of its placement. */
@@ -330,13 +338,7 @@ export const planChange = async (
   const stateGiven = patch.state ?? patch.stateKey;
   const statusTouched = stateGiven !== undefined || patch.status !== undefined || nextProject !== task.projectId;
   const set = statusTouched ? (newProject ? setOf(newProject) : await statusSetOf(stores, caller, nextProject)) : undefined;
-  const workflow = !set
-    ? undefined
-    : patch.state
-      ? readStatus(patch.state, set, `${prefix}status`)
-      : patch.stateKey
-        ? (statusOfKey(patch.stateKey, set) ?? refuseCanceled(`${prefix}status`))
-        : undefined;
+  const workflow = set && workflowOf(patch.state, patch.stateKey, set, `${prefix}status`);
   let status = workflow ? phaseOf(workflow.category) : (patch.status ?? task.status);
   let state = !set
     ? task.state

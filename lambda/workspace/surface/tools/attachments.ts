@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { addAttachment, deleteAttachment } from '../../attachments/attachment-writer.js';
 import { requireRole } from '../../membership/rules.js';
-import { attachmentDeleted, attachmentNotFound, invalid, limitReached } from '../../model/refusals.js';
+import { attachmentDeleted, attachmentNotFound, invalid, limitReached, taskDeleted } from '../../model/refusals.js';
 import { taskNameOf } from '../../model/task-refs.js';
+import { taskOfAttachment } from '../../store/attachment-store.js';
 import { taskIdOf, taskOrRefuse } from '../../store/lookups.js';
 import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
@@ -166,10 +167,16 @@ export const attachmentDelete = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'deleting attachments');
-    const a = await services.attachments.get(principal.workspaceId, args.attachmentId);
-    if (!a) throw attachmentNotFound(args.attachmentId);
+    // The id names its task: the file's item and its task are read together.
+    const taskId = taskOfAttachment(args.attachmentId);
+    if (!taskId) throw attachmentNotFound(args.attachmentId);
+    const [a, task] = await Promise.all([
+      services.attachments.get(principal.workspaceId, args.attachmentId),
+      services.tasks.getAny(principal.workspaceId, taskId),
+    ]);
+    if (!a || !task) throw attachmentNotFound(args.attachmentId);
     if (a.deletedAt) throw attachmentDeleted(args.attachmentId, a.deletedAt);
-    const task = await taskOrRefuse(services, principal, a.taskId);
+    if (task.deletedAt) throw taskDeleted(taskNameOf(principal.workspaceKey, task), task.deletedAt, 'attachmentId');
     const asked = confirmation(
       ctx,
       { id: a.attachmentId, state: 'live' },

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { requireRole } from '../../membership/rules.js';
 import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
-import { type PlannedSet, planStatusSet } from '../../model/status-sets.js';
+import { NO_STATUSES, type PlannedSet, planStatusSet } from '../../model/status-sets.js';
 import { setOf } from '../../model/statuses.js';
 import { dateInZone } from '../../model/time.js';
 import type { Project } from '../../model/types.js';
@@ -131,7 +131,7 @@ export const projectCreate = defineTool({
   annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
-    const statusSet = args.statuses ? planStatusSet({ statuses: [], retired: [] }, args.statuses, undefined).set : undefined;
+    const statusSet = args.statuses ? planStatusSet(NO_STATUSES, args.statuses, undefined).set : undefined;
     const w = await createProject(writeContext(ctx), { name: args.name, description: args.description, statusSet });
     return statusedOf(w.project, w.record.activityId);
   },

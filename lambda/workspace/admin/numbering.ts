@@ -3,7 +3,7 @@ import { TASK_PREFIX, taskSk, WORKSPACE_SK, wsPk } from '../../platform/item-key
 import { commitWrites, type WriteOp } from '../../platform/transact.js';
 import { WORKSPACE_KEY, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
 import { invalid, workspaceNotFound } from '../model/refusals.js';
-import { ALLOCATION_ATTEMPTS, CounterMoved, TaskNumbers } from '../store/task-numbers.js';
+import { CounterMoved, NumberTaken, TaskNumbers } from '../store/task-numbers.js';
 
 /** What only the operator runs (npm run admin): the numbering of a workspace from before task keys, and a new key. */
 
@@ -69,8 +69,11 @@ export const numberExistingTasks = async (
         break;
       } catch (err) {
         if (err instanceof AlreadyNumbered) break;
-        if (!(err instanceof CounterMoved) || attempt >= ALLOCATION_ATTEMPTS) throw err;
-        counter = Math.max(err.counter, counter + 1);
+        // The operator's one-off run has no one to refuse to: it goes on while others create, a bounded number of times.
+        if (attempt >= MIGRATION_ATTEMPTS) throw err;
+        if (err instanceof NumberTaken) counter = Math.max(counter, await numbers.movePast(workspaceId, err.number));
+        else if (err instanceof CounterMoved) counter = Math.max(err.counter, counter + 1);
+        else throw err;
       }
     }
   }
@@ -93,6 +96,9 @@ export const numberExistingTasks = async (
 };
 
 class AlreadyNumbered extends Error {}
+
+/** How often one task's numbering is tried again while creates move the counter meanwhile. */
+const MIGRATION_ATTEMPTS = 20;
 
 /**
  * Changes a workspace's key; the old one keeps naming its tasks (`pastKeys`). Refused for a key

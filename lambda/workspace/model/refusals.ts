@@ -155,6 +155,14 @@ export const unconfirmed = (check: string) =>
     'unconfirmed',
   );
 
+/** New task numbers could not be taken (a workspace with many creates at once): nothing was written. */
+export const numbersBusy = () =>
+  new ConflictRefusal(
+    'Busy: many tasks are being created in this workspace right now, so no task number could be taken and nothing was written; try again in a few seconds.',
+    'busy',
+    { retryAfterSeconds: 2 },
+  );
+
 export const busyTarget = (what: string) =>
   new ConflictRefusal(`Conflict: ${what} is being changed by someone else right now; try again in a few seconds.`, 'busy');
 

@@ -1,10 +1,10 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BoundedMap } from '../../platform/bounded-map.js';
 import { batchGetConsistent, isConditionFailure } from '../../platform/dynamodb.js';
 import { numberPk, taskNumberSk, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { Caller } from '../model/caller.js';
-import { invalid, notAKeyHere, taskNotFound, workspaceNotFound } from '../model/refusals.js';
+import { invalid, notAKeyHere, numbersBusy, taskNotFound, workspaceNotFound } from '../model/refusals.js';
 import { parseTaskRef } from '../model/task-refs.js';
 
 /**
@@ -118,7 +118,7 @@ export class TaskNumbers {
     };
   }
 
-  /** Claims a number for a task: written only if no task had it (never: the counter guards it; this is the guarantee). */
+  /** Claims a number for a task: written only if no task had it. A refusal throws `NumberTaken` (a claim left above the counter). */
   claimOp(workspaceId: string, number: number, taskId: string): WriteOp {
     return {
       item: {
@@ -129,11 +129,61 @@ export class TaskNumbers {
         },
       },
       refused: () => {
-        throw new CounterMoved(number, true);
+        throw new NumberTaken(number);
       },
     };
   }
+
+  /**
+   * Moves the counter past claims found from `taken` on: what heals a workspace where a claim was
+   * left above the counter (by an earlier version's bulk create). The claims after it are read a
+   * window at a time, the counter is raised to the highest one found (never lowered), and the
+   * counter as it then is comes back.
+   */
+  async movePast(workspaceId: string, taken: number): Promise<number> {
+    let highest = taken;
+    for (let window = 0; window < HEAL_WINDOWS; window++) {
+      const from = highest + 1;
+      const found = await batchGetConsistent(
+        this.db,
+        this.table,
+        Array.from({ length: HEAL_WINDOW }, (_, k) => ({ pk: numberPk(workspaceId, from + k), sk: taskNumberSk(from + k) })),
+      );
+      const numbers = found.map((item) => Number(String(item.sk).slice('TASKNO#'.length)));
+      if (!numbers.length) break;
+      highest = Math.max(highest, ...numbers);
+      if (highest < from + HEAL_WINDOW - 1) break;
+    }
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
+          UpdateExpression: 'SET taskCounter = :h',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(taskCounter) OR taskCounter < :h)',
+          ExpressionAttributeValues: { ':h': highest },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      this.sawCounter(workspaceId, Number(out.Attributes?.taskCounter));
+      return highest;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      // Past it already (another create healed it, or the workspace is gone): as it is now.
+      const meta = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK }, ConsistentRead: true }),
+      );
+      if (!meta.Item) throw workspaceNotFound(workspaceId);
+      const counter = Number(meta.Item.taskCounter ?? 0);
+      this.sawCounter(workspaceId, counter);
+      return counter;
+    }
+  }
 }
+
+/** How many numbers past a claim found above the counter one read looks at, and how many such reads one heal makes at most. */
+const HEAL_WINDOW = 100;
+const HEAL_WINDOWS = 3;
 
 /** The counter was not where the write expected it: try again from `counter`. */
 export class CounterMoved extends Error {
@@ -146,38 +196,70 @@ export class CounterMoved extends Error {
   }
 }
 
-/** How often a create is tried again after another create took the numbers it meant to take. */
-export const ALLOCATION_ATTEMPTS = 100;
+/** A number's claim was there already though the counter was below it: the counter must move past it first. */
+export class NumberTaken extends Error {
+  override name = 'NumberTaken';
+  constructor(readonly number: number) {
+    super(`task number ${number} is claimed already`);
+  }
+}
 
 /**
- * Writes a creation that needs `count` new numbers: `write(first)` builds the write for numbers
- * first … first + count - 1 (with the counter move and the claims in it) and is sent again with the
- * counter as found whenever another create got there first.
+ * How often a create moves the counter in its own write before it takes its numbers with an update
+ * that cannot conflict (`reserve`): under contention each round lets at least one create through,
+ * and the reservation lets every other one through at the cost of one more request.
+ */
+export const OPTIMISTIC_ATTEMPTS = 3;
+/** Reservations tried (each after healing a claim found above the counter) before the create is refused as busy. */
+export const RESERVED_ATTEMPTS = 2;
+
+/**
+ * Writes a creation that needs `count` new numbers: `write(numbers, counterAndClaims)` builds the
+ * write for those numbers (with the counter move, if any, and the claims in it). The counter moves
+ * in the same write at first; after a few creates got there first it is moved by a reservation
+ * instead, which never conflicts. A claim found above the counter moves the counter past it. What
+ * still cannot get numbers is refused as busy (a typed refusal to retry), never retried without end.
  */
 export const withNewNumbers = async <T>(
   numbers: TaskNumbers,
   principal: Caller,
   count: number,
-  write: (first: number, counterAndClaims: (taskIds: readonly string[]) => WriteOp[]) => Promise<T>,
+  write: (taken: readonly number[], counterAndClaims: (taskIds: readonly string[]) => WriteOp[]) => Promise<T>,
 ): Promise<T> => {
+  const ws = principal.workspaceId;
+  const run = (first: number, counter: number | undefined) =>
+    write(
+      Array.from({ length: count }, (_, k) => first + k),
+      (taskIds) => [
+        ...(counter === undefined ? [] : [numbers.counterOp(ws, counter, counter + count)]),
+        ...taskIds.map((id, k) => numbers.claimOp(ws, first + k, id)),
+      ],
+    );
   let counter = numbers.counterHint(principal);
-  for (let attempt = 1; ; attempt++) {
-    const first = counter + 1;
+  for (let attempt = 1; attempt <= OPTIMISTIC_ATTEMPTS; attempt++) {
     try {
-      const out = await write(first, (taskIds) => [
-        numbers.counterOp(principal.workspaceId, counter, counter + count),
-        ...taskIds.map((id, i) => numbers.claimOp(principal.workspaceId, first + i, id)),
-      ]);
-      numbers.sawCounter(principal.workspaceId, counter + count);
+      const out = await run(counter + 1, counter);
+      numbers.sawCounter(ws, counter + count);
       return out;
     } catch (err) {
+      if (err instanceof NumberTaken) {
+        counter = Math.max(counter, await numbers.movePast(ws, err.number));
+        continue;
+      }
       if (!(err instanceof CounterMoved)) throw err;
-      if (!err.workspaceExists) throw workspaceNotFound(principal.workspaceId);
-      if (attempt >= ALLOCATION_ATTEMPTS) throw new Error('could not allocate a task number after many attempts');
+      if (!err.workspaceExists) throw workspaceNotFound(ws);
       counter = Math.max(err.counter, counter + (err.counter === counter ? 1 : 0));
-      numbers.sawCounter(principal.workspaceId, counter);
-      // Spread the contenders a little: under heavy contention each round lets one through.
-      if (attempt > 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 5)));
+      numbers.sawCounter(ws, counter);
+    }
+  }
+  for (let attempt = 1; ; attempt++) {
+    const first = await numbers.reserve(ws, count);
+    try {
+      return await run(first, undefined);
+    } catch (err) {
+      if (!(err instanceof NumberTaken)) throw err;
+      if (attempt >= RESERVED_ATTEMPTS) throw numbersBusy();
+      await numbers.movePast(ws, err.number);
     }
   }
 };

@@ -14,12 +14,12 @@ import {
 import { taskRecord } from '../activity/records.js';
 import { type ActivityRecord, bulkItemId, newActivityId } from '../model/activity.js';
 import { MAX_WRITE_UNITS_PER_CALL } from '../model/limits.js';
-import { invalid, limitReached, race, unconfirmed, versionConflict } from '../model/refusals.js';
+import { invalid, limitReached, numbersBusy, race, unconfirmed, versionConflict } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
 import type { WriteContext } from '../store/stores.js';
 import { subtaskEntriesOf } from '../store/task-items.js';
-import { CounterMoved, withNewNumbers } from '../store/task-numbers.js';
+import { NumberTaken, RESERVED_ATTEMPTS, withNewNumbers } from '../store/task-numbers.js';
 import { DanglingLink } from '../store/task-store.js';
 import { blockerChangeOf, blockerSideOps, changesState, transitionOps, withBlockerChange } from './links.js';
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
@@ -505,10 +505,10 @@ export const createTasks = async (
   let queue = [...planned];
   // A call that needs more than one transaction takes its numbers first, in one update: its
   // transactions then meet no other create on the counter (under contention each would go round).
-  const reserved =
-    planned.length > 1 && takeChunk(ctx, queue).length < planned.length
-      ? { next: await ctx.stores.numbers.reserve(ctx.caller.workspaceId, planned.length) }
-      : undefined;
+  // Each item keeps the number it was given whatever happens to its transaction: an item written
+  // again on its own claims that number, and one refused leaves it unused, below the counter.
+  const reserved = planned.length > 1 && takeChunk(ctx, queue).length < planned.length ? new Map<number, number>() : undefined;
+  if (reserved) await reserveNumbers(ctx, planned, reserved);
   while (queue.length) {
     // An item whose linked earlier item was refused is refused too.
     queue = queue.filter((x) => {
@@ -531,7 +531,6 @@ export const createTasks = async (
       for (const w of await writeCreates(ctx, chunk, created, reserved)) outcomes[w.i] = { ok: true, written: w.written };
       spent += units;
     } catch (err) {
-      if (err instanceof CounterMoved) throw err;
       if (err instanceof UnconfirmedCreates) {
         // What the call would have made, kept so that the same call again replays this very write.
         for (const w of err.written) outcomes[w.i] = { ok: false, error: notConfirmedCreate(ctx, w.written.task) };
@@ -559,7 +558,6 @@ export const createTasks = async (
             const [w] = await writeCreates(ctx, [x], created, reserved);
             outcomes[x.i] = { ok: true, written: w!.written };
           } catch (e) {
-            if (e instanceof CounterMoved) throw e;
             outcomes[x.i] = { ok: false, error: asItemError(e, ctx, x.p.next) };
           }
         }
@@ -569,6 +567,12 @@ export const createTasks = async (
     queue = queue.filter((x) => !chunk.includes(x));
   }
   return outcomes;
+};
+
+/** Reserves numbers for `items` (consecutive, in their order) and notes each item's. */
+const reserveNumbers = async (ctx: WriteContext, items: readonly { readonly i: number }[], reserved: Map<number, number>): Promise<void> => {
+  const first = await ctx.stores.numbers.reserve(ctx.caller.workspaceId, items.length);
+  items.forEach((x, k) => reserved.set(x.i, first + k));
 };
 
 /** A create's ops as sized before its number is known: the task's, its record's, and what it writes besides. */
@@ -609,19 +613,29 @@ const writeCreates = async (
   chunk: readonly { i: number; p: PlannedTask; item: CreateItem }[],
   /** Tasks of this call written already: id → number (this transaction's are added once it is written). */
   created: Map<string, number>,
-  /** Numbers the call took up front (the next one to use): the transaction claims them, the counter is not in it. */
-  reserved?: { next: number },
+  /** The numbers the call took up front, by item: the transaction claims them, the counter is not in it. */
+  reserved?: Map<number, number>,
 ) => {
   const { stores, caller } = ctx;
-  const allocate = <T>(write: (first: number, counterAndClaims: (taskIds: readonly string[]) => WriteOp[]) => Promise<T>): Promise<T> => {
+  type Write<T> = (taken: readonly number[], counterAndClaims: (taskIds: readonly string[]) => WriteOp[]) => Promise<T>;
+  const allocate = async <T>(write: Write<T>): Promise<T> => {
     if (!reserved) return withNewNumbers(stores.numbers, caller, chunk.length, write);
-    const first = reserved.next;
-    reserved.next += chunk.length;
-    return write(first, (taskIds) => taskIds.map((id, i) => stores.numbers.claimOp(caller.workspaceId, first + i, id)));
+    for (let attempt = 1; ; attempt++) {
+      const taken = chunk.map((x) => reserved.get(x.i)!);
+      try {
+        return await write(taken, (taskIds) => taskIds.map((id, k) => stores.numbers.claimOp(caller.workspaceId, taken[k]!, id)));
+      } catch (err) {
+        // A claim left above the counter by an earlier version: the counter moves past it, and these items take new numbers.
+        if (!(err instanceof NumberTaken)) throw err;
+        if (attempt >= RESERVED_ATTEMPTS) throw numbersBusy();
+        await stores.numbers.movePast(caller.workspaceId, err.number);
+        await reserveNumbers(ctx, chunk, reserved);
+      }
+    }
   };
-  return allocate(async (first, counterAndClaims) => {
+  return allocate(async (taken, counterAndClaims) => {
     // A link to a task the same call creates names its number, known only now (or when its transaction was written).
-    const numbers = new Map([...created, ...chunk.map((x, j) => [x.p.next.taskId, first + j] as const)]);
+    const numbers = new Map([...created, ...chunk.map((x, j) => [x.p.next.taskId, taken[j]!] as const)]);
     const numbered = chunk.map((x, j) => {
       const links = x.p.next.blockedBy;
       const blockedBy = links && Object.fromEntries(Object.entries(links).map(([id, n]) => [id, n || (numbers.get(id) ?? 0)]));
@@ -634,7 +648,7 @@ const writeCreates = async (
           ...x.p,
           next: {
             ...x.p.next,
-            number: first + j,
+            number: taken[j]!,
             ...(blockedBy ? { blockedBy } : {}),
             ...(parentNumber !== undefined ? { parentNumber } : {}),
           },

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NETWORK_FAILURES } from '../errors.js';
+import { callBudget } from './call-budget.js';
 
 export interface DynamoClientOptions {
   readonly endpoint?: string | undefined;
@@ -21,9 +22,39 @@ export const createDocumentClient = (opts: DynamoClientOptions = {}): DynamoDBDo
     // throwOnRequestTimeout: without it the SDK only warns when requestTimeout passes and keeps waiting.
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   });
+  meterReads(client);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+};
+
+const READ_COMMANDS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
+
+type Capacity = { readonly CapacityUnits?: number } | readonly { readonly CapacityUnits?: number }[] | undefined;
+const unitsOf = (c: Capacity): number =>
+  Array.isArray(c)
+    ? c.reduce((sum: number, x: { CapacityUnits?: number }) => sum + (x.CapacityUnits ?? 0), 0)
+    : ((c as { CapacityUnits?: number })?.CapacityUnits ?? 0);
+
+/**
+ * Counts what each read of a call costs into the call's budget (platform/call-budget.ts): the units
+ * DynamoDB reports (every read asks for them) and the bytes of its answer, and refuses a read once
+ * the call is past its ceiling, before it is sent. Outside a call nothing is counted.
+ */
+const meterReads = (client: DynamoDBClient): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const budget = callBudget();
+      if (!budget || !READ_COMMANDS.has(context.commandName ?? '')) return next(args);
+      budget.checkRead();
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      const result = await next(input.ReturnConsumedCapacity ? args : { ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } });
+      const bytes = Number((result.response as { headers?: Record<string, string> } | undefined)?.headers?.['content-length'] ?? 0);
+      budget.noteRead(unitsOf((result.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity), bytes);
+      return result;
+    },
+    { step: 'initialize', name: 'doersCallBudget', override: true },
+  );
 };
 
 const THROTTLE_OR_UNREACHABLE = new Set([

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ConflictRefusal, InvalidArgumentRefusal } from '../errors.js';
 import { isTransientDynamoError } from './dynamodb.js';
 import { itemSize, writeUnitsOf } from './item-size.js';
+import { WriteBusy, WriteRace, WriteTooLarge } from './storage-errors.js';
 
 /** One action of a TransactWriteItems: a Put, Update, Delete or ConditionCheck. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -77,13 +77,6 @@ export const opKey = (op: WriteOp): string => {
   return `${String(action.TableName)}|${String(k.pk)}|${String(k.sk)}`;
 };
 
-/** A condition failed where the writer expected none to: someone else wrote first, and nothing was written. */
-const raceRefusal = (): ConflictRefusal =>
-  new ConflictRefusal(
-    'Conflict: the data changed while this change was being written, so nothing was changed; read it again and retry.',
-    'race',
-  );
-
 /**
  * DynamoDB did not say whether a write happened, after every replay under its token: it may have
  * committed. The writer that sent it turns this into the refusal a caller reads (`unconfirmed`).
@@ -142,32 +135,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Refuses, before anything is sent, a write DynamoDB would refuse for its size or length. */
 const checkBounds = (ops: readonly WriteOp[]): void => {
-  if (ops.length > MAX_TRANSACTION_ACTIONS) {
-    throw new InvalidArgumentRefusal(
-      `arguments: this change would write ${ops.length} items at once, more than one all-or-nothing write holds (${MAX_TRANSACTION_ACTIONS}); make it in smaller steps.`,
-      'limit',
-      { actions: ops.length },
-    );
-  }
+  if (ops.length > MAX_TRANSACTION_ACTIONS) throw new WriteTooLarge('actions', ops.length, MAX_TRANSACTION_ACTIONS);
   let total = 0;
   for (const op of ops) {
     const bytes = opBytes(op);
-    if (bytes > MAX_ITEM_BYTES) {
-      throw new InvalidArgumentRefusal(
-        `arguments: one item of this change would be ${Math.ceil(bytes / 1024)} KB, more than the ${MAX_ITEM_BYTES / 1024} KB an item can be; shorten the text.`,
-        'limit',
-        { bytes },
-      );
-    }
+    if (bytes > MAX_ITEM_BYTES) throw new WriteTooLarge('item', bytes, MAX_ITEM_BYTES);
     total += bytes;
   }
-  if (total > MAX_TRANSACTION_BYTES) {
-    throw new InvalidArgumentRefusal(
-      `arguments: this change would write ${Math.ceil(total / 1024)} KB at once, more than one all-or-nothing write holds (4 MB); make it in smaller steps.`,
-      'limit',
-      { bytes: total },
-    );
-  }
+  if (total > MAX_TRANSACTION_BYTES) throw new WriteTooLarge('bytes', total, MAX_TRANSACTION_BYTES);
 };
 
 /**
@@ -220,7 +195,7 @@ export const commitWrites = async (
       if (failed >= 0) {
         const refused = ops[failed]?.refused;
         if (refused) await refused(plain(reasons[failed]!.Item));
-        throw raceRefusal();
+        throw new WriteRace();
       }
       if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded')) {
         throw Object.assign(new Error('a transaction was throttled'), { name: 'ThrottlingException', cause: err });
@@ -279,7 +254,7 @@ export const commitGroups = async (db: DynamoDBDocumentClient, groups: readonly 
         // DynamoDB could not take the write now (after the SDK's retries): these groups are not
         // written, and say so; the rest are tried (they usually meet the same).
         if (!isTransientDynamoError(err)) throw err;
-        for (const g of batch) results[g]!.error = busyRefusal();
+        for (const g of batch) results[g]!.error = new WriteBusy(err);
         pending = rest;
         continue;
       }
@@ -377,12 +352,6 @@ const pack = (groups: readonly (readonly WriteOp[])[], pending: readonly number[
   return { batch, ops, rest };
 };
 
-const busyRefusal = (): ConflictRefusal =>
-  new ConflictRefusal(
-    'Not confirmed: the database was too busy or did not answer in time, so this item was not written; read it before retrying.',
-    'busy',
-  );
-
 const commitOne = async (db: DynamoDBDocumentClient, ops: readonly WriteOp[]): Promise<Error | undefined> => {
   try {
     await commitWrites(db, ops);
@@ -395,7 +364,7 @@ const commitOne = async (db: DynamoDBDocumentClient, ops: readonly WriteOp[]): P
 const refusalOf = async (op: WriteOp, reason: CancellationReason): Promise<Error> => {
   try {
     if (op.refused) await op.refused(plain(reason.Item));
-    return raceRefusal();
+    return new WriteRace();
   } catch (err) {
     return err as Error;
   }

@@ -1,3 +1,5 @@
+import type { CallCeilings } from '../../platform/call-budget.js';
+
 /**
  * The bounds the workspace holds to, in one place: what a task may link, what one call may touch,
  * and what one call may cost. Each is checked before anything is written, and named in the refusal.
@@ -23,6 +25,21 @@ export const MAX_WRITE_UNITS_PER_CALL = 10_000;
  * the page ends short, with a cursor that goes on where the reading stopped.
  */
 export const MAX_READ_UNITS_PER_CALL = 100;
+
+/**
+ * What one tool call may read in all (platform/call-budget.ts counts it as DynamoDB reports it):
+ * 1,000 read units is 4 MB read strongly consistent, twice what the largest legitimate call reads
+ * (fifty tasks with the longest notes); past it the call stops with a refusal rather than reading on.
+ */
+export const CALL_CEILINGS: CallCeilings = {
+  readUnits: 1_000,
+  readBytes: 4 * 1024 * 1024,
+  writeUnits: MAX_WRITE_UNITS_PER_CALL,
+};
+
+/** A task's notes are at most this many characters, and so at most four times as many bytes. */
+export const MAX_NOTES_LENGTH = 10_000;
+export const MAX_NOTES_BYTES = 4 * MAX_NOTES_LENGTH;
 
 /** Tasks nest this many levels deep at most: a task, its subtasks, and theirs. */
 export const MAX_LEVELS = 3;

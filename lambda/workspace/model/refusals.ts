@@ -1,5 +1,7 @@
-import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal } from '../../errors.js';
-import { MAX_SUBTASKS } from './limits.js';
+import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal, type ToolRefusal } from '../../errors.js';
+import { ReadCeilingReached, WriteBusy, WriteRace, WriteTooLarge } from '../../platform/storage-errors.js';
+import { MAX_TRANSACTION_ACTIONS } from '../../platform/transact.js';
+import { MAX_SUBTASKS, MAX_WRITE_UNITS_PER_CALL } from './limits.js';
 
 /**
  * Every refusal of the workspace, worded once. Each carries a typed reason (errors.ts) and the data
@@ -189,6 +191,22 @@ export const onlyOwnItems = (action: string) =>
     needed: 'admin',
   });
 
+/**
+ * A tree's change that one all-or-nothing write cannot hold: `subtasks` it would change at least,
+ * `actions` it would write at least. Said before the tree is read beyond its counts.
+ */
+export const treeTooBig = (name: string, change: 'delete' | 'complete', subtasks: number, actions: number, param: string) =>
+  limitReached(
+    param,
+    `${change === 'delete' ? 'deleting' : 'completing'} ${name} with its subtasks would change ${subtasks} subtask(s) and write ` +
+      `at least ${actions} items, more than one all-or-nothing write holds (${MAX_TRANSACTION_ACTIONS}); ${
+        change === 'delete'
+          ? 'delete some of its subtasks first (task_delete each) or move them off it (parent: null)'
+          : 'complete some of its subtasks first (tasks_update with status done)'
+      }, then it. Nothing was changed.`,
+    { subtasks, actions, most: MAX_TRANSACTION_ACTIONS },
+  );
+
 export const othersSubtasks = (name: string, theirs: readonly string[]) =>
   new RoleTooLowRefusal(
     `Refused, role too low: ${name} has subtasks others created (${theirs.join(', ')}), which its delete would take with it; as a member ` +
@@ -231,6 +249,14 @@ export const nothingToChange = () => new InvalidArgumentRefusal('arguments: name
 
 export const limitReached = (param: string, problem: string, data: Readonly<Record<string, unknown>> = {}) =>
   new InvalidArgumentRefusal(`${param}: ${problem}`, 'limit', data);
+
+/** An item of a bulk call (or a bulk undo) past the write units one call may spend: it and every later one is left. */
+export const callCeiling = (param: string) =>
+  limitReached(
+    param,
+    `not written: this call reached the ${MAX_WRITE_UNITS_PER_CALL} write units one call may spend (long notes cost the most); send this and the rest in another call.`,
+    { most: MAX_WRITE_UNITS_PER_CALL },
+  );
 
 export const twiceInOneCall = (positions: readonly number[], ref: string) =>
   new InvalidArgumentRefusal(
@@ -329,3 +355,54 @@ export const hasAttachments = (name: string, count: number) =>
     'invalid-argument',
     { attachments: count },
   );
+
+// ---- what the storage layer could not do (platform/storage-errors.ts) ----------------------------
+
+/** A write DynamoDB could not take now (throttled, or meeting others after its retries): this item was not written. */
+export const notWrittenBusy = () =>
+  new ConflictRefusal(
+    'Not written: the database was too busy or did not answer in time, so this item was not written; read it before retrying.',
+    'busy',
+    { retryAfterSeconds: 1 },
+  );
+
+/** A change too large for one all-or-nothing write. */
+export const writeTooLarge = (err: WriteTooLarge) =>
+  err.what === 'actions'
+    ? limitReached(
+        'arguments',
+        `this change would write ${err.size} items at once, more than one all-or-nothing write holds (${err.most}); make it in smaller steps.`,
+        { actions: err.size, most: err.most },
+      )
+    : err.what === 'item'
+      ? limitReached(
+          'arguments',
+          `one item of this change would be ${Math.ceil(err.size / 1024)} KB, more than the ${err.most / 1024} KB an item can be; shorten the text.`,
+          { bytes: err.size, most: err.most },
+        )
+      : limitReached(
+          'arguments',
+          `this change would write ${Math.ceil(err.size / 1024)} KB at once, more than one all-or-nothing write holds (4 MB); make it in smaller steps.`,
+          { bytes: err.size, most: err.most },
+        );
+
+/** A call that read past its ceiling: what it asked is more than one call reads. */
+export const readCeiling = (err: ReadCeilingReached) =>
+  limitReached(
+    'arguments',
+    `this call read more than one call may (${err.ceiling.units} read units, ${Math.round(err.ceiling.bytes / 1024 / 1024)} MB), so it stopped ` +
+      'and nothing was changed; ask for less at once (a narrower filter, fewer items, a smaller tree).',
+    { readUnits: err.spent.units, readBytes: err.spent.bytes, mostUnits: err.ceiling.units, mostBytes: err.ceiling.bytes },
+  );
+
+/**
+ * The refusal a storage error means, in the workspace's words: the one place where what a store
+ * could not do becomes what the caller reads. Anything else is not a refusal (undefined).
+ */
+export const refusalOfStorage = (err: unknown): ToolRefusal | undefined => {
+  if (err instanceof WriteRace) return race();
+  if (err instanceof WriteBusy) return notWrittenBusy();
+  if (err instanceof WriteTooLarge) return writeTooLarge(err);
+  if (err instanceof ReadCeilingReached) return readCeiling(err);
+  return undefined;
+};

@@ -106,6 +106,8 @@ export interface SubtaskEntry {
   readonly dueDate?: string;
   /** Whose statuses name its state (a subtask may be in another project than its parent). */
   readonly projectId?: string;
+  /** Who created it (never changes): whether a member may delete it with its parent is decided from the entries. */
+  readonly createdBy?: string;
 }
 
 /** A file on a task (or one of its comments): its bytes are in the file store, this is what the table keeps. */

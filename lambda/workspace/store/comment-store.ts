@@ -23,8 +23,8 @@ export interface CommentStore {
   getDeleted(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined>;
   /** Oldest first, strictly after `afterId`. */
   list(workspaceId: string, taskId: string, limit: number, afterId?: string): Promise<CommentPage>;
-  /** The keys of every comment of a task: what its deletion marks to expire. */
-  keysOfTask(workspaceId: string, taskId: string): Promise<ItemKey[]>;
+  /** The keys of every comment of a task (the first `most`, when given): what its deletion marks to expire. */
+  keysOfTask(workspaceId: string, taskId: string, most?: number): Promise<ItemKey[]>;
   addOp(comment: Comment): WriteOp;
   /** Moves a comment out of its task's list, kept until `expiresAt` (two actions). */
   removeOps(comment: Comment, expiresAt: number): WriteOp[];
@@ -106,10 +106,10 @@ export class DynamoCommentStore implements CommentStore {
     return { comments: page, ...(items.length > limit ? { next: page.at(-1)!.commentId } : {}) };
   }
 
-  async keysOfTask(workspaceId: string, taskId: string): Promise<ItemKey[]> {
+  async keysOfTask(workspaceId: string, taskId: string, most?: number): Promise<ItemKey[]> {
     const keys: ItemKey[] = [];
     const pages = paginateQuery(
-      { client: this.db },
+      { client: this.db, ...(most !== undefined ? { pageSize: most } : {}) },
       {
         TableName: this.table,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
@@ -117,7 +117,10 @@ export class DynamoCommentStore implements CommentStore {
         ProjectionExpression: 'pk, sk',
       },
     );
-    for await (const page of pages) keys.push(...((page.Items ?? []) as ItemKey[]));
+    for await (const page of pages) {
+      keys.push(...((page.Items ?? []) as ItemKey[]));
+      if (most !== undefined && keys.length >= most) break;
+    }
     return keys;
   }
 

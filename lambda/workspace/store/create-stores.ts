@@ -3,6 +3,7 @@ import { DynamoGrantStore } from '../../auth/grants.js';
 import { DynamoTokenStore } from '../../auth/personal-tokens.js';
 import type { KeySource } from '../../platform/key-ring.js';
 import { commitGroups, commitWrites, sendTransaction } from '../../platform/transact.js';
+import { refusalOfStorage } from '../model/refusals.js';
 import { DynamoActivityStore } from './activity-store.js';
 import { DynamoAttachmentStore } from './attachment-store.js';
 import { DynamoCommentStore } from './comment-store.js';
@@ -12,6 +13,10 @@ import { DynamoProjectStore } from './project-store.js';
 import type { AttachmentFiles, WorkspaceStores } from './stores.js';
 import { TaskNumbers } from './task-numbers.js';
 import { DynamoTaskStore } from './task-store.js';
+
+const asRefusal = (err: unknown): never => {
+  throw refusalOfStorage(err) ?? err;
+};
 
 /** A door with no file store (the admin CLI): an attachment's bytes are not reachable from it. */
 const NO_FILES: AttachmentFiles = (() => {
@@ -55,8 +60,10 @@ export const createWorkspaceStores = (
     names,
     activity: new DynamoActivityStore(db, table, activityDays),
     numbers,
-    commit: (ops) => commitWrites(db, ops),
-    commitEach: (groups) => commitGroups(db, groups),
-    resend: (input) => sendTransaction(db, input),
+    // What the storage layer could not do, in the workspace's words (model/refusals.ts): every writer's
+    // write comes through here, so each door's caller gets the same refusal.
+    commit: (ops) => commitWrites(db, ops).catch(asRefusal),
+    commitEach: async (groups) => (await commitGroups(db, groups)).map((err) => (err ? (refusalOfStorage(err) ?? err) : undefined)),
+    resend: (input) => sendTransaction(db, input).catch(asRefusal),
   };
 };

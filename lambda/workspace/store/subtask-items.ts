@@ -110,6 +110,7 @@ export const entryOf = (t: Task): SubtaskEntry => ({
   ...(t.state ? { state: t.state } : {}),
   ...(t.dueDate ? { dueDate: t.dueDate } : {}),
   ...(t.projectId ? { projectId: t.projectId } : {}),
+  createdBy: t.createdBy,
 });
 
 /** The parent a task is a live subtask of: none while it is deleted. */
@@ -144,6 +145,7 @@ export const toEntry = (item: Record<string, unknown>): SubtaskEntry => ({
   ...(item.state ? { state: String(item.state) } : {}),
   ...(item.dueDate ? { dueDate: String(item.dueDate) } : {}),
   ...(item.projectId ? { projectId: String(item.projectId) } : {}),
+  ...(item.createdBy ? { createdBy: String(item.createdBy) } : {}),
 });
 
 export const isEntryItem = (item: Record<string, unknown>): boolean => String(item.sk).startsWith(SUBTASK_PREFIX);

@@ -14,7 +14,8 @@ import type { WriteOp } from '../../platform/transact.js';
 import { categoryOfKey, storedKey } from '../model/statuses.js';
 import type { Task } from '../model/types.js';
 import { Expression, Update } from './expressions.js';
-import { labelKey, notesWordsOf, taskWords } from './words.js';
+import { notesStateOf } from './task-items.js';
+import { labelKey, taskWords } from './words.js';
 
 /**
  * What a task's change writes besides the task: its word and label entries (what text and label
@@ -101,7 +102,7 @@ export const countOps = (table: string, before: Task | undefined, after: Task | 
 
 /** The word and label entries a change adds and removes. */
 export const entryOps = (table: string, before: Task | undefined, after: Task | undefined): WriteOp[] => {
-  const wordsOfTask = (t: Task | undefined) => (t && !t.deletedAt ? taskWords({ ...t, nw: notesWordsOf(t.notes) }) : []);
+  const wordsOfTask = (t: Task | undefined) => (t && !t.deletedAt ? taskWords({ ...t, nw: notesStateOf(t).nw }) : []);
   const labelsOfTask = (t: Task | undefined) => (t && !t.deletedAt ? [...new Set(t.labels.map(labelKey))] : []);
   const ws = (after ?? before)!.workspaceId;
   const task = (after ?? before)!;

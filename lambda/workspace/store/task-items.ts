@@ -48,15 +48,15 @@ export const LIST_KEY_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi
 
 /** The task item (without its notes). */
 export const taskItemOf = (t: Task, expiresAt?: number): Record<string, unknown> => {
-  const { openBlockers, goneBlockers, blocks, notes, ...rest } = t;
-  const nw = notesWordsOf(notes);
+  const { openBlockers, goneBlockers, blocks, notes: _notes, ...rest } = t;
+  const { hasNotes, nw } = notesStateOf(t);
   return {
     ...taskKey(t.workspaceId, t.taskId),
     ...rest,
     ...(openBlockers?.length ? { openBlockers: asSet(openBlockers) } : {}),
     ...(goneBlockers?.length ? { goneBlockers: asSet(goneBlockers) } : {}),
     ...(blocks?.length ? { blocks: asSet(blocks) } : {}),
-    ...(notes ? { hasNotes: true } : {}),
+    ...(hasNotes ? { hasNotes: true } : {}),
     ...(nw.length ? { nw } : {}),
     ...(t.deletedAt ? (expiresAt ? { expiresAt } : {}) : listKeysOf(t)),
   };
@@ -115,5 +115,24 @@ export const subtaskEntriesOf = (t: Task): readonly SubtaskEntry[] | undefined =
 /** A task's live attachments as its single read found them (oldest first); undefined when it was read in a list. */
 export const attachmentsOf = (t: Task): readonly Attachment[] | undefined => extrasOf(t).attachments;
 
-/** Whether a task as read holds its notes, or has none: it is whole (what a writer needs). */
+/** Whether a task as read holds its notes, or has none: it is whole (what a change of its notes needs). */
 export const isWhole = (t: Task): boolean => t.notes !== undefined || !extrasOf(t).hasNotes;
+
+/**
+ * Whether a task has notes and the words search finds them by: from its notes where they were read,
+ * else as its item said (a tree's delete or completion reads its subtasks without their notes).
+ */
+export const notesStateOf = (t: Task): { readonly hasNotes: boolean; readonly nw: readonly string[] } =>
+  isWhole(t) ? { hasNotes: t.notes !== undefined, nw: notesWordsOf(t.notes) } : extrasOf(t);
+
+/**
+ * `next` with its notes as a change set them (text, or none): what its item and its word entries
+ * derive from, not the state its task was read in.
+ */
+export const withNotesSet = (next: Task, notes: string | undefined): Task => {
+  const { notes: _was, ...rest } = next;
+  const extras = extrasOf(next);
+  return Object.assign(notes === undefined ? rest : { ...rest, notes }, {
+    [EXTRAS]: { ...extras, hasNotes: notes !== undefined, nw: notesWordsOf(notes) },
+  }) as Task;
+};

@@ -5,7 +5,7 @@ import { LINKS_EPOCH_SK, NOTES_ITEM_SK, SUBTASK_PREFIX, TASK_ITEM_SK, taskPk, ws
 import { itemSize } from '../../platform/item-size.js';
 import { commitWrites, type WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
-import { MAX_DEPENDENTS, MAX_SUBTASKS } from '../model/limits.js';
+import { MAX_DEPENDENTS, MAX_NOTES_BYTES, MAX_SUBTASKS } from '../model/limits.js';
 import {
   blockerMoved,
   exists,
@@ -34,7 +34,18 @@ import {
   toEntry,
 } from './subtask-items.js';
 import { countOps, entryOps } from './task-derived.js';
-import { EXTRAS, isWhole, legacyTaskKey, notesItemOf, notesKey, type TaskItemExtras, taskItemOf, taskKey, toTask } from './task-items.js';
+import {
+  EXTRAS,
+  isWhole,
+  legacyTaskKey,
+  notesItemOf,
+  notesKey,
+  notesStateOf,
+  type TaskItemExtras,
+  taskItemOf,
+  taskKey,
+  toTask,
+} from './task-items.js';
 import { TaskLists } from './task-lists.js';
 
 export type { CountScope, Counts, TaskFilter, TaskPage, TaskPosition, UrgentPage } from './task-queries.js';
@@ -415,16 +426,43 @@ export class DynamoTaskStore implements TaskStore {
     };
   }
 
-  /** The notes item as the change leaves it: written when the notes change or the task is deleted or restored. */
+  /**
+   * The notes item as the change leaves it: written when the notes change, and kept until the task's
+   * own expiry when it is deleted (and again for good when it is restored). A delete or a restore
+   * of a task read without its notes moves only that expiry, so no notes are read to delete a tree.
+   */
   private notesOps(before: Task | undefined, next: Task, expiresAt: number | undefined): WriteOp[] {
-    if (before && !isWhole(before)) throw new Error(`task ${before.taskId} was read without its notes; a write needs them`);
-    const moved = before === undefined || before.notes !== next.notes || !!before.deletedAt !== !!next.deletedAt;
+    const deletion = !!before?.deletedAt !== !!next.deletedAt;
+    if (before && !isWhole(before)) {
+      if (next.notes !== undefined || notesStateOf(next).hasNotes !== notesStateOf(before).hasNotes)
+        throw new Error(`task ${before.taskId} was read without its notes; a change of them needs them`);
+      if (!deletion || !notesStateOf(before).hasNotes) return [];
+      return [this.notesExpiryOp(next, next.deletedAt ? expiresAt : undefined)];
+    }
+    const moved = before === undefined || before.notes !== next.notes || deletion;
     if (!moved) return [];
     if (next.notes) {
       const item = notesItemOf(next, next.deletedAt ? expiresAt : undefined);
       return [{ item: { Put: { TableName: this.table, Item: item } }, sizeHint: itemSize(item) }];
     }
     return before?.notes ? [{ item: { Delete: { TableName: this.table, Key: notesKey(next.workspaceId, next.taskId) } } }] : [];
+  }
+
+  /** The notes item kept until `expiresAt` (a delete), or for good (undefined: a restore), its text untouched. */
+  private notesExpiryOp(task: Task, expiresAt: number | undefined): WriteOp {
+    return {
+      item: {
+        Update: {
+          TableName: this.table,
+          Key: notesKey(task.workspaceId, task.taskId),
+          ...(expiresAt === undefined
+            ? { UpdateExpression: 'REMOVE expiresAt' }
+            : { UpdateExpression: 'SET expiresAt = :e', ExpressionAttributeValues: { ':e': expiresAt } }),
+        },
+      },
+      // Billed by the item's size, which was not read: notes of the longest kind.
+      sizeHint: MAX_NOTES_BYTES,
+    };
   }
 
   /**

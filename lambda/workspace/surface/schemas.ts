@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ROLES } from '../../vocabulary.js';
-import { MAX_BLOCKERS } from '../model/limits.js';
+import { MAX_BLOCKERS, MAX_NOTES_LENGTH } from '../model/limits.js';
 import { STATUS_CATEGORIES } from '../model/statuses.js';
 import { PRIORITIES } from '../model/types.js';
 
@@ -177,7 +177,7 @@ export const activityIdOutput = { activityId: z.optional(z.string().check(z.desc
 // ---- a task's fields, as task_create, task_update and both bulk tools take them --------------------
 
 export const titleArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(300));
-export const notesArg = z.string().check(z.maxLength(10_000));
+export const notesArg = z.string().check(z.maxLength(MAX_NOTES_LENGTH));
 export const labelsArg = z.array(labelArg).check(z.maxLength(10));
 export const whoArg = z.string().check(z.minLength(1), z.maxLength(100));
 /** A recurring task's rule: a phrase or an RRULE, read by model/repeat-rules.ts (which names what it refuses). */

@@ -23,6 +23,7 @@ import { addDays, dateInZone } from '../model/time.js';
 import type { Priority, Task, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse, statusSetOf } from '../store/lookups.js';
 import type { WriteContext } from '../store/stores.js';
+import { isWhole, withNotesSet } from '../store/task-items.js';
 import { type Blockers, linkFields, resolveBlockers } from './links.js';
 import { type Placement, resolveParent, restorePlacement } from './subtasks.js';
 
@@ -382,6 +383,8 @@ export const planChange = async (
     parentNumber: _pnum,
     ...kept
   } = task;
+  if (patch.notes !== undefined && !isWhole(task))
+    throw new Error(`task ${task.taskId} was read without its notes; a change of them needs them`);
   const notes = patch.notes === undefined ? task.notes : (patch.notes ?? undefined);
   const nextAssignee = assigneeId === undefined ? task.assigneeId : (assigneeId ?? undefined);
   // Closed as it was keeps its time; closed anew (completed, canceled, or done after canceled) is closed now.
@@ -426,7 +429,8 @@ export const planChange = async (
   if (sameTask(task, next)) return undefined;
   return {
     before: task,
-    next,
+    // Its item and word entries derive from the notes it now has, not from the ones it was read with.
+    next: patch.notes === undefined ? next : withNotesSet(next, notes),
     ...(blockers ? { blockers } : {}),
     ...(placement ? { placement } : {}),
     ...(occurrence ? { occurrence } : {}),

@@ -1,6 +1,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ToolRefusal } from '../../errors.js';
 import { BoundedMap } from '../../platform/bounded-map.js';
+import { takeWriteUnits } from '../../platform/call-budget.js';
 import { type ItemKey, isTransientDynamoError } from '../../platform/dynamodb.js';
 import {
   MAX_TRANSACTION_ACTIONS,
@@ -13,17 +14,26 @@ import {
 } from '../../platform/transact.js';
 import { taskRecord } from '../activity/records.js';
 import { type ActivityRecord, bulkItemId, newActivityId } from '../model/activity.js';
-import { MAX_WRITE_UNITS_PER_CALL } from '../model/limits.js';
-import { invalid, limitReached, numbersBusy, race, unconfirmed, versionConflict } from '../model/refusals.js';
+import {
+  callCeiling,
+  invalid,
+  limitReached,
+  numbersBusy,
+  race,
+  refusalOfStorage,
+  treeTooBig,
+  unconfirmed,
+  versionConflict,
+} from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
 import type { WriteContext } from '../store/stores.js';
-import { subtaskEntriesOf } from '../store/task-items.js';
 import { NumberTaken, RESERVED_ATTEMPTS, withNewNumbers } from '../store/task-numbers.js';
 import { DanglingLink } from '../store/task-store.js';
 import { blockerChangeOf, blockerSideOps, changesState, transitionOps, withBlockerChange } from './links.js';
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
 import { parentSideOps } from './subtasks.js';
+import { LEAST_ROOT_ACTIONS, LEAST_SUBTASK_ACTIONS } from './trees.js';
 
 /**
  * The one writer of tasks. Every change of a task, through every door (task_create, tasks_create,
@@ -221,35 +231,6 @@ const markCommentsExpiring = async (ctx: WriteContext, keys: readonly ItemKey[],
 
 // ---- a tree at once ------------------------------------------------------------------------------
 
-/**
- * A task's subtasks and theirs, live, whole (with their notes): what a delete of it takes along and
- * a completion with its subtasks completes. Read level by level, from the entries each parent keeps.
- */
-export const readSubtree = async (ctx: WriteContext, root: Task): Promise<Task[]> => {
-  const { stores, caller } = ctx;
-  const out: Task[] = [];
-  let level: readonly Task[] = [root];
-  while (level.length) {
-    const entries = (
-      await Promise.all(
-        level
-          .filter((t) => t.subtaskCount)
-          .map(async (t) => subtaskEntriesOf(t) ?? (await stores.tasks.subtasksOf(caller.workspaceId, t.taskId))),
-      )
-    ).flat();
-    if (!entries.length) break;
-    const read = await stores.tasks.getMany(
-      caller.workspaceId,
-      entries.map((e) => e.taskId),
-      { notes: true },
-    );
-    // In the order they were made, as their parent lists them.
-    level = [...read.values()].filter((t) => !t.deletedAt).sort((a, b) => (a.number ?? 0) - (b.number ?? 0));
-    out.push(...level);
-  }
-  return out;
-};
-
 export interface WrittenTree {
   readonly written: readonly WrittenTask[];
   /** The id change_undo takes to undo them all, when more than the task itself changed. */
@@ -283,11 +264,15 @@ export const changeTree = async (
   }
   const deleting = patch.deleted === true;
   const tasks = [root, ...others];
+  // A task's comments go with it in the same write: more than the write holds need not be read to be refused.
+  const room = MAX_TRANSACTION_ACTIONS - LEAST_ROOT_ACTIONS - others.length * LEAST_SUBTASK_ACTIONS;
   const [plans, comments] = await Promise.all([
     Promise.all(tasks.map((t) => planChange(ctx, t, patch, { subtree: true }))),
     deleting
       ? Promise.all(
-          tasks.map((t, i) => (i === 0 && opts.comments ? opts.comments : stores.comments.keysOfTask(caller.workspaceId, t.taskId))),
+          tasks.map((t, i) =>
+            i === 0 && opts.comments ? opts.comments : stores.comments.keysOfTask(caller.workspaceId, t.taskId, Math.max(1, room + 1)),
+          ),
         )
       : tasks.map(() => []),
   ]);
@@ -324,18 +309,8 @@ export const changeTree = async (
     return { p, record, ops };
   });
   const all = combine(parts.flatMap((x) => x.ops));
-  if (all.length > MAX_TRANSACTION_ACTIONS) {
-    throw limitReached(
-      opts.param ?? 'taskId',
-      `${deleting ? 'deleting' : 'changing'} ${nameOf(ctx, root)} with its ${changed.length - 1} subtask(s) would write ${all.length} items, more than one all-or-nothing ` +
-        `write holds (${MAX_TRANSACTION_ACTIONS}); ${
-          deleting
-            ? 'delete some of its subtasks first (task_delete each) or move them off it (parent: null)'
-            : 'complete some of its subtasks first (tasks_update with status done)'
-        }, then it.`,
-      { actions: all.length, tasks: changed.length },
-    );
-  }
+  if (all.length > MAX_TRANSACTION_ACTIONS)
+    throw treeTooBig(nameOf(ctx, root), deleting ? 'delete' : 'complete', changed.length - 1, all.length, opts.param ?? 'taskId');
   try {
     await stores.commit(all);
   } catch (err) {
@@ -364,6 +339,8 @@ export type ItemOutcome =
 /** A refusal as an item's reason; anything else is the call's failure (a 5xx, no internals). */
 const asItemError = (err: unknown, ctx: WriteContext, next?: Task): Error => {
   if (err instanceof ToolRefusal) return err;
+  const refused = refusalOfStorage(err);
+  if (refused) return refused;
   if (err instanceof WriteNotConfirmed) return next ? notConfirmed(ctx, next) : unconfirmed('task_get shows whether it was written.');
   if (isTransientDynamoError(err)) return unconfirmed('Read it before retrying.');
   throw err;
@@ -373,12 +350,7 @@ const asItemError = (err: unknown, ctx: WriteContext, next?: Task): Error => {
 const waitsOnRefused = (_position: number) =>
   invalid('blockedBy', 'a task it waits on in this call was not created, so this one is not either.');
 
-const ceilingRefusal = () =>
-  limitReached(
-    'tasks',
-    `not written: this call reached the ${MAX_WRITE_UNITS_PER_CALL} write units one call may spend (long notes cost the most); send the rest in another call.`,
-    { most: MAX_WRITE_UNITS_PER_CALL },
-  );
+const ceilingRefusal = () => callCeiling('tasks');
 
 /**
  * Changes many tasks, each on its own (all or nothing per task): the writes go in as few
@@ -413,16 +385,11 @@ export const changeTasks = async (
     }),
   );
   planned.sort((a, b) => a.i - b.i);
-  // The call's ceiling, in input order.
-  let spent = 0;
+  // The call's write units, in input order: the first entry past them and every one after is not written.
   const within = planned.filter((g) => {
-    const units = g.ops.reduce((sum, op) => sum + opWriteUnits(op), 0);
-    if (spent + units > MAX_WRITE_UNITS_PER_CALL) {
-      outcomes[g.i] = { ok: false, error: ceilingRefusal() };
-      return false;
-    }
-    spent += units;
-    return true;
+    if (takeWriteUnits(g.ops.reduce((sum, op) => sum + opWriteUnits(op), 0))) return true;
+    outcomes[g.i] = { ok: false, error: ceilingRefusal() };
+    return false;
   });
   let pending = within;
   for (let round = 1; pending.length && round <= 3; round++) {
@@ -501,7 +468,6 @@ export const createTasks = async (
   planned.sort((a, b) => a.i - b.i);
   const created = new Map<string, number>();
   const failedEarlier = (item: CreateItem) => (item.after ?? []).find((j) => j < 0 || (outcomes[j] !== undefined && !outcomes[j]!.ok));
-  let spent = 0;
   let queue = [...planned];
   // A call that needs more than one transaction takes its numbers first, in one update: its
   // transactions then meet no other create on the counter (under contention each would go round).
@@ -520,16 +486,14 @@ export const createTasks = async (
     if (!queue.length) break;
     const chunk = takeChunk(ctx, queue);
     if (!chunk.length) break;
-    const units = chunk.reduce((sum, x) => sum + estimateCreate(ctx, x.p, x.item), 0);
-    if (spent + units > MAX_WRITE_UNITS_PER_CALL) {
+    // The call's write units: the first chunk past them and every one after is not written.
+    if (!takeWriteUnits(chunk.reduce((sum, x) => sum + estimateCreate(ctx, x.p, x.item), 0))) {
       for (const x of chunk) outcomes[x.i] = { ok: false, error: ceilingRefusal() };
       queue = queue.filter((x) => !chunk.includes(x));
-      // Later items may be smaller; they are checked one chunk at a time, in order.
       continue;
     }
     try {
       for (const w of await writeCreates(ctx, chunk, created, reserved)) outcomes[w.i] = { ok: true, written: w.written };
-      spent += units;
     } catch (err) {
       if (err instanceof UnconfirmedCreates) {
         // What the call would have made, kept so that the same call again replays this very write.
@@ -561,7 +525,6 @@ export const createTasks = async (
             outcomes[x.i] = { ok: false, error: asItemError(e, ctx, x.p.next) };
           }
         }
-        spent += units;
       }
     }
     queue = queue.filter((x) => !chunk.includes(x));
@@ -570,9 +533,13 @@ export const createTasks = async (
 };
 
 /** Reserves numbers for `items` (consecutive, in their order) and notes each item's. */
-const reserveNumbers = async (ctx: WriteContext, items: readonly { readonly i: number }[], reserved: Map<number, number>): Promise<void> => {
+const reserveNumbers = async (
+  ctx: WriteContext,
+  items: readonly { readonly i: number }[],
+  reserved: Map<number, number>,
+): Promise<void> => {
   const first = await ctx.stores.numbers.reserve(ctx.caller.workspaceId, items.length);
-  items.forEach((x, k) => reserved.set(x.i, first + k));
+  for (const [k, x] of items.entries()) reserved.set(x.i, first + k);
 };
 
 /** A create's ops as sized before its number is known: the task's, its record's, and what it writes besides. */

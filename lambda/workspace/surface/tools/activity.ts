@@ -1,17 +1,15 @@
 import * as z from 'zod/mini';
-import { ToolRefusal } from '../../../errors.js';
 import type { InputRequired, ToolContext } from '../../../mcp/tool-registry.js';
-import { itemSize, writeUnitsOf } from '../../../platform/item-size.js';
 import type { Role } from '../../../vocabulary.js';
 import { describeChange, whenPhrase } from '../../activity/render.js';
 import { lowersPower } from '../../membership/rules.js';
 import { ACTIVITY_ID_PATTERN, ACTIVITY_KINDS, type ActivityRecord, TEAM_KINDS } from '../../model/activity.js';
 import { readDay, readLine } from '../../model/date-words.js';
-import { MAX_WRITE_UNITS_PER_CALL } from '../../model/limits.js';
 import { alreadyUndone, changeExpired, changeNotFound, invalid } from '../../model/refusals.js';
 import { addDays, instantInZone } from '../../model/time.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
 import { undoChange } from '../../undo/undo.js';
+import { undoCallItems } from '../../undo/undo-call.js';
 import { confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
@@ -289,24 +287,13 @@ export const changeUndo = defineTool({
   },
 });
 
-/**
- * What undoing a record is estimated to write before it is tried: its target, the undo's record and
- * the mark, each about the record's size. After it, what the writer counted replaces the estimate.
- */
-const undoUnits = (r: ActivityRecord): number => 2 * (3 * writeUnitsOf(itemSize(r as unknown as Record<string, unknown>)) + 1);
-
-/**
- * Undoes the items of a bulk call that still can, each on its own, in order, within what one call
- * may write; the answer names every item: undone, or not and why (changed since, undone already,
- * expired, or left for the next call once the call's write units are spent).
- */
+/** Undoes the changes of a bulk call that still can, once the person agreed (undo/undo-call.ts does it). */
 const undoCall = async (
   ctx: ToolContext<WorkspaceServices>,
   callId: string,
   items: readonly ActivityRecord[],
   names: Awaited<ReturnType<typeof loadNames>>,
 ): Promise<UndoOutput | InputRequired> => {
-  const nowSeconds = Math.floor(ctx.now.getTime() / 1000);
   const asked = confirmation(
     ctx,
     { id: callId, state: 'live' },
@@ -318,46 +305,12 @@ const undoCall = async (
   );
   if (asked.kind === 'ask') return asked.request;
   if (asked.kind !== 'proceed') return { undone: callId, undid: false, summary: `${items.length} change(s)`, declined: asked.kind };
-  const results: NonNullable<UndoOutput['items']> = [];
-  let spent = 0;
-  let ceiling = false;
-  // Last change first, as a stack unwinds (a subtask made after its parent goes before it), but a
-  // call that deleted is restored in its own order: a parent before its subtasks.
-  const order = items.every((r) => r.action === 'deleted') ? items : [...items].reverse();
-  for (const r of order) {
-    if (r.undoneBy) {
-      results.push({ activityId: r.activityId, undid: false, reason: `undone already by ${r.undoneBy}` });
-      continue;
-    }
-    if (r.expiresAt <= nowSeconds) {
-      results.push({ activityId: r.activityId, undid: false, reason: 'older than the changes kept' });
-      continue;
-    }
-    const units = undoUnits(r);
-    if (ceiling || spent + units > MAX_WRITE_UNITS_PER_CALL) {
-      ceiling = true;
-      results.push({
-        activityId: r.activityId,
-        undid: false,
-        reason: `left for the next call: this one reached the ${MAX_WRITE_UNITS_PER_CALL} write units one call may spend`,
-      });
-      continue;
-    }
-    try {
-      const { undo, writeUnits } = await undoChange(undoContext(ctx), r);
-      spent += writeUnits ?? units;
-      results.push({ activityId: r.activityId, undid: true, undoId: undo.activityId });
-    } catch (err) {
-      if (!(err instanceof ToolRefusal)) throw err;
-      results.push({ activityId: r.activityId, undid: false, reason: err.message });
-    }
-  }
-  results.sort((a, b) => (a.activityId < b.activityId ? -1 : 1));
+  const { items: results, cut } = await undoCallItems(undoContext(ctx), items, ctx.services.activity.retentionDays);
   const undid = results.filter((i) => i.undid).length;
   const summary =
     `Undid ${undid} of ${items.length} change(s) of ${callId}` +
-    (ceiling ? `; call change_undo ${callId} again to go on (what is undone is skipped)` : '');
-  return { undone: callId, undid: undid > 0, summary, items: results };
+    (cut ? `; call change_undo ${callId} again to go on (what is undone is skipped)` : '');
+  return { undone: callId, undid: undid > 0, summary, items: [...results] };
 };
 
 export const ACTIVITY_TOOLS = [activityList, changeUndo];

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
-import { roleAtLeast } from '../../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
-import { invalid, nothingToChange, othersSubtasks, versionConflict } from '../../model/refusals.js';
+import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
 import { categoryOfKey, DEFAULT_SET, phaseOf, readStatusFilter, type StatusFilter, setOf } from '../../model/statuses.js';
 import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
@@ -13,7 +12,8 @@ import { inStates } from '../../store/task-queries.js';
 import type { TaskPosition } from '../../store/task-store.js';
 import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
-import { changeTask, changeTree, createTasks, readSubtree } from '../../tasks/task-writer.js';
+import { changeTask, changeTree, createTasks } from '../../tasks/task-writer.js';
+import { readTree } from '../../tasks/trees.js';
 import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { toSummary, toTaskOutput } from '../outputs.js';
@@ -292,8 +292,10 @@ const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output
   // Its open subtasks: completed with it in the same write when asked, else named in the answer.
   const wctx = writeContext(ctx);
   const open = (subtaskEntriesOf(task) ?? []).filter((s) => s.status === 'open');
-  const subtree =
-    status === 'done' && args.withSubtasks && open.length ? (await readSubtree(wctx, task)).filter((t) => t.status === 'open') : [];
+  if (args.version !== undefined && args.version !== task.version)
+    throw versionConflict(`task ${taskNameOf(principal.workspaceKey, task)}`, task.version, args.version, 'task_get');
+  // Read without notes, once its counts say the tree can be completed in one write.
+  const subtree = status === 'done' && args.withSubtasks && open.length ? await readTree(wctx, task, 'complete', 'withSubtasks') : [];
   const [names, tree, early] = await Promise.all([
     loadNames(services, principal),
     // Completing sets the first done status (a canceled task too); reopening, the first unstarted one.
@@ -389,20 +391,14 @@ export const taskDelete = defineTool({
       services.comments.keysOfTask(principal.workspaceId, taskId),
       loadNames(services, principal),
     ]);
-    // Its subtasks go with it, in the same write: the person is told how many before.
-    const subtree = task.subtaskCount ? await readSubtree(wctx, task) : [];
-    // Refused before the person is asked about a state the caller did not read.
+    // Refused before the person is asked about a state the caller did not read, or a task they may not delete.
     if (args.version !== undefined && args.version !== task.version) {
       throw versionConflict(`task ${taskName(toSummary(task, names))}`, task.version, args.version, 'task_get');
     }
     requireOwnOrAdmin(principal, task.createdBy, 'delete tasks');
-    // Its subtasks go with it, each under the same rule: refused before the person is asked.
-    const theirs = roleAtLeast(principal.role, 'admin') ? [] : subtree.filter((t) => t.createdBy !== principal.userId);
-    if (theirs.length)
-      throw othersSubtasks(
-        taskNameOf(principal.workspaceKey, task),
-        theirs.map((t) => taskNameOf(principal.workspaceKey, t)),
-      );
+    // Its subtasks go with it, in the same write, each under the same rule: decided from the counts
+    // and entries each level keeps before that level is read (tasks/trees.ts), and the person is told how many.
+    const subtree = task.subtaskCount ? await readTree(wctx, task, 'delete', 'taskId') : [];
     const withIt = [
       subtree.length
         ? `its ${subtree.length} subtask(s) (${subtree

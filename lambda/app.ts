@@ -63,6 +63,7 @@ export const createApp = (rt: Runtime): App => {
       rt.keys,
       config.activityDays,
       rt.files ? { ...rt.files, maxBytes: config.attachments.maxBytes, quotaBytes: config.attachments.quotaBytes } : undefined,
+      config.functionTimeoutSeconds,
     ),
     keys: rt.keys,
   };

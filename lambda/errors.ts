@@ -252,6 +252,10 @@ export type RefusalReason =
   | 'busy'
   /** DynamoDB did not confirm the write: it may or may not have happened. */
   | 'unconfirmed'
+  /** The same call (same caller, tool and arguments) is being made right now: call again shortly for its answer. */
+  | 'in-progress'
+  /** The same call was made a moment ago and its answer was lost: nothing was written again. */
+  | 'made-already'
   /** The workspace's data is being brought to a new layout (npm run admin -- migrate); reads work. */
   | 'upgrading'
   | 'conflict';

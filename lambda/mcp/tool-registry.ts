@@ -49,6 +49,11 @@ export interface ToolContext<S> {
   readonly toolName: string;
   /** The answers of a retried multi round-trip request, with the state the handler left. */
   readonly input?: { readonly responses: Readonly<Record<string, unknown>>; readonly state: unknown };
+  /**
+   * Work that need not hold the answer (keeping it for a retry): awaited beside the release of the
+   * call's lease, after the answer is made. Best effort: its failure does not change the answer.
+   */
+  readonly defer?: (work: Promise<unknown>) => void;
 }
 
 /**
@@ -210,8 +215,12 @@ export class ToolRegistry<S> {
       return { result: textResult(err.message, true), headers: err.headers };
     }
     let outcome: ToolOutcome = 'failed';
+    const deferred: Promise<unknown>[] = [];
+    const defer = (work: Promise<unknown>) => {
+      deferred.push(work.catch(() => undefined));
+    };
     try {
-      const out = await def.run(parsed.data, { ...ctx, toolName: name });
+      const out = await def.run(parsed.data, { ...ctx, toolName: name, defer });
       if (isInputRequired(out)) {
         outcome = 'input_required';
         return { result: {}, inputRequired: out };
@@ -230,7 +239,7 @@ export class ToolRegistry<S> {
       outcome = 'error';
       return { result: textResult(err.message, true) };
     } finally {
-      await release();
+      await Promise.all([release(), ...deferred]);
       audit(outcome);
     }
   }

@@ -117,6 +117,16 @@ export const activityShardPks = (workspaceId: string): string[] =>
 export const NUMBER_SHARDS = 8;
 export const numberPk = (workspaceId: string, n: number): string => `WS#${workspaceId}#NO${n % NUMBER_SHARDS}`;
 
+/**
+ * A call's claim (workspace/store/call-claims.ts): that this caller made this call with these
+ * arguments, and its answer, for a few minutes; spread over four partitions by the call's key.
+ */
+export const CALL_CLAIM_SHARDS = 4;
+export const callClaimKey = (workspaceId: string, callKey: string): { pk: string; sk: string } => ({
+  pk: `WS#${workspaceId}#CALL${shardOf(callKey, CALL_CLAIM_SHARDS)}`,
+  sk: callKey,
+});
+
 // ---- layout 1 (kept readable until a workspace is migrated: npm run admin -- migrate) ------------
 
 /** gsi1 partition holding every task of a workspace, ordered by `taskOrderKey`. */

@@ -41,7 +41,14 @@ type Op =
 const fault: fc.Arbitrary<Fault | undefined> = fc.option(
   fc.record({
     nth: fc.integer({ min: 1, max: 4 }),
-    mode: fc.constantFrom('throttle' as const, 'internal' as const, 'reset' as const, 'conditional' as const, 'lost' as const, 'in-progress' as const),
+    mode: fc.constantFrom(
+      'throttle' as const,
+      'internal' as const,
+      'reset' as const,
+      'conditional' as const,
+      'lost' as const,
+      'in-progress' as const,
+    ),
   }),
   { nil: undefined },
 );
@@ -80,7 +87,8 @@ const claimsOf = async (workspaceId: string): Promise<{ number: number; taskId: 
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
-      for (const item of page.Items ?? []) out.push({ number: Number(String(item.sk).slice('TASKNO#'.length)), taskId: String(item.taskId) });
+      for (const item of page.Items ?? [])
+        out.push({ number: Number(String(item.sk).slice('TASKNO#'.length)), taskId: String(item.taskId) });
       start = page.LastEvaluatedKey;
     } while (start);
   }

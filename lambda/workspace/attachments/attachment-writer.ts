@@ -8,7 +8,7 @@ import { attachmentGone } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Attachment, Task } from '../model/types.js';
 import { newAttachmentId } from '../store/attachment-store.js';
-import { confirmedOr } from '../store/confirmed.js';
+import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
 
 /**
@@ -71,8 +71,9 @@ export const addAttachment = async (ctx: WriteContext, task: TaskRef, file: NewA
   await stores.files.store.put(key, file.bytes, file.type);
   await undoingOnFailure(
     () =>
-      confirmedOr(`task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, () =>
+      writeClaimed(ctx, record.activityId, `task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, (claim) =>
         stores.commit([
+          ...claim,
           ...stores.attachments.addOps(attachment, stores.files.quotaBytes, taskNameOf(caller.workspaceKey, task)),
           stores.activity.recordOp(record),
         ]),

@@ -4,7 +4,7 @@ import type { ActivityRecord } from '../model/activity.js';
 import { uuidV7 } from '../model/ids.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Comment, Task } from '../model/types.js';
-import { confirmedOr } from '../store/confirmed.js';
+import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
 
 /**
@@ -39,10 +39,11 @@ export const addComment = async (ctx: WriteContext, task: TaskRef, body: string,
   // No condition on the task itself: every comment of a busy task would then queue on that one
   // item (DynamoDB answers concurrent transactions on an item with conflicts). A comment landing on a
   // task deleted that very moment is invisible with it (docs/workspace.md, known limits).
-  await commit(
+  await writeClaimed(
     ctx,
-    [stores.comments.addOp(comment), stores.activity.recordOp(record)],
+    record.activityId,
     `comments_list ${taskNameOf(caller.workspaceKey, task)} shows whether it was added.`,
+    (claim) => stores.commit([...claim, stores.comments.addOp(comment), stores.activity.recordOp(record)]),
   );
   return { comment, record };
 };

@@ -3,7 +3,8 @@ import type { Member, Role, Status } from '../../vocabulary.js';
 import { memberRecord } from '../activity/records.js';
 import type { ActivityRecord, ChangeSource } from '../model/activity.js';
 import { emailTaken, memberNotFound } from '../model/refusals.js';
-import { confirmedOr } from '../store/confirmed.js';
+import type { CallClaim } from '../store/call-claims.js';
+import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WorkspaceStores } from '../store/stores.js';
 import { revokeAllOf } from './credentials.js';
 import { type Actor, checkInvite, checkRemoval, checkRoleChange, checkStatusChange, memberOrRefuse, requireRole } from './rules.js';
@@ -23,6 +24,8 @@ type Stores = Pick<WorkspaceStores, 'directory' | 'activity' | 'tokens' | 'grant
 export interface MemberChangeOptions {
   /** The change this one undoes: marked undone in the same write. */
   readonly undoes?: ActivityRecord;
+  /** The call's claim (an invitation must not be made twice): its write carries it (store/call-claims.ts). */
+  readonly claim?: CallClaim;
 }
 
 export interface MemberChange {
@@ -63,8 +66,9 @@ export const inviteMember = async (
   checkInvite(actor, member.role);
   const fresh: Member = opts.undoes ? { ...member, credentialsFrom: source.now.toISOString() } : member;
   const r = recorder(stores, source, opts);
-  const outcome = await confirmedOr(`members_list shows whether ${member.email} was added.`, () =>
-    stores.directory.inviteMember(fresh, r.ops(undefined, fresh)),
+  const ops = r.ops(undefined, fresh);
+  const outcome = await writeClaimed(opts, r.record()!.activityId, `members_list shows whether ${member.email} was added.`, (claim) =>
+    stores.directory.inviteMember(fresh, ops, claim),
   );
   if (outcome === 'email_taken') throw emailTaken(member.email);
   return { member: fresh, changed: true, record: r.record()! };

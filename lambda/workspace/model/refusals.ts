@@ -150,10 +150,10 @@ export const exists = (what: string) => new ConflictRefusal(`Conflict: ${what} e
  * DynamoDB did not say whether the write happened (it kept answering that the transaction was in
  * progress, or timed out): `check` says how to find out.
  */
-export const unconfirmed = (check: string) =>
+export const unconfirmed = (check: string, claimed = false) =>
   new ConflictRefusal(
     `Not confirmed: the database did not confirm this change in time, so it may or may not have been written. ${check} ` +
-      'A retry of this same call from this connection replays the same write, so it is never written twice.',
+      (claimed ? 'Calling it again with the same arguments is safe: it is never written twice.' : 'Read it before calling again.'),
     'unconfirmed',
   );
 
@@ -163,6 +163,22 @@ export const numbersBusy = () =>
     'Busy: many tasks are being created in this workspace right now, so no task number could be taken and nothing was written; try again in a few seconds.',
     'busy',
     { retryAfterSeconds: 2 },
+  );
+
+/** The same call (same caller, tool and arguments) is being made right now: its answer comes in a moment. */
+export const callInProgress = (at: string, retryAfterSeconds: number) =>
+  new ConflictRefusal(
+    `In progress: this same call (same arguments) was started ${at} and is still being made, so nothing was written again; call it again in ${retryAfterSeconds} s for its answer.`,
+    'in-progress',
+    { retryAfterSeconds },
+  );
+
+/** The same call was made and its answer lost (a write not confirmed in time, or a fault after it): nothing is written again. */
+export const callMadeUnanswered = (at: string, callId: string) =>
+  new ConflictRefusal(
+    `Made already: this same call (same arguments) was made ${at} (change ${callId}) but its answer was lost, so nothing was written again; activity_list shows what it changed.`,
+    'made-already',
+    { callId },
   );
 
 export const busyTarget = (what: string) =>

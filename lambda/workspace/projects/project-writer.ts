@@ -5,7 +5,7 @@ import type { ActivityRecord } from '../model/activity.js';
 import { projectHoldsTasks, versionConflict } from '../model/refusals.js';
 import { DEFAULT_SET, type StatusSet, setOf } from '../model/statuses.js';
 import type { Project } from '../model/types.js';
-import { confirmedOr } from '../store/confirmed.js';
+import { writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
 
 /**
@@ -62,8 +62,9 @@ const write = async (
 ): Promise<WrittenProject> => {
   const { stores, caller, source } = ctx;
   const record = projectRecord(stores.activity, source, before, next, opts.undoes ? { undoOf: opts.undoes.activityId } : {});
-  await confirmedOr(`project_get ${next.projectId} shows whether it was written.`, () =>
+  await writeClaimed(ctx, record.activityId, `project_get ${next.projectId} shows whether it was written.`, (claim) =>
     stores.commit([
+      ...claim,
       stores.projects.putOp(next, before?.version, next.deletedAt ? record.expiresAt : undefined),
       stores.names.changeOp(caller.workspaceId),
       stores.activity.recordOp(record),

@@ -2,10 +2,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoGrantStore } from '../../auth/grants.js';
 import { DynamoTokenStore } from '../../auth/personal-tokens.js';
 import type { KeySource } from '../../platform/key-ring.js';
-import { commitGroups, commitWrites, sendTransaction } from '../../platform/transact.js';
+import { commitGroups, commitWrites } from '../../platform/transact.js';
 import { refusalOfStorage } from '../model/refusals.js';
 import { DynamoActivityStore } from './activity-store.js';
 import { DynamoAttachmentStore } from './attachment-store.js';
+import { CallClaims } from './call-claims.js';
 import { DynamoCommentStore } from './comment-store.js';
 import { DynamoDirectoryStore } from './directory-store.js';
 import { DirectoryNames } from './names.js';
@@ -37,6 +38,8 @@ export const createWorkspaceStores = (
   keys: KeySource,
   activityDays: number,
   files: AttachmentFiles = NO_FILES,
+  /** How long one call may run (the function's timeout): how long a call's claim counts as in progress. */
+  callSeconds = 30,
 ): WorkspaceStores => {
   const names: DirectoryNames = new DirectoryNames(db, table, async (ws) => {
     const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
@@ -60,10 +63,10 @@ export const createWorkspaceStores = (
     names,
     activity: new DynamoActivityStore(db, table, activityDays),
     numbers,
+    calls: new CallClaims(db, table, callSeconds),
     // What the storage layer could not do, in the workspace's words (model/refusals.ts): every writer's
     // write comes through here, so each door's caller gets the same refusal.
     commit: (ops) => commitWrites(db, ops).catch(asRefusal),
     commitEach: async (groups) => (await commitGroups(db, groups)).map((err) => (err ? (refusalOfStorage(err) ?? err) : undefined)),
-    resend: (input) => sendTransaction(db, input).catch(asRefusal),
   };
 };

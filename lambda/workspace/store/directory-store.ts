@@ -23,7 +23,8 @@ export interface DirectoryStore {
    * `extra` (the change's activity record).
    */
   /** Creates the member and claims its e-mail; false when the e-mail (or the user id) is taken. */
-  createMember(member: Member, extra?: readonly WriteOp[]): Promise<boolean>;
+  /** `lead`: ops that go first in the write (a call's claim, whose refusal must be the one told). */
+  createMember(member: Member, extra?: readonly WriteOp[], staleClaimOf?: string, lead?: readonly WriteOp[]): Promise<boolean>;
   setWorkspaceStatus(workspaceId: string, status: Status, extra?: readonly WriteOp[]): Promise<boolean>;
   /** False when the member is gone. `credentialsFrom` (enabling again): their credentials from before are dead. */
   setMemberStatus(
@@ -37,7 +38,7 @@ export interface DirectoryStore {
    * Adds a member by e-mail. A claim left behind by a removed member of the same workspace (from
    * before removals released it in the same write) is taken over, so that person can be invited again.
    */
-  inviteMember(member: Member, extra?: readonly WriteOp[]): Promise<'created' | 'email_taken'>;
+  inviteMember(member: Member, extra?: readonly WriteOp[], lead?: readonly WriteOp[]): Promise<'created' | 'email_taken'>;
   /** Changes the role only if it is still `expectedRole` (ConflictRefusal / NotFoundRefusal otherwise). */
   setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role, extra?: readonly WriteOp[]): Promise<void>;
   /** Deletes the member (if still `expectedRole`) and frees its e-mail. */
@@ -111,11 +112,17 @@ export class DynamoDirectoryStore implements DirectoryStore {
     return this.putIfAbsent({ pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, layout: CURRENT_LAYOUT, ...ws });
   }
 
-  async createMember(member: Member, extra: readonly WriteOp[] = [], staleClaimOf?: string): Promise<boolean> {
+  async createMember(
+    member: Member,
+    extra: readonly WriteOp[] = [],
+    staleClaimOf?: string,
+    lead: readonly WriteOp[] = [],
+  ): Promise<boolean> {
     const email = member.email.toLowerCase();
     const taken = new Error('taken');
     try {
       await this.write(member.workspaceId, [
+        ...lead,
         {
           item: {
             Put: {
@@ -169,15 +176,15 @@ export class DynamoDirectoryStore implements DirectoryStore {
     return this.setStatus(workspaceId, { pk: wsPk(workspaceId), sk: memberSk(userId) }, status, extra, true, credentialsFrom);
   }
 
-  async inviteMember(member: Member, extra: readonly WriteOp[] = []): Promise<'created' | 'email_taken'> {
-    if (await this.createMember(member, extra)) return 'created';
+  async inviteMember(member: Member, extra: readonly WriteOp[] = [], lead: readonly WriteOp[] = []): Promise<'created' | 'email_taken'> {
+    if (await this.createMember(member, extra, undefined, lead)) return 'created';
     const claim = (
       await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: emailPk(member.email), sk: EMAIL_SK }, ConsistentRead: true }))
     ).Item as { workspaceId: string; userId: string } | undefined;
     if (!claim || claim.workspaceId !== member.workspaceId || (await this.getMember(claim.workspaceId, claim.userId))) return 'email_taken';
     // The claim of a member whose removal stopped half way (before removals freed it in the same
     // write): nobody holds it, so this invitation takes it over, if it is still that one.
-    return (await this.createMember(member, extra, claim.userId)) ? 'created' : 'email_taken';
+    return (await this.createMember(member, extra, claim.userId, lead)) ? 'created' : 'email_taken';
   }
 
   async setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role, extra: readonly WriteOp[] = []): Promise<void> {

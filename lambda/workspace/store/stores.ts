@@ -1,4 +1,3 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DynamoGrantStore } from '../../auth/grants.js';
 import type { TokenStore } from '../../auth/personal-tokens.js';
 import type { FileParts } from '../../files/file-store.js';
@@ -7,6 +6,7 @@ import type { ChangeSource } from '../model/activity.js';
 import type { Caller } from '../model/caller.js';
 import type { ActivityStore } from './activity-store.js';
 import type { AttachmentStore } from './attachment-store.js';
+import type { CallClaim, CallClaims } from './call-claims.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { NamesSource } from './names.js';
@@ -19,6 +19,8 @@ export interface WriteContext {
   readonly stores: WorkspaceStores;
   readonly caller: Caller;
   readonly source: ChangeSource;
+  /** A call that must not be made twice: its first write that lands carries this claim (store/call-claims.ts). */
+  readonly claim?: CallClaim;
 }
 
 /** The stores of one deployment, built once per cold start: what every writer and read of the domain is given. */
@@ -39,15 +41,12 @@ export interface WorkspaceStores {
   readonly activity: ActivityStore;
   /** Task numbers: `DEMO-42` to a task id, and new numbers for new tasks. */
   readonly numbers: TaskNumbers;
+  /** Claims of calls that must not be made twice, and their answers. */
+  readonly calls: CallClaims;
   /** Writes the ops all together or not at all (one TransactWriteItems; platform/transact.ts). */
   readonly commit: (ops: readonly WriteOp[]) => Promise<void>;
   /** Writes independent groups, each all or nothing, in as few transactions as fit; each group's error or undefined. */
   readonly commitEach: (groups: readonly (readonly WriteOp[])[]) => Promise<(Error | undefined)[]>;
-  /**
-   * Sends a transaction DynamoDB did not confirm once more, as it was (its request token too): it is
-   * then written once, whether the first attempt committed or not (platform/transact.ts).
-   */
-  readonly resend: (input: TransactWriteCommandInput) => Promise<void>;
 }
 
 export interface AttachmentFiles extends FileParts {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { ToolContext } from '../../mcp/tool-registry.js';
 import { type ChangeSource, clientLabel } from '../model/activity.js';
 import type { WriteContext } from '../store/stores.js';
 import type { UndoContext } from '../undo/undo.js';
+import type { WorkspaceToolContext } from './define-tool.js';
 import type { WorkspaceServices } from './services.js';
 
 type Ctx = Pick<ToolContext<WorkspaceServices>, 'principal' | 'meta' | 'toolName' | 'now'>;
@@ -20,20 +20,15 @@ export const sourceOf = (ctx: Ctx): ChangeSource => {
   return { actorId: ctx.principal.userId, actorName: ctx.principal.name, client, tool: ctx.toolName, now: ctx.now };
 };
 
-/** What a tool hands a writer: the stores, the caller with their role now, and the change's source. */
-export const writeContext = (ctx: Ctx & Pick<ToolContext<WorkspaceServices>, 'services'>): WriteContext => ({
+/** What a tool hands a writer: the stores, the caller with their role now, the change's source, and the call's claim. */
+export const writeContext = (ctx: Ctx & Pick<WorkspaceToolContext, 'services' | 'claim'>): WriteContext => ({
   stores: ctx.services,
   caller: ctx.principal,
   source: sourceOf(ctx),
+  ...(ctx.claim ? { claim: ctx.claim } : {}),
 });
 
 export const undoContext = (ctx: Ctx & Pick<ToolContext<WorkspaceServices>, 'services'>): UndoContext => ({
   ...writeContext(ctx),
   scopes: ctx.principal.scopes,
 });
-
-/** What names a call for the writer's replay of an unconfirmed create: the caller, the tool and its arguments. */
-export const replayKeyOf = (ctx: Ctx, args: unknown): string =>
-  createHash('sha256')
-    .update(JSON.stringify([ctx.principal.workspaceId, ctx.principal.userId, ctx.toolName, args]))
-    .digest('base64url');

@@ -3,6 +3,7 @@ import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import { hasAttachments, hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
+import { stableJson } from '../model/stable-json.js';
 import {
   categoryOfKey,
   DEFAULT_SET,
@@ -252,18 +253,6 @@ const parentFields = (p: Placement): Pick<Task, 'parentId' | 'parentNumber'> => 
   parentId: p.parentId,
   ...(p.parentNumber !== undefined ? { parentNumber: p.parentNumber } : {}),
 });
-
-/** JSON with every object's keys in order, at every depth: two equal states give one text. */
-const stableJson = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(stableJson).join(',')}]`
-    : v && typeof v === 'object'
-      ? `{${Object.keys(v)
-          .sort()
-          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-          .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
-          .join(',')}}`
-      : JSON.stringify(v);
 
 /** Whether two states of a task are the same change-wise (bookkeeping aside). */
 const sameTask = (a: Task, b: Task): boolean => {

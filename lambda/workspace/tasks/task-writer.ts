@@ -1,6 +1,4 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ToolRefusal } from '../../errors.js';
-import { BoundedMap } from '../../platform/bounded-map.js';
 import { takeWriteUnits } from '../../platform/call-budget.js';
 import { type ItemKey, isTransientDynamoError } from '../../platform/dynamodb.js';
 import {
@@ -447,13 +445,7 @@ export interface CreateItem {
  * for something else than the counter (a blocker changed meanwhile), each of its items is tried on
  * its own, so only the one at fault is refused.
  */
-export const createTasks = async (
-  ctx: WriteContext,
-  items: readonly CreateItem[],
-  opts: { readonly replayKey?: string } = {},
-): Promise<ItemOutcome[]> => {
-  const replayed = opts.replayKey ? await replay(ctx, opts.replayKey) : undefined;
-  if (replayed) return replayed;
+export const createTasks = async (ctx: WriteContext, items: readonly CreateItem[]): Promise<ItemOutcome[]> => {
   const outcomes: ItemOutcome[] = new Array(items.length);
   const planned: { i: number; p: PlannedTask; item: CreateItem }[] = [];
   await Promise.all(
@@ -496,16 +488,8 @@ export const createTasks = async (
       for (const w of await writeCreates(ctx, chunk, created, reserved)) outcomes[w.i] = { ok: true, written: w.written };
     } catch (err) {
       if (err instanceof UnconfirmedCreates) {
-        // What the call would have made, kept so that the same call again replays this very write.
+        // What the call would have made: said, not written again (the same call again meets its claim, if it landed).
         for (const w of err.written) outcomes[w.i] = { ok: false, error: notConfirmedCreate(ctx, w.written.task) };
-        if (opts.replayKey && chunk.length === items.length) {
-          remember(
-            opts.replayKey,
-            err.input,
-            err.written.map((w) => ({ i: w.i, written: w.written })),
-            items.length,
-          );
-        }
         queue = queue.filter((x) => !chunk.includes(x));
         continue;
       }
@@ -624,7 +608,11 @@ const writeCreates = async (
       };
     });
     const records = numbered.map((x) => recordFor(ctx, x.p, { ...(x.item.recordId ? { recordId: x.item.recordId } : {}) }));
+    // The call's claim, first (a retry of the same call is refused by it before anything else).
+    const callId = records[0]!.activityId;
+    const claim = ctx.claim?.op(callId);
     const ops = combine([
+      ...(claim ? [claim] : []),
       ...counterAndClaims(numbered.map((x) => x.p.next.taskId)),
       ...numbered.flatMap((x, j) => [
         ...opsOf(ctx, x.p, { gone: new Set() }),
@@ -644,9 +632,13 @@ const writeCreates = async (
     try {
       await stores.commit(ops);
     } catch (err) {
-      if (err instanceof WriteNotConfirmed) throw new UnconfirmedCreates(err.input, written);
-      throw err;
+      // Not confirmed: the call's claim, where it carried one, says whether it landed.
+      if (!(err instanceof WriteNotConfirmed) || !claim || !(await ctx.claim!.confirm(callId))) {
+        if (err instanceof WriteNotConfirmed) throw new UnconfirmedCreates(written);
+        throw err;
+      }
     }
+    if (claim) ctx.claim!.landed(callId);
     for (const x of numbered) {
       stores.numbers.remember(x.p.next.workspaceId, x.p.next.number, x.p.next.taskId);
       created.set(x.p.next.taskId, x.p.next.number!);
@@ -655,73 +647,19 @@ const writeCreates = async (
   });
 };
 
-/** A transaction of creates DynamoDB did not confirm: the request as sent, and what it would have made. */
+/** A transaction of creates DynamoDB did not confirm: what it would have made. */
 class UnconfirmedCreates extends Error {
   override name = 'UnconfirmedCreates';
-  constructor(
-    readonly input: TransactWriteCommandInput,
-    readonly written: readonly { readonly i: number; readonly written: WrittenTask }[],
-  ) {
+  constructor(readonly written: readonly { readonly i: number; readonly written: WrittenTask }[]) {
     super('a transaction of creates was not confirmed');
   }
 }
 
 const notConfirmedCreate = (ctx: WriteContext, task: Task): ToolRefusal =>
-  unconfirmed(`It would have created ${nameOf(ctx, task)} '${task.title}'; task_get ${nameOf(ctx, task)} shows whether it did.`);
-
-/**
- * Creates DynamoDB did not confirm, by the call that asked for them (its caller, tool and
- * arguments), for as long as DynamoDB keeps a request token (ten minutes): the same call again
- * replays that very transaction, so a model that retries never gets a second task. Per instance:
- * a retry that lands on another instance is not recognised (docs/workspace.md).
- */
-const REPLAY_MS = 9 * 60_000;
-const unconfirmedCalls = new BoundedMap<
-  string,
-  {
-    readonly input: TransactWriteCommandInput;
-    readonly written: readonly { i: number; written: WrittenTask }[];
-    readonly size: number;
-    readonly until: number;
-  }
->(1_000);
-
-const remember = (
-  key: string,
-  input: TransactWriteCommandInput,
-  written: readonly { i: number; written: WrittenTask }[],
-  size: number,
-): void => {
-  unconfirmedCalls.set(key, { input, written, size, until: Date.now() + REPLAY_MS });
-};
-
-const replay = async (ctx: WriteContext, key: string): Promise<ItemOutcome[] | undefined> => {
-  const entry = unconfirmedCalls.get(key);
-  if (!entry) return undefined;
-  unconfirmedCalls.delete(key);
-  if (entry.until < Date.now()) return undefined;
-  try {
-    await ctx.stores.resend(entry.input);
-  } catch (err) {
-    // Still unknown: the same answer again, and the same replay kept for the next try.
-    if (err instanceof WriteNotConfirmed) {
-      unconfirmedCalls.set(key, entry);
-      const outcomes: ItemOutcome[] = new Array(entry.size);
-      for (const w of entry.written) outcomes[w.i] = { ok: false, error: notConfirmedCreate(ctx, w.written.task) };
-      // Kept only for a call all of whose items were in the one transaction: every position is filled.
-      return outcomes;
-    }
-    // Refused by a condition: with the same request token DynamoDB would have answered the first
-    // write's success, so it was never written, and a fresh create duplicates nothing.
-    return undefined;
-  }
-  const outcomes: ItemOutcome[] = new Array(entry.size);
-  for (const w of entry.written) {
-    ctx.stores.numbers.remember(w.written.task.workspaceId, w.written.task.number, w.written.task.taskId);
-    outcomes[w.i] = { ok: true, written: w.written };
-  }
-  return outcomes;
-};
+  unconfirmed(
+    `It would have created ${nameOf(ctx, task)} '${task.title}'; task_get ${nameOf(ctx, task)} shows whether it did.`,
+    !!ctx.claim,
+  );
 
 /** Ops on one item combined into one action where they can be (transact.ts, WriteOp.merge); the rest stay in order. */
 const combine = (ops: readonly WriteOp[]): WriteOp[] => {

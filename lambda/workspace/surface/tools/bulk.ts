@@ -11,7 +11,7 @@ import type { Task } from '../../model/types.js';
 import { changeTasks, createTasks, type ItemOutcome } from '../../tasks/task-writer.js';
 import { defineTool } from '../define-tool.js';
 import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../schemas.js';
-import { replayKeyOf, writeContext } from '../sources.js';
+import { writeContext } from '../sources.js';
 import { namesAField, newTaskOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
 import { CREATE, UPDATE } from './annotations.js';
 
@@ -209,7 +209,6 @@ export const tasksCreate = defineTool({
     const outcomes = await createTasks(
       writeContext(ctx),
       live.map((x) => ({ ...x.item, after: (x.item.after ?? []).map((j) => live.findIndex((l) => l.i === j)) })),
-      { replayKey: replayKeyOf(ctx, args) },
     );
     for (const [j, x] of live.entries()) {
       const o = outcomes[j]!;

@@ -79,7 +79,7 @@ export const memberInvite = defineTool({
       status: 'active',
       createdAt: now.toISOString(),
     };
-    const added = await inviteMember(services, principal, sourceOf(ctx), member);
+    const added = await inviteMember(services, principal, sourceOf(ctx), member, ctx.claim ? { claim: ctx.claim } : {});
     return { ...toMemberOutput(added.member), activityId: added.record?.activityId };
   },
   render: (m) => `Added:\n${memberLine(m)}${undoLine(m.activityId)}`,

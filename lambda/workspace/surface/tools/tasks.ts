@@ -35,7 +35,7 @@ import {
   taskSummaryOutput,
   versionArg,
 } from '../schemas.js';
-import { replayKeyOf, writeContext } from '../sources.js';
+import { writeContext } from '../sources.js';
 import { namesAField, newTaskOf, notesOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
@@ -216,11 +216,9 @@ export const taskCreate = defineTool({
     const refOf = refOfBoth(refs);
     const [names, [outcome]] = await Promise.all([
       loadNames(services, principal),
-      createTasks(
-        writeContext(ctx),
-        [{ fields: newTaskOf(principal, due.fields, refs.blockedBy, refs.parent), ...(refOf ? { plan: { refOf } } : {}) }],
-        { replayKey: replayKeyOf(ctx, args) },
-      ),
+      createTasks(writeContext(ctx), [
+        { fields: newTaskOf(principal, due.fields, refs.blockedBy, refs.parent), ...(refOf ? { plan: { refOf } } : {}) },
+      ]),
     ]);
     if (!outcome!.ok) throw outcome!.error;
     const written = 'written' in outcome! ? outcome!.written : undefined;

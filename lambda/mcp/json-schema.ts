@@ -49,14 +49,18 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
   return out;
 };
 
+/** Each parameter at fault and what is wrong with it, for code: `{ param, problem }`, in the order of the line above. */
+export const issuesOf = (error: z.core.$ZodError): { readonly param: string; readonly problem: string }[] =>
+  error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const where = issue.path.length ? `${issue.path.join('.')}.` : '';
+      return issue.keys.map((k) => ({ param: `${where}${k}`, problem: 'not a parameter of this call' }));
+    }
+    return [{ param: issue.path.length ? issue.path.join('.') : 'arguments', problem: issue.message }];
+  });
+
 /** One line naming every parameter at fault, for a model to correct its call. */
 export const describeIssues = (error: z.core.$ZodError): string =>
-  error.issues
-    .map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        const where = issue.path.length ? `${issue.path.join('.')}.` : '';
-        return issue.keys.map((k) => `${where}${k}: not a parameter of this call`).join('; ');
-      }
-      return `${issue.path.length ? issue.path.join('.') : 'arguments'}: ${issue.message}`;
-    })
+  issuesOf(error)
+    .map((i) => `${i.param}: ${i.problem}`)
     .join('; ');

@@ -14,7 +14,7 @@ import {
 } from './protocol.js';
 import { signRequestState, verifyRequestState } from './request-state.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import { type InputRequired, isInputRequired, type ToolRegistry, textResult } from './tool-registry.js';
+import { type InputRequired, isInputRequired, refusalResult, type ToolRegistry } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
 export interface McpApp<S> {
@@ -102,7 +102,7 @@ const toInputRequiredResult = async <S>(
     // does not exist there. A tool says so as a tool error the model can relay; a prompt as -32602.
     const message = `${target.replace(/^prompt:/, 'The prompt ')} needs input from the user, which this server can only ask for on protocol 2026-07-28 (multi round-trip requests)`;
     if (target.startsWith('prompt:')) throw new InvalidParamsError(message);
-    return { result: textResult(message, true) };
+    return { result: refusalResult(message, { reason: 'needs-input', code: 'ERR_NEEDS_INPUT', data: {} }) };
   }
   const missing: Record<string, object> = {};
   for (const request of Object.values(out.inputRequests)) {

@@ -3,7 +3,7 @@ import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRef
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ToolOutcome } from '../observability/observer.js';
 import type { Principal, Scope } from '../vocabulary.js';
-import { describeIssues, toJsonSchema } from './json-schema.js';
+import { describeIssues, issuesOf, toJsonSchema } from './json-schema.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
 import type { ContentBlock, RequestMeta } from './types.js';
@@ -199,7 +199,13 @@ export class ToolRegistry<S> {
       audit('invalid');
       const message = `Invalid arguments for ${name}: ${describeIssues(parsed.error)}`;
       if (LEGACY_INVALID_ARGS.has(ctx.meta.era.version)) throw new InvalidParamsError(message);
-      return { result: textResult(message, true) };
+      return {
+        result: refusalResult(message, {
+          reason: 'invalid-argument',
+          code: 'ERR_INVALID_ARGUMENT',
+          data: { issues: issuesOf(parsed.error) },
+        }),
+      };
     }
 
     items = def.itemsOf?.(parsed.data);
@@ -212,7 +218,14 @@ export class ToolRegistry<S> {
         throw err;
       }
       audit(err.outcome);
-      return { result: textResult(err.message, true), headers: err.headers };
+      return {
+        result: refusalResult(err.message, {
+          reason: err.outcome,
+          code: err.code,
+          data: { retryAfterSeconds: err.retryAfterSeconds },
+        }),
+        headers: err.headers,
+      };
     }
     let outcome: ToolOutcome = 'failed';
     const deferred: Promise<unknown>[] = [];
@@ -237,7 +250,7 @@ export class ToolRegistry<S> {
     } catch (err) {
       if (!(err instanceof ToolRefusal)) throw err;
       outcome = 'error';
-      return { result: textResult(err.message, true) };
+      return { result: refusalResult(err.message, { reason: err.reason, code: err.code, data: err.data }) };
     } finally {
       await Promise.all([release(), ...deferred]);
       audit(outcome);
@@ -291,4 +304,25 @@ export const isInputRequired = (value: unknown): value is InputRequired =>
 export const textResult = (text: string, isError: boolean): Record<string, unknown> => ({
   content: [{ type: 'text', text }],
   isError,
+});
+
+/**
+ * Where a refused call's reason and data are, for a client to act on without reading the words:
+ * `_meta["sh.doers/refusal"]` of the `isError` result, on every revision (docs/protocol.md lists the
+ * reasons). A key of ours, as the protocol asks of `_meta` keys that are not its own.
+ */
+export const REFUSAL_META = 'sh.doers/refusal';
+
+export interface RefusalMeta {
+  /** Stable: what happened, for code to branch on (errors.ts RefusalReason, or ratelimited, busy). */
+  readonly reason: string;
+  /** The error's stable code (ERR_NOT_FOUND, ERR_CONFLICT, ERR_RATE_LIMITED, …). */
+  readonly code: string;
+  /** What to act on: the current version, the limit, when to retry, the later changes. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export const refusalResult = (text: string, refusal: RefusalMeta): Record<string, unknown> => ({
+  ...textResult(text, true),
+  _meta: { [REFUSAL_META]: refusal },
 });

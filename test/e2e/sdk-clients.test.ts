@@ -230,6 +230,20 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
     assert.match((result.content as { text: string }[])[0]!.text, new RegExp(`${DEMO_OWNER.name}.*owner`));
   });
 
+  test('a refusal on the 2025-11-25 handshake carries the same reason and data in _meta["sh.doers/refusal"]', async () => {
+    // Arrange
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+
+    // Act
+    const missing = await client.callTool({ name: 'task_get', arguments: { taskId: 'DEMO-999999' } });
+    await client.close();
+
+    // Assert
+    assert.equal(missing.isError, true);
+    assert.deepEqual(missing._meta?.['sh.doers/refusal'], { reason: 'not-found', code: 'ERR_NOT_FOUND', data: { ref: 'DEMO-999999' } });
+  });
+
   test('creates and changes tasks in bulk, each item on its own, every result valid against its outputSchema', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
     await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
@@ -342,6 +356,39 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     assertAttachments(outcome);
     assert.equal(asked.length, 1);
     assert.match(asked[0]!, /^Delete the attachment 'signature\.png' \(70 B\) of DEMO-\d+\?/);
+  });
+
+  test('a refusal carries its reason and data in _meta["sh.doers/refusal"]: the client branches on the reason, retries with the version the data names, and tells not-found and invalid arguments apart', async () => {
+    // Arrange: a task, changed once behind the client's back.
+    const client = modernClient();
+    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    const made = (await client.callTool({ name: 'task_create', arguments: { title: `Typed refusal ${Date.now()}` } }))
+      .structuredContent as {
+      key: string;
+    };
+    await client.callTool({ name: 'task_update', arguments: { taskId: made.key, version: 1, priority: 'P2' } });
+    const refusalOf = (r: { isError?: boolean; _meta?: Record<string, unknown> }) =>
+      r.isError ? (r._meta?.['sh.doers/refusal'] as { reason: string; code: string; data: Record<string, any> }) : undefined;
+
+    // Act: a stale version; then what the data says; then a task that is not there; then an unknown argument.
+    const stale = await client.callTool({ name: 'task_update', arguments: { taskId: made.key, version: 1, title: 'Renamed' } });
+    const conflict = refusalOf(stale);
+    const retried =
+      conflict?.reason === 'version-conflict'
+        ? await client.callTool({ name: 'task_update', arguments: { taskId: made.key, version: conflict.data.current, title: 'Renamed' } })
+        : undefined;
+    const missing = refusalOf(await client.callTool({ name: 'task_get', arguments: { taskId: 'DEMO-999999' } }));
+    const invalid = refusalOf(await client.callTool({ name: 'task_get', arguments: { taskId: made.key, colour: 'red' } }));
+    await client.close();
+
+    // Assert
+    assert.deepEqual(conflict, { reason: 'version-conflict', code: 'ERR_CONFLICT', data: { current: 2, expected: 1 } });
+    assert.equal(retried?.isError, false);
+    assert.equal((retried?.structuredContent as { title: string }).title, 'Renamed');
+    assert.equal(missing?.reason, 'not-found');
+    assert.equal(missing?.code, 'ERR_NOT_FOUND');
+    assert.equal(invalid?.reason, 'invalid-argument');
+    assert.deepEqual(invalid?.data, { issues: [{ param: 'colour', problem: 'not a parameter of this call' }] });
   });
 
   test('without a token, connecting fails with the HTTP 401 the server answered', async () => {

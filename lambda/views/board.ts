@@ -44,6 +44,8 @@ const state = {
   grouping: 'due' as Grouping,
   /** The project's statuses in order (project_get's), once known. */
   statuses: undefined as Status[] | undefined,
+  /** Each shown task's status category (backlog … done, canceled) by task id, as the server gave it. */
+  categories: new Map<string, string>(),
 };
 const items = itemState();
 
@@ -80,11 +82,19 @@ function absorb(data: Json): void {
   if (Array.isArray(data.statuses)) state.statuses = statusesOf(data.statuses);
   if (Array.isArray(data.tasks)) {
     state.tasks = toTasks(data.tasks);
+    state.categories = categoriesOf(data.tasks);
     state.title =
       (state.projectId && state.tasks.find((t) => t.projectName)?.projectName) || (state.projectId ? 'Project' : 'Search results');
   }
   state.failed = undefined;
 }
+
+/** The status category of each task of a result that says it (servers before statuses do not). */
+const categoriesOf = (v: unknown, into = new Map<string, string>()): Map<string, string> => {
+  if (Array.isArray(v))
+    for (const t of v) if (isObject(t) && str(t.taskId) && str(t.statusCategory)) into.set(str(t.taskId)!, str(t.statusCategory)!);
+  return into;
+};
 
 const statusesOf = (v: unknown[]): Status[] =>
   v.flatMap((s) => (isObject(s) && str(s.name) && str(s.category) ? [{ name: str(s.name)!, category: str(s.category)! }] : []));
@@ -99,6 +109,7 @@ async function loadStatuses(): Promise<void> {
 async function reload(): Promise<void> {
   if (!state.query) return;
   const tasks: Task[] = [];
+  const categories = new Map<string, string>();
   let cursor: string | undefined;
   let pages = 0;
   // By status every column is shown, the closed ones too.
@@ -112,9 +123,11 @@ async function reload(): Promise<void> {
     }
     state.today = date(out.data.today) ?? state.today;
     tasks.push(...toTasks(out.data.tasks));
+    categoriesOf(out.data.tasks, categories);
     cursor = str(out.data.nextCursor);
   } while (cursor && ++pages < MAX_PAGES);
   state.tasks = tasks;
+  state.categories = categories;
   state.more = cursor !== undefined;
   state.loaded = true;
   render();
@@ -189,12 +202,16 @@ const nested = (column: readonly Task[]): { task: Task; depth: number }[] => {
   return out;
 };
 
+/**
+ * Done, not canceled, by its status's category (as task_get counts subtasks), whatever the status is
+ * called; a task from a server before statuses is done when it is closed.
+ */
+const isDone = (t: Task): boolean => t.status === 'done' && (state.categories.get(t.taskId) ?? 'done') === 'done';
+
 /** "1 of 2 subtasks done", of the subtasks the board holds. */
 const rollupOf = (t: Task, all: readonly Task[]): string | undefined => {
   const children = t.key ? all.filter((c) => c.parent === t.key) : [];
-  return children.length
-    ? `${children.filter((c) => c.status === 'done' && statusName(c) !== 'Canceled').length} of ${children.length} subtasks done`
-    : undefined;
+  return children.length ? `${children.filter(isDone).length} of ${children.length} subtasks done` : undefined;
 };
 
 const groupingToggle = (): HTMLElement => {

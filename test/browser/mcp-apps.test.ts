@@ -586,3 +586,46 @@ describe('attachments in the views', () => {
     }
   });
 });
+
+describe("the board's rollup in a web host", () => {
+  test('a subtask in a canceled status of another name is not counted done, as task_get counts it', async () => {
+    // Arrange: a project whose canceled status is "Dropped", a parent with one subtask shipped, one dropped, one ready
+    const project = await read('project_create', {
+      name: 'Rollup by category',
+      statuses: [
+        { name: 'Ready', category: 'unstarted' },
+        { name: 'Shipped', category: 'done' },
+        { name: 'Dropped', category: 'canceled' },
+      ],
+    });
+    const { projectId } = project;
+    const parent = await read('task_create', { title: 'Launch the newsletter', projectId });
+    for (const [title, status] of [
+      ['Write the first issue', 'Shipped'],
+      ['Buy a mailing service', 'Dropped'],
+      ['Design the header', 'Ready'],
+    ] as const)
+      await read('task_create', { title, projectId, parent: parent.key, status });
+    const got = await read('task_get', { taskId: parent.key });
+    const { page, view, problems } = await open('project_get', { projectId });
+    try {
+      // Act: columns by status, where the rollup shows
+      await view.focus('input[name=grouping][value=status]');
+      await page.keyboard.press('Space');
+      // By status the board reads the closed tasks too: wait until it holds all three subtasks.
+      await view.waitForFunction(
+        (id: string) => / of 3 subtasks/.test(document.querySelector(`li[data-task-id="${id}"] .rollup`)?.textContent ?? ''),
+        { timeout: 10_000 },
+        parent.taskId,
+      );
+      const rollup = await view.$eval(`li[data-task-id="${parent.taskId}"] .rollup`, (e) => e.textContent);
+
+      // Assert
+      assert.equal(got.subtasks.filter((s: any) => s.statusCategory === 'done').length, 1, "task_get's count");
+      assert.equal(rollup, '1 of 3 subtasks done');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

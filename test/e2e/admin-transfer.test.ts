@@ -229,3 +229,45 @@ describe('files sweep', () => {
     assert.equal(read.json.result?.contents[0].text, 'Two firms, two quotes.');
   });
 });
+
+describe('an import line of a workspace whose id starts with the target id', () => {
+  test('a partition or an index key of ws_<id>c is refused for ws_<id>, naming the line, and nothing is imported', async () => {
+    // Arrange: a file of workspace `target`, each with one item that lives in (or is listed in) `longer`'s partitions
+    const target = `ws_pfx${Date.now().toString(36)}`;
+    const longer = `${target}c`;
+    const header = {
+      format: 'doers-workspace-export',
+      version: 1,
+      workspaceId: target,
+      name: 'Prefix',
+      exportedAt: new Date().toISOString(),
+      items: 1,
+    };
+    const fileWith = async (name: string, item: Record<string, unknown>) => {
+      const f = join(work, `prefix-${name}.jsonl`);
+      await writeFile(f, [JSON.stringify(header), JSON.stringify({ item })].join('\n'));
+      return f;
+    };
+    const cases = [
+      ['pk', { pk: { S: `WS#${longer}#T#t1` }, sk: { S: 'TASK' } }, `line 2 is not an item of workspace ${target}`],
+      ...(['gsi1pk', 'gsi2pk', 'gsi3pk'] as const).map(
+        (key) =>
+          [
+            key,
+            { pk: { S: `WS#${target}#T#t1` }, sk: { S: 'TASK' }, [key]: { S: `WS#${longer}#L#P1` } },
+            `line 2 has ${key} outside workspace ${target}`,
+          ] as const,
+      ),
+    ] as const;
+
+    for (const [name, item, said] of cases) {
+      // Act
+      const refused = await admin(toDir, 'import', '--file', await fileWith(name, item));
+
+      // Assert
+      assert.equal(refused.code, 1, `${name}: ${refused.stdout}`);
+      assert.match(refused.stderr, new RegExp(`--file: ${said}; nothing was imported`), name);
+    }
+    assert.equal(await to.app.services.directory.getWorkspace(target), undefined);
+  });
+});

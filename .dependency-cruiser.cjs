@@ -98,6 +98,16 @@ module.exports = {
       to: { path: '^lambda/workspace/surface/', pathNot: '^lambda/workspace/surface/app-views\\.ts$' },
     },
     {
+      name: 'writers-only-write',
+      comment:
+        "Only the writers import the item-writing modules (the transaction module, the batch writes, the stores' write side), " +
+        'besides the stores themselves, the operator-only room, and the rooms that keep records of their own (tokens and grants, ' +
+        'the limits, the authorization server). Every other door changes things by calling a writer (docs/architecture.md)',
+      severity: 'error',
+      from: { pathNot: '^lambda/(platform|auth|limits|oauth|workspace/(store|tasks|projects|comments|attachments|membership|admin))/' },
+      to: { path: '^lambda/(platform/(transact|batch-writes)|workspace/store/writes)\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'admin-only-for-the-cli',
       comment: 'What only the operator runs (numbering, key change, migrations, import) is not reached by the functions',
       severity: 'error',

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { GrantRecord } from '../lambda/auth/grants.js';
 import { OAUTH_SK, oauthPk } from '../lambda/platform/item-keys.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
-import { revokeGrant } from '../lambda/workspace/membership/credentials.js';
+import { revokeGrant, revokeOrphanGrant } from '../lambda/workspace/membership/credentials.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { type Command, emailOf, grantIdOf, memberByEmail, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
@@ -89,7 +89,7 @@ const grantsRevoke: Command = {
     const grant = await target.grants.get(id);
     if (!grant) {
       // A grant no member owns (its account gone) is still deleted: nothing of it may stay usable.
-      if (!(await target.grants.revoke(id))) throw new CliError(`--grant: no grant ${id} in ${target.where}`);
+      if (!(await revokeOrphanGrant(target, id))) throw new CliError(`--grant: no grant ${id} in ${target.where}`);
       out.stdout(`Revoked grant ${id}; its refresh token is refused from now on, its access tokens from their next MCP call.`);
       return;
     }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { ToolRefusal } from '../lambda/errors.js';
 import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
 import { wsPk } from '../lambda/platform/item-keys.js';
-import type { WriteOp } from '../lambda/platform/transact.js';
 import { type Member, workspaceKeyOf } from '../lambda/vocabulary.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
 import { addComment } from '../lambda/workspace/comments/comment-writer.js';
@@ -11,7 +10,6 @@ import { bulkItemId, newActivityId } from '../lambda/workspace/model/activity.js
 import type { Caller } from '../lambda/workspace/model/caller.js';
 import { readDay } from '../lambda/workspace/model/date-words.js';
 import { MAX_LEVELS } from '../lambda/workspace/model/limits.js';
-import { invalid } from '../lambda/workspace/model/refusals.js';
 import { type RepeatRead, readRepeat } from '../lambda/workspace/model/repeat-rules.js';
 import { taskNameOf } from '../lambda/workspace/model/task-refs.js';
 import type { Project, Task } from '../lambda/workspace/model/types.js';
@@ -19,6 +17,7 @@ import { createProject } from '../lambda/workspace/projects/project-writer.js';
 import { createWorkspaceStores } from '../lambda/workspace/store/create-stores.js';
 import type { WriteContext } from '../lambda/workspace/store/stores.js';
 import type { NewTask } from '../lambda/workspace/tasks/planner.js';
+import { sourceClaimSk, sourceRowClaim } from '../lambda/workspace/tasks/source-claims.js';
 import { type CreateItem, createTasks } from '../lambda/workspace/tasks/task-writer.js';
 import { existingWorkspace, type Out } from './args.js';
 import { exportedDate, type Format, type ImportRow, type SkippedRow } from './import-formats.js';
@@ -38,7 +37,6 @@ const PER_CALL = 50;
 
 /** What a file says, as a terminal may print it: no control characters (an escape sequence in a title). */
 const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}]/gu, ' ');
-const claimSk = (format: Format, sourceId: string) => `IMPORT#${format}#${sourceId}`;
 
 /** The rows a run before this one created already: claim → the task's key and id. */
 const claimed = async (
@@ -103,7 +101,7 @@ const placesOf = (
         };
       }
     } else {
-      const claim = r.parent.id !== undefined ? claims.get(claimSk(format, r.parent.id)) : undefined;
+      const claim = r.parent.id !== undefined ? claims.get(sourceClaimSk(format, r.parent.id)) : undefined;
       result = claim
         ? { place: claim, level: 2 }
         : { place: undefined, level: 1, problem: `${r.parent.label} is not in this file; imported at the top level` };
@@ -245,15 +243,15 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   // The rows' own claims, and those of the parents they name by id (made by a run before).
   const done = await claimed(target, workspaceId, [
     ...new Set([
-      ...run.rows.map((r) => claimSk(format, r.sourceId)),
-      ...run.rows.flatMap((r) => (r.parent?.id ? [claimSk(format, r.parent.id)] : [])),
+      ...run.rows.map((r) => sourceClaimSk(format, r.sourceId)),
+      ...run.rows.flatMap((r) => (r.parent?.id ? [sourceClaimSk(format, r.parent.id)] : [])),
     ]),
   ]);
   const places = placesOf(format, run.rows, done);
   // Parents before their subtasks, else in the file's order.
   const fresh = run.rows
     .filter((r) => {
-      const claim = done.get(claimSk(format, r.sourceId));
+      const claim = done.get(sourceClaimSk(format, r.sourceId));
       if (claim) out.stdout(`line ${r.line}: imported before as ${claim.key}; not again`);
       return !claim;
     })
@@ -311,7 +309,7 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
       if (j !== undefined) return { parentId: idOf.get(place.row)!, after: j };
       // Parents come first (by level): one of an earlier call is written by now, or was refused.
       if (idOf.has(place.row) && made.has(place.row)) return { parentId: idOf.get(place.row)! };
-      const before = done.get(claimSk(format, place.row.sourceId));
+      const before = done.get(sourceClaimSk(format, place.row.sourceId));
       if (before) return { parentId: before.taskId };
       return { problem: `its parent '${place.row.title}' was not imported; imported at the top level` };
     };
@@ -341,27 +339,7 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
         },
         ...(parent.after !== undefined ? { after: [parent.after], plan: { fresh } } : {}),
         recordId: bulkItemId(callId, j),
-        also: (task): WriteOp[] => [
-          {
-            item: {
-              Put: {
-                TableName: target.table,
-                Item: {
-                  pk: wsPk(workspaceId),
-                  sk: claimSk(format, p.row.sourceId),
-                  taskId: task.taskId,
-                  key: taskNameOf(caller.workspaceKey, task),
-                  line: p.row.line,
-                  importedAt: now.toISOString(),
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            refused: () => {
-              throw invalid('file', `line ${p.row.line} was imported by another run meanwhile`);
-            },
-          },
-        ],
+        also: sourceRowClaim(ctx, format, p.row.sourceId, p.row.line),
       };
     });
     const outcomes = await createTasks(ctx, items);

@@ -4,16 +4,14 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoGrantStore } from '../lambda/auth/grants.js';
-import { DynamoTokenStore, type TokenStore } from '../lambda/auth/personal-tokens.js';
 import type { FileStore } from '../lambda/files/file-store.js';
 import { createS3Files } from '../lambda/files/s3-files.js';
 import { DEMO_WORKSPACE_ID, LOCAL_SERVER_FILE, type LocalServerFile } from '../lambda/local/local-data.js';
 import { loadConfig } from '../lambda/platform/config.js';
 import { createDocumentClient } from '../lambda/platform/dynamodb.js';
 import { dataDirKeySource, type KeySource, secretsManagerKeySource } from '../lambda/platform/key-ring.js';
-import { type ActivityStore, DynamoActivityStore } from '../lambda/workspace/store/activity-store.js';
-import { type DirectoryStore, DynamoDirectoryStore } from '../lambda/workspace/store/directory-store.js';
+import { createWorkspaceStores } from '../lambda/workspace/store/create-stores.js';
+import type { WorkspaceStores } from '../lambda/workspace/store/stores.js';
 import { CliError, usage } from './errors.js';
 
 export const DEPLOYED_DEFAULT_WORKSPACE = 'ws_main';
@@ -24,12 +22,11 @@ export interface SignInPool {
   readonly cognito: CognitoIdentityProviderClient;
 }
 
-/** What the commands work on: the stores of one workspace table, local or deployed. */
-export interface Target {
-  readonly directory: DirectoryStore;
-  readonly tokens: TokenStore;
-  readonly grants: DynamoGrantStore;
-  readonly activity: ActivityStore;
+/**
+ * What the commands work on: the stores of one workspace table, local or deployed, wired as the
+ * functions wire them (their write side the writers', which the commands call).
+ */
+export interface Target extends WorkspaceStores {
   readonly defaultWorkspace: string;
   readonly where: string;
   readonly db: DynamoDBDocumentClient;
@@ -40,7 +37,7 @@ export interface Target {
   /** Only on a stack with the `SignInUserPoolId` output. */
   readonly signInPool?: SignInPool;
   /** Attachments' bytes (the stack's bucket, the local server's S3 API); absent where there is none to reach. */
-  readonly files?: FileStore;
+  readonly bucket?: FileStore;
 }
 
 const stackOutputs = async (stack: string, region: string): Promise<Record<string, string>> => {
@@ -66,10 +63,7 @@ const stores = (
   signInPool?: SignInPool,
   files?: FileStore,
 ): Target => ({
-  directory: new DynamoDirectoryStore(db, table),
-  tokens: new DynamoTokenStore(db, table, keys),
-  grants: new DynamoGrantStore(db, table),
-  activity: new DynamoActivityStore(db, table, activityDays),
+  ...createWorkspaceStores(db, table, keys, activityDays),
   defaultWorkspace,
   where,
   db,
@@ -77,7 +71,7 @@ const stores = (
   keys,
   activityDays,
   ...(signInPool ? { signInPool } : {}),
-  ...(files ? { files } : {}),
+  ...(files ? { bucket: files } : {}),
 });
 
 /**

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { generateTokenSecret, type PersonalTokenRecord } from '../lambda/auth/personal-tokens.js';
-import { doorSource, tokenRecord } from '../lambda/workspace/activity/records.js';
-import { revokeToken } from '../lambda/workspace/membership/credentials.js';
+import type { PersonalTokenRecord } from '../lambda/auth/personal-tokens.js';
+import { ToolRefusal } from '../lambda/errors.js';
+import { doorSource } from '../lambda/workspace/activity/records.js';
+import { mintToken, revokeToken } from '../lambda/workspace/membership/credentials.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { type Command, emailOf, expiryOf, memberByEmail, required, scopesOf, workspaceOf } from './args.js';
 import { CliError, usage } from './errors.js';
@@ -18,19 +18,18 @@ const tokenCreate: Command = {
     const scopes = scopesOf(o.scopes);
     const expiresAt = expiryOf(o['expires-in'], now);
     const member = await memberByEmail(target, email);
-    if (member.status !== 'active') throw new CliError(`--email: ${email} is disabled; enable the user first`);
-    const secret = generateTokenSecret();
-    const token: PersonalTokenRecord = {
-      tokenId: `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-      workspaceId: member.workspaceId,
-      userId: member.userId,
-      scopes,
-      label: o.label?.trim() || `admin cli ${now.toISOString().slice(0, 10)}`,
-      createdAt: now.toISOString(),
-      ...(expiresAt === undefined ? {} : { expiresAt }),
-    };
-    const activity = tokenRecord(target.activity, doorSource('admin CLI', OPERATOR, 'token create', now), 'created', token);
-    const record = await target.tokens.register(secret, token, [target.activity.recordOp(activity)]);
+    let minted: Awaited<ReturnType<typeof mintToken>>;
+    try {
+      minted = await mintToken(target, OPERATOR, doorSource('admin CLI', OPERATOR, 'token create', now), member, {
+        label: o.label?.trim() || `admin cli ${now.toISOString().slice(0, 10)}`,
+        scopes,
+        expiresAt,
+      });
+    } catch (err) {
+      if (err instanceof ToolRefusal) throw new CliError(`--${err.message}`);
+      throw err;
+    }
+    const { token: record, secret } = minted;
     out.stderr(
       `Token ${record.tokenId} for ${email}, scopes ${scopes.join(' ')}, ` +
         `${expiresAt === undefined ? 'never expires' : `expires ${new Date(expiresAt * 1000).toISOString()}`}. ` +

@@ -3,9 +3,9 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { batchGetConsistent, batchPut } from '../lambda/platform/dynamodb.js';
+import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
 import {
   ATTACHMENT_PREFIX,
   attachmentObjectKey,
@@ -19,6 +19,7 @@ import {
   WORKSPACE_SK,
   wsPk,
 } from '../lambda/platform/item-keys.js';
+import { EmailHeldElsewhere, restoreWorkspaceItems } from '../lambda/workspace/admin/restore.js';
 import type { Attachment } from '../lambda/workspace/model/types.js';
 import { taskOfAttachment } from '../lambda/workspace/store/attachment-store.js';
 import { type Command, existingWorkspace, type Options, type Out, required, workspaceOf } from './args.js';
@@ -241,12 +242,12 @@ const attachmentsOf = (items: readonly Item[]): { id: string; key: string }[] =>
 const exportFiles = async (target: Target, workspaceId: string, items: readonly Item[], dir: string, out: Out): Promise<number> => {
   const wanted = attachmentsOf(items);
   if (!wanted.length) return 0;
-  if (!target.files)
+  if (!target.bucket)
     throw new CliError(`${target.where} names no attachments bucket: the workspace's ${wanted.length} file(s) cannot be exported`);
   await mkdir(dir);
   let written = 0;
   for (const { id, key } of wanted) {
-    const bytes = await target.files.get(key);
+    const bytes = await target.bucket.get(key);
     if (!bytes) {
       out.stderr(
         `attachment ${id} of workspace ${workspaceId} has no bytes in the bucket (a crash at its upload?); its item is exported alone.`,
@@ -262,7 +263,7 @@ const exportFiles = async (target: Target, workspaceId: string, items: readonly 
 const importFiles = async (target: Target, items: readonly Item[], dir: string, out: Out): Promise<number> => {
   const wanted = attachmentsOf(items);
   if (!wanted.length) return 0;
-  if (!target.files)
+  if (!target.bucket)
     throw new CliError(`${target.where} names no attachments bucket: the file's ${wanted.length} attachment(s) cannot be imported`);
   let put = 0;
   for (const { id, key } of wanted) {
@@ -273,7 +274,7 @@ const importFiles = async (target: Target, items: readonly Item[], dir: string, 
       continue;
     }
     const item = items.find((i) => (i as { attachmentId?: unknown }).attachmentId === id) as unknown as Attachment;
-    await target.files.put(key, new Uint8Array(bytes), item.type);
+    await target.bucket.put(key, new Uint8Array(bytes), item.type);
     put++;
   }
   return put;
@@ -312,30 +313,19 @@ export const importCommand: Command = {
       throw new CliError(
         `${held.map((c) => String(c.pk).slice('EMAIL#'.length)).join(', ')} ${held.length === 1 ? 'is a member' : 'are members'} of another workspace in ${target.where}; nothing was imported.`,
       );
-    // The workspace item last, the e-mail claims just before it: until it is written the workspace
-    // does not exist, and a run cut short is run again (every write puts the same item).
     const meta = items.filter((i) => i.pk === wsPk(workspaceId) && i.sk === WORKSPACE_SK);
     const rest = items.filter((i) => !meta.includes(i) && !claims.includes(i));
-    await batchPut(target.db, target.table, rest);
-    for (const claim of claims) {
-      await target.db
-        .send(
-          new PutCommand({
-            TableName: target.table,
-            Item: claim,
-            ConditionExpression: 'attribute_not_exists(pk) OR workspaceId = :ws',
-            ExpressionAttributeValues: { ':ws': workspaceId },
-          }),
-        )
-        .catch((err: Error) => {
-          throw new CliError(
-            `${String(claim.pk).slice(6)} became a member of another workspace meanwhile (${err.name}); run it again to see.`,
-          );
-        });
+    let files = 0;
+    try {
+      // The files before the workspace item too: a run cut short puts them again.
+      await restoreWorkspaceItems(target.db, target.table, workspaceId, { rest, claims, workspace: meta }, async () => {
+        files = await importFiles(target, items, filesDirOf(file), out);
+      });
+    } catch (err) {
+      if (err instanceof EmailHeldElsewhere)
+        throw new CliError(`${err.email} became a member of another workspace meanwhile; nothing more was imported. Run it again to see.`);
+      throw err;
     }
-    // The files before the workspace item too: a run cut short puts them again.
-    const files = await importFiles(target, items, filesDirOf(file), out);
-    await batchPut(target.db, target.table, meta);
     out.stdout(
       `Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items${files ? ` and ${files} attachment file(s)` : ''}, exported ${header.exportedAt}.`,
     );
@@ -378,9 +368,9 @@ export const sweepCommand: Command = {
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
     await existingWorkspace(target, workspaceId);
-    if (!target.files) throw new CliError(`${target.where} names no attachments bucket`);
+    if (!target.bucket) throw new CliError(`${target.where} names no attachments bucket`);
     const prefix = `workspaces/${workspaceId}/tasks/`;
-    const old = (await target.files.list(prefix)).filter((f) => now.getTime() - f.at.getTime() > SWEEP_AFTER_MS);
+    const old = (await target.bucket.list(prefix)).filter((f) => now.getTime() - f.at.getTime() > SWEEP_AFTER_MS);
     const parsed = old.flatMap((f) => {
       const [taskId, attachmentId] = f.key.slice(prefix.length).split('/');
       return taskId && attachmentId ? [{ key: f.key, taskId, attachmentId }] : [];
@@ -399,7 +389,7 @@ export const sweepCommand: Command = {
       for (const item of items) named.add(String((item as { attachmentId?: unknown }).attachmentId));
     }
     const orphans = parsed.filter((f) => !named.has(f.attachmentId));
-    if (!o['dry-run']) for (const f of orphans) await target.files.delete(f.key);
+    if (!o['dry-run']) for (const f of orphans) await target.bucket.delete(f.key);
     out.stdout(
       `${o['dry-run'] ? 'Would remove' : 'Removed'} ${orphans.length} object(s) of workspace ${workspaceId} that no attachment names (of ${old.length} older than an hour).`,
     );

@@ -3,6 +3,7 @@ import { newUserId, type Status } from '../lambda/vocabulary.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
 import { changeRole, changeStatus, inviteMember, removeMember } from '../lambda/workspace/membership/members.js';
 import { checkInvite, OPERATOR } from '../lambda/workspace/membership/rules.js';
+import { createWorkspace } from '../lambda/workspace/membership/workspaces.js';
 import { type Command, emailOf, memberByEmail, required, roleOf, timeZoneOf, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
 import { describeError, inviteToSignInPool, setSignInPoolStatus } from './sign-in-pool.js';
@@ -38,7 +39,7 @@ const userAdd: Command = {
       );
     } else {
       const createdAt = now.toISOString();
-      if (await target.directory.createWorkspace({ workspaceId, name: workspaceId, status: 'active', createdAt })) {
+      if (await createWorkspace(target, doorSource('admin CLI', OPERATOR, 'user add', now), { workspaceId, name: workspaceId })) {
         out.stderr(`Created workspace ${workspaceId}.`);
       }
       userId = newUserId();

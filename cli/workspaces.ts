@@ -1,10 +1,11 @@
-import { InvalidArgumentRefusal } from '../lambda/errors.js';
+import { ToolRefusal } from '../lambda/errors.js';
 import type { Status } from '../lambda/vocabulary.js';
 import { ROLES, workspaceKeyOf } from '../lambda/vocabulary.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
 import { listWorkspaceIds, migrateWorkspace } from '../lambda/workspace/admin/migrate.js';
-import { numberExistingTasks, setWorkspaceKey } from '../lambda/workspace/admin/numbering.js';
+import { numberExistingTasks } from '../lambda/workspace/admin/numbering.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
+import { setWorkspaceKey, setWorkspaceStatus } from '../lambda/workspace/membership/workspaces.js';
 import { buildRecord } from '../lambda/workspace/model/activity.js';
 import { DynamoTaskStore } from '../lambda/workspace/store/task-store.js';
 import { type Command, existingWorkspace, noWorkspace, required, workspaceOf } from './args.js';
@@ -15,25 +16,9 @@ const workspaceStatus = (status: Status): Command => ({
   options: ['workspace'],
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
-    const before = await target.directory.getWorkspace(workspaceId);
-    const record =
-      before &&
-      buildRecord(
-        doorSource('admin CLI', OPERATOR, `workspace ${status === 'disabled' ? 'disable' : 'enable'}`, now),
-        workspaceId,
-        {
-          kind: 'workspace',
-          action: status === 'disabled' ? 'disabled' : 'enabled',
-          targetId: workspaceId,
-          targetLabel: before.name,
-          changes: [{ field: 'status', before: before.status, after: status }],
-          before: { ...before },
-        },
-        target.activity.expiresAtFor(now),
-      );
-    if (!record || !(await target.directory.setWorkspaceStatus(workspaceId, status, [target.activity.recordOp(record)]))) {
-      throw noWorkspace(workspaceId, target);
-    }
+    const source = doorSource('admin CLI', OPERATOR, `workspace ${status === 'disabled' ? 'disable' : 'enable'}`, now);
+    await existingWorkspace(target, workspaceId);
+    await setWorkspaceStatus(target, source, workspaceId, status);
     out.stdout(`Workspace ${workspaceId} is ${status}.`);
   },
 });
@@ -44,25 +29,11 @@ const workspaceKey: Command = {
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
     const key = required(o.key, 'key');
-    const before = await existingWorkspace(target, workspaceId);
-    const old = workspaceKeyOf(before);
-    const record = buildRecord(
-      doorSource('admin CLI', OPERATOR, 'workspace key', now),
-      workspaceId,
-      {
-        kind: 'workspace',
-        action: 'changed',
-        targetId: workspaceId,
-        targetLabel: before.name,
-        changes: [{ field: 'key', before: old, after: key.toUpperCase() }],
-        before: { ...before },
-      },
-      target.activity.expiresAtFor(now),
-    );
+    const old = workspaceKeyOf(await existingWorkspace(target, workspaceId));
     try {
-      await setWorkspaceKey(target.db, target.table, before, key, [target.activity.recordOp(record)]);
+      await setWorkspaceKey(target, doorSource('admin CLI', OPERATOR, 'workspace key', now), workspaceId, key);
     } catch (err) {
-      if (err instanceof InvalidArgumentRefusal) throw usage(`--${err.message}`);
+      if (err instanceof ToolRefusal && err.reason === 'invalid-argument') throw usage(`--${err.message}`);
       throw err;
     }
     out.stdout(`Workspace ${workspaceId}: tasks are ${key.toUpperCase()}-<number> now; ${old}-<number> still names them.`);
@@ -79,25 +50,21 @@ const tasksNumber: Command = {
     const workspaceId = workspaceOf(o.workspace, target);
     const before = await existingWorkspace(target, workspaceId);
     const source = doorSource('admin CLI', OPERATOR, 'tasks number', now);
-    const { numbered, counter } = await numberExistingTasks(target.db, target.table, workspaceId, (n) =>
+    const { numbered, counter } = await numberExistingTasks(target.db, target.table, workspaceId, target, (n) =>
       n === 0
-        ? []
-        : [
-            target.activity.recordOp(
-              buildRecord(
-                source,
-                workspaceId,
-                {
-                  kind: 'workspace',
-                  action: 'changed',
-                  targetId: workspaceId,
-                  targetLabel: before.name,
-                  changes: [{ field: 'taskCounter', before: before.taskCounter ?? 0, after: (before.taskCounter ?? 0) + n }],
-                },
-                target.activity.expiresAtFor(now),
-              ),
-            ),
-          ],
+        ? undefined
+        : buildRecord(
+            source,
+            workspaceId,
+            {
+              kind: 'workspace',
+              action: 'changed',
+              targetId: workspaceId,
+              targetLabel: before.name,
+              changes: [{ field: 'taskCounter', before: before.taskCounter ?? 0, after: (before.taskCounter ?? 0) + n }],
+            },
+            target.activity.expiresAtFor(now),
+          ),
     );
     const key = workspaceKeyOf(before);
     out.stdout(

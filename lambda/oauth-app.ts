@@ -4,8 +4,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import { createAccountRoutes } from './account/routes.js';
 import { createSessionStore } from './account/session.js';
-import { DynamoGrantStore } from './auth/grants.js';
-import { DynamoTokenStore } from './auth/personal-tokens.js';
 import { createAdapterFactory } from './oauth/dynamodb-adapter.js';
 import { createInteractions } from './oauth/interactions.js';
 import { createProvider, OAUTH_ROUTES } from './oauth/provider.js';
@@ -18,8 +16,8 @@ import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
 import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in/sign-in.js';
 import { createUpstreamSignIn } from './sign-in/upstream.js';
-import { DynamoActivityStore } from './workspace/store/activity-store.js';
-import { type DirectoryStore, DynamoDirectoryStore } from './workspace/store/directory-store.js';
+import { createWorkspaceStores } from './workspace/store/create-stores.js';
+import type { DirectoryStore } from './workspace/store/directory-store.js';
 
 export interface OAuthRuntime {
   readonly config: Config;
@@ -76,7 +74,9 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
   const publicUrl = new URL(config.publicUrl);
   const table = config.tables.workspace;
   const ring = await rt.keys();
-  const directory = new DynamoDirectoryStore(rt.db, table);
+  // The same stores as every door's, with their write side: the account page changes things through the writers.
+  const stores = createWorkspaceStores(rt.db, table, rt.keys, config.activityDays);
+  const { directory } = stores;
   const adapter = createAdapterFactory(rt.db, table);
   const provider = await createProvider({
     publicUrl: config.publicUrl,
@@ -123,13 +123,10 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
         : {}),
   });
   const account = createAccountRoutes({
+    ...stores,
     publicUrl: config.publicUrl,
     sessions: createSessionStore(ring, publicUrl.protocol === 'https:'),
     signIn,
-    directory,
-    tokens: new DynamoTokenStore(rt.db, table, rt.keys),
-    grants: new DynamoGrantStore(rt.db, table),
-    activity: new DynamoActivityStore(rt.db, table, config.activityDays),
     adapter,
     logger: rt.logger,
   });

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
-import type { DynamoGrantStore } from '../auth/grants.js';
-import { generateTokenSecret, type TokenStore } from '../auth/personal-tokens.js';
+import type { GrantStore } from '../auth/grants.js';
+import type { TokenStore } from '../auth/personal-tokens.js';
 import { ToolRefusal } from '../errors.js';
 import { refusalStatus } from '../pages/error-mapper.js';
 import { ERROR_PAGES } from '../pages/error-pages.js';
@@ -13,9 +12,9 @@ import { devSignInPage } from '../sign-in/dev-sign-in-page.js';
 import type { ActiveMember, SignIn } from '../sign-in/sign-in.js';
 import type { PendingSignIn } from '../sign-in/upstream.js';
 import { accountIdOf, isScope, type Member, roleAtLeast, scopesForRole } from '../vocabulary.js';
-import { doorSource, tokenRecord } from '../workspace/activity/records.js';
+import { doorSource } from '../workspace/activity/records.js';
 import { describeChange, whenPhrase } from '../workspace/activity/render.js';
-import { revokeGrant, revokeToken } from '../workspace/membership/credentials.js';
+import { mintToken, revokeGrant, revokeToken } from '../workspace/membership/credentials.js';
 import { changeStatus } from '../workspace/membership/members.js';
 import type { ActivityRecord } from '../workspace/model/activity.js';
 import type { ActivityStore } from '../workspace/store/activity-store.js';
@@ -36,7 +35,7 @@ export interface AccountDeps {
   readonly signIn: SignIn;
   readonly directory: DirectoryStore;
   readonly tokens: TokenStore;
-  readonly grants: DynamoGrantStore;
+  readonly grants: GrantStore;
   readonly activity: ActivityStore;
   readonly adapter: AdapterFactory;
   readonly logger: Logger;
@@ -217,33 +216,33 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     if (path === '/account/tokens') {
       const label = (form.get('label') ?? '').trim();
       const days = Number(form.get('days'));
-      const allowed = scopesForRole(member.role);
       const scopes = [...new Set(form.getAll('scope'))];
       const problem =
         !label || label.length > MAX_LABEL_LENGTH
           ? `The label must be 1 to ${MAX_LABEL_LENGTH} characters.`
           : !(TOKEN_EXPIRY_DAYS as readonly number[]).includes(days)
             ? `The expiry must be one of ${TOKEN_EXPIRY_DAYS.join(', ')} days.`
-            : scopes.find((s) => !isScope(s) || !allowed.includes(s))
-              ? `As ${member.role} you can give a token only these scopes: ${allowed.join(', ')}.`
+            : scopes.find((s) => !isScope(s))
+              ? `As ${member.role} you can give a token only these scopes: ${scopesForRole(member.role).join(', ')}.`
               : undefined;
-      if (problem) {
-        const p = accountPage(await view(who, { error: `The token was not created: ${problem}` }));
-        return send(res, { ...p, status: 400 });
-      }
-      const secret = generateTokenSecret();
+      const refused = async (text: string) =>
+        send(res, { ...accountPage(await view(who, { error: `The token was not created: ${text}` })), status: 400 });
+      if (problem) return refused(problem);
       const at = now();
-      const token = {
-        tokenId: `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-        workspaceId: member.workspaceId,
-        userId: member.userId,
-        scopes: scopes.filter(isScope),
-        label,
-        createdAt: at.toISOString(),
-        expiresAt: Math.floor(at.getTime() / 1000) + days * 86_400,
-      };
-      const record = tokenRecord(deps.activity, doorSource('account page', member, 'create token', at), 'created', token);
-      const made = await deps.tokens.register(secret, token, [deps.activity.recordOp(record)]);
+      let minted: Awaited<ReturnType<typeof mintToken>>;
+      try {
+        minted = await mintToken(deps, member, doorSource('account page', member, 'create token', at), member, {
+          label,
+          scopes: scopes.filter(isScope),
+          expiresAt: Math.floor(at.getTime() / 1000) + days * 86_400,
+        });
+      } catch (err) {
+        // Scopes above the role: the page offers none, so only a forged form gets here.
+        if (err instanceof ToolRefusal && err.reason === 'role')
+          return refused(`As ${member.role} you can give a token only these scopes: ${scopesForRole(member.role).join(', ')}.`);
+        throw err;
+      }
+      const { token: made, secret } = minted;
       // The secret goes out in this answer's body only: not in a URL, not in a log line.
       deps.logger.info('Personal access token created', {
         accountId: accountIdOf(member),

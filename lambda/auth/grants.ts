@@ -1,5 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { batchDelete, type ItemKey } from '../platform/dynamodb.js';
+import { batchDelete } from '../platform/batch-writes.js';
+import type { ItemKey } from '../platform/dynamodb.js';
 import { grantKey, grantsOfUserPrefix, grantsOfWorkspaceGsiPk, modelPrefix, tokensOfGrantGsiPk } from '../platform/item-keys.js';
 import { WORKSPACE_TABLE_KEYS } from '../platform/tables.js';
 import { commitWrites, type WriteOp } from '../platform/transact.js';
@@ -28,7 +29,20 @@ export interface GrantStoreOptions {
  * Reads oidc-provider's Grant items (written by the adapter) for people rather than for the library:
  * which clients hold a grant, and revoking one with everything issued under it.
  */
-export class DynamoGrantStore {
+/** Connected apps as the account page and the credentials writer read them. */
+export interface GrantStore {
+  /** The live grants of a workspace, or of one person in it. */
+  list(workspaceId: string, userId?: string): Promise<GrantRecord[]>;
+  get(grantId: string): Promise<GrantRecord | undefined>;
+}
+
+/** A grant's revocation: the credentials writer's alone (workspace/membership/credentials.ts, through store/writes.ts). */
+export interface GrantWrites {
+  /** Revokes a grant and everything issued under it, with `extra` (its record); false when it was gone already. */
+  revoke(grantId: string, extra?: readonly WriteOp[]): Promise<boolean>;
+}
+
+export class DynamoGrantStore implements GrantStore, GrantWrites {
   private readonly now: () => number;
 
   constructor(

@@ -25,6 +25,9 @@ export interface PersonalTokenRecord {
 
 export const generateTokenSecret = (): string => `${PAT_PREFIX}${randomBytes(32).toString('base64url')}`;
 
+/** A token's id (`tok_` and 16 hex digits): what lists and revocations name it by, never its secret. */
+export const newTokenId = (): string => `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+
 export const hashToken = (key: Uint8Array, secret: string): string => createHmac('sha256', key).update(secret).digest('base64url');
 
 /**
@@ -36,6 +39,13 @@ export const tokenHashes = (ring: KeyRing, secret: string): string[] => ring.all
 export interface TokenStore {
   /** Looks a presented secret up under every key of the ring (current first). */
   find(secret: string): Promise<PersonalTokenRecord | undefined>;
+  list(workspaceId: string): Promise<PersonalTokenRecord[]>;
+}
+
+/**
+ * A token's writes: the credentials writer's alone (workspace/membership/credentials.ts, through store/writes.ts).
+ */
+export interface TokenWrites {
   /**
    * Registers a secret, with `extra` (its activity record) in the same write; idempotent for the same
    * secret (the local dev token on every start), which then writes nothing.
@@ -45,7 +55,6 @@ export interface TokenStore {
     record: Omit<PersonalTokenRecord, 'tokenId'> & { tokenId?: string },
     extra?: readonly WriteOp[],
   ): Promise<PersonalTokenRecord>;
-  list(workspaceId: string): Promise<PersonalTokenRecord[]>;
   /**
    * Revokes a token of the workspace with `extra` in the same write: `revoked` once this call
    * revoked it, `already` when it was revoked before (nothing, not even `extra`, is written),
@@ -54,7 +63,7 @@ export interface TokenStore {
   revoke(workspaceId: string, tokenId: string, at: string, extra?: readonly WriteOp[]): Promise<'revoked' | 'already' | 'missing'>;
 }
 
-export class DynamoTokenStore implements TokenStore {
+export class DynamoTokenStore implements TokenStore, TokenWrites {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
@@ -77,7 +86,7 @@ export class DynamoTokenStore implements TokenStore {
     extra: readonly WriteOp[] = [],
   ): Promise<PersonalTokenRecord> {
     const ring = await this.keys();
-    const full: PersonalTokenRecord = { ...record, tokenId: record.tokenId ?? `tok_${randomUUID().replaceAll('-', '').slice(0, 16)}` };
+    const full: PersonalTokenRecord = { ...record, tokenId: record.tokenId ?? newTokenId() };
     const known = new Error('known');
     try {
       await commitWrites(this.db, [

@@ -1,52 +1,52 @@
 import { createHash } from 'node:crypto';
 import { ToolRefusal } from '../errors.js';
-import type { Member } from '../vocabulary.js';
-import { SCOPES } from '../vocabulary.js';
+import { type Member, SCOPES } from '../vocabulary.js';
+import { doorSource } from '../workspace/activity/records.js';
+import { mintToken } from '../workspace/membership/credentials.js';
+import { inviteMember } from '../workspace/membership/members.js';
+import { OPERATOR } from '../workspace/membership/rules.js';
+import { createWorkspace } from '../workspace/membership/workspaces.js';
+import { callerOf } from '../workspace/model/caller.js';
 import { NO_STATUSES, planStatusSet } from '../workspace/model/status-sets.js';
-import { readStatus, setOf, stateOf } from '../workspace/model/statuses.js';
 import { addDays, dateInZone, instantInZone } from '../workspace/model/time.js';
-import type { Priority, Project, Task } from '../workspace/model/types.js';
+import type { Priority } from '../workspace/model/types.js';
+import { createProject } from '../workspace/projects/project-writer.js';
 import type { WorkspaceStores } from '../workspace/store/stores.js';
-import { CounterMoved } from '../workspace/store/task-numbers.js';
-
+import { createTasks } from '../workspace/tasks/task-writer.js';
 import { DEMO_WORKSPACE_ID } from './local-data.js';
+
 export const DEMO_OWNER = { userId: 'usr_ada', email: 'ada@example.com', name: 'Ada Lovelace' } as const;
 
-/**
- * The demo workspace with its owner. Every write is create-if-absent, so a second server (or a
- * restart on a kept data dir) seeds nothing twice.
- */
-export const seedDemoWorkspace = async (services: WorkspaceStores, timeZone: string, now = new Date()): Promise<void> => {
-  const createdAt = now.toISOString();
-  await services.directory.createWorkspace({
-    workspaceId: DEMO_WORKSPACE_ID,
-    name: 'Demo workspace',
-    key: 'DEMO',
-    // The seeded tasks are DEMO-1 … DEMO-30 (create-if-absent below): new ones go on from there.
-    taskCounter: DEMO_TASKS.length,
-    status: 'active',
-    createdAt,
-  });
-  await services.directory.createMember({
-    workspaceId: DEMO_WORKSPACE_ID,
-    ...DEMO_OWNER,
-    role: 'owner',
-    timeZone,
-    status: 'active',
-    createdAt,
-  });
-  await seedDemoTeamAndTasks(services, timeZone, now);
+/** The seed's source: the local server, acting as the operator or as the member who made a thing. */
+const seedSource = (now: Date, who: { readonly userId: string; readonly name: string } = OPERATOR) =>
+  doorSource('local server', who, 'demo seed', now);
+
+/** A refusal that says the item is there already (an earlier start, or another server seeding the same store). */
+const thereAlready = (err: unknown): void => {
+  if (!(err instanceof ToolRefusal && err.reason === 'taken')) throw err;
 };
 
-/** Registers the dev token as the owner's personal access token with every scope (idempotent). */
+/**
+ * The demo workspace with its owner and team, its projects and tasks, all through the writers every
+ * other door uses (each change with its record: the history says the local server seeded them).
+ * Every item has a fixed id, so a second server on the same store, or a restart on a kept data
+ * dir, finds what is there and seeds nothing twice.
+ */
+export const seedDemoWorkspace = async (services: WorkspaceStores, timeZone: string, now = new Date()): Promise<void> => {
+  await createWorkspace(services, seedSource(now), { workspaceId: DEMO_WORKSPACE_ID, name: 'Demo workspace', key: 'DEMO' });
+  const createdAt = now.toISOString();
+  for (const m of [{ ...DEMO_OWNER, role: 'owner' as const }, ...DEMO_MEMBERS]) {
+    const member: Member = { workspaceId: DEMO_WORKSPACE_ID, ...m, timeZone, status: 'active', createdAt };
+    await inviteMember(services, OPERATOR, seedSource(now), member).catch(thereAlready);
+  }
+  await seedDemoTeamAndTasks(services, now);
+};
+
+/** Makes the dev token the owner's personal access token with every scope (a restart finds it made). */
 export const registerDevToken = async (services: WorkspaceStores, token: string, now = new Date()): Promise<void> => {
-  await services.tokens.register(token, {
-    workspaceId: DEMO_WORKSPACE_ID,
-    userId: DEMO_OWNER.userId,
-    scopes: [...SCOPES],
-    label: 'local dev token',
-    createdAt: now.toISOString(),
-  });
+  const owner = await services.directory.getMember(DEMO_WORKSPACE_ID, DEMO_OWNER.userId);
+  if (!owner) throw new Error('the demo owner is not there to hold the dev token');
+  await mintToken(services, OPERATOR, seedSource(now), owner, { label: 'local dev token', scopes: [...SCOPES], secret: token });
 };
 
 export const DEMO_MEMBERS = [
@@ -130,9 +130,9 @@ const DEMO_TASKS: DemoTask[] = [
   ['Pick the new colour palette', -3, 'P3', 'grace', 'website', ['design'], { status: 'In design' }],
   ['Migrate the docs to the new theme', 7, 'P2', 'alan', 'website', ['docs'], { status: 'In progress' }],
   ['Set up redirects for old URLs', 2, 'P2', 'alan', 'website', ['seo'], { status: 'In QA' }],
-  ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y'], { under: 15 }],
-  ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance'], { under: 15 }],
   ['Launch checklist walkthrough', 10, 'P1', 'grace', 'website', [], { after: [11, 12] }],
+  ['Review the accessibility audit', 4, 'P2', 'ada', 'website', ['a11y'], { under: 13 }],
+  ['Compress hero images', 0, 'P4', 'alan', 'website', ['performance'], { under: 13 }],
   ['Choose the analytics tool', -4, 'P3', 'ada', 'website', [], { done: 2 }],
   ['Fix the broken footer links', -1, 'P4', 'alan', 'website', ['bug'], { done: 1 }],
   ['Write the job description', -6, 'P2', 'grace', 'hiring', ['writing'], { done: 50 }],
@@ -160,76 +160,62 @@ const demoTaskId = (i: number): string => {
 };
 
 /**
- * The demo team, three projects (one with its own statuses) and thirty tasks (one with two subtasks) spread over overdue, today and later (relative to
- * the day of the first seeding, in the owner's time zone), so agenda_get and the prompts show
- * something real. Create-if-absent with fixed ids: a restart or a second server adds nothing.
+ * Three projects (one with its own statuses) and thirty tasks (one with two subtasks, a few waiting
+ * on others, some done) spread over overdue, today and later (relative to the day of the first
+ * seeding, in the owner's time zone), so agenda_get and the prompts show something real. Each task
+ * is made by its creator through the task writer, one at a time and in order (DEMO-1 … DEMO-30),
+ * those that are there already left out.
  */
-const seedDemoTeamAndTasks = async (services: WorkspaceStores, timeZone: string, now: Date): Promise<void> => {
+const seedDemoTeamAndTasks = async (services: WorkspaceStores, now: Date): Promise<void> => {
   const ws = DEMO_WORKSPACE_ID;
-  const at = now.toISOString();
-  const today = dateInZone(now, timeZone);
-  const startOfToday = instantInZone(today, '00:00', timeZone);
-  await Promise.all([
-    ...DEMO_MEMBERS.map((m) =>
-      services.directory.createMember({ workspaceId: ws, ...m, timeZone, status: 'active', createdAt: at } satisfies Member),
-    ),
-    ...Object.values(DEMO_PROJECTS).map((p) =>
-      services.projects.create({
-        workspaceId: ws,
-        ...p,
-        status: 'active',
-        createdBy: DEMO_OWNER.userId,
-        createdAt: at,
-        updatedAt: at,
-        version: 1,
-      } satisfies Project),
-    ),
-  ]);
-  // Both sides of each blocked-by link, written with the tasks (links.ts keeps them from then on).
-  const waitsOn = (n: number) => DEMO_TASKS[n - 1]![6]?.after ?? [];
-  const blocksOf = (n: number) => DEMO_TASKS.flatMap((_, j) => (waitsOn(j + 1).includes(n) ? [demoTaskId(j)] : []));
-  const isDone = (n: number) => DEMO_TASKS[n - 1]![6]?.done !== undefined;
-  // A parent's count of its subtasks; their entries beside it come with each subtask's own write.
-  const subtasksOf = (n: number) => DEMO_TASKS.filter((t) => t[6]?.under === n).length;
-  // One task at a time: every task's write also moves the workspace's shared count items, and thirty
-  // transactions on those at once (times every server seeding the same store) only conflict.
+  const [workspace, members] = await Promise.all([services.directory.getWorkspace(ws), services.directory.listMembers(ws)]);
+  if (!workspace) throw new Error('the demo workspace is not there to seed');
+  const contextOf = (userId: string) => {
+    const m = members.find((x) => x.userId === userId)!;
+    return { stores: services, caller: callerOf(workspace, m), source: seedSource(now, m) };
+  };
+  const owner = members.find((m) => m.userId === DEMO_OWNER.userId)!;
+  const today = dateInZone(now, owner.timeZone);
+  const startOfToday = instantInZone(today, '00:00', owner.timeZone);
+  for (const p of Object.values(DEMO_PROJECTS)) {
+    const statusSet = 'statuses' in p ? planStatusSet(NO_STATUSES, p.statuses, undefined).set : undefined;
+    await createProject(contextOf(DEMO_OWNER.userId), {
+      projectId: p.projectId,
+      name: p.name,
+      description: p.description,
+      ...(statusSet ? { statusSet } : {}),
+    }).catch(thereAlready);
+  }
+  const made = await services.tasks.getMany(
+    ws,
+    DEMO_TASKS.map((_, i) => demoTaskId(i)),
+  );
   for (const [i, [title, due, priority, who, where, labels, extra = {}]] of DEMO_TASKS.entries()) {
-    const after = waitsOn(i + 1);
-    const blocks = blocksOf(i + 1);
+    if (made.has(demoTaskId(i))) continue;
     // Done a few hours ago means done today: not before today's midnight, even when seeded just after it.
     const doneMs = extra.done === undefined ? undefined : now.getTime() - extra.done * 3_600_000;
     const completedAt =
       doneMs === undefined ? undefined : new Date(extra.done! < 24 ? Math.max(doneMs, startOfToday) : doneMs).toISOString();
-    const task: Task = {
-      workspaceId: ws,
-      taskId: demoTaskId(i),
-      number: i + 1,
-      title,
-      ...(extra.notes ? { notes: extra.notes } : {}),
-      status: completedAt ? 'done' : 'open',
-      ...(extra.status && where
-        ? { state: stateOf(readStatus(extra.status, setOf(DEMO_PROJECTS[where] as Pick<Project, 'statuses'>), 'status')) }
-        : {}),
-      priority,
-      ...(due !== null ? { dueDate: addDays(today, due) } : {}),
-      ...(extra.time ? { dueTime: extra.time } : {}),
-      ...(who ? { assigneeId: USER_OF[who] } : {}),
-      ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
-      labels,
-      createdBy: who === 'grace' ? 'usr_grace' : DEMO_OWNER.userId,
-      createdAt: at,
-      updatedAt: completedAt ?? at,
-      ...(completedAt ? { completedAt, completedBy: who ? USER_OF[who] : DEMO_OWNER.userId } : {}),
-      version: completedAt ? 2 : 1,
-      ...(after.length ? { blockedBy: Object.fromEntries(after.map((n) => [demoTaskId(n - 1), n])) } : {}),
-      ...(after.some((n) => !isDone(n)) ? { openBlockers: after.filter((n) => !isDone(n)).map((n) => demoTaskId(n - 1)) } : {}),
-      ...(blocks.length ? { blocks, linksVersion: 1 } : {}),
-      ...(extra.under ? { parentId: demoTaskId(extra.under - 1), parentNumber: extra.under } : {}),
-      ...(subtasksOf(i + 1) ? { subtaskCount: subtasksOf(i + 1) } : {}),
-    };
-    // The task and its number's claim together; both are there already after the first seeding.
-    await services.commit([...services.tasks.writeOps(undefined, task), services.numbers.claimOp(ws, i + 1, task.taskId)]).catch((err) => {
-      if (!(err instanceof ToolRefusal) && !(err instanceof CounterMoved)) throw err;
-    });
+    const creator = who === 'grace' ? 'usr_grace' : DEMO_OWNER.userId;
+    const [outcome] = await createTasks(contextOf(creator), [
+      {
+        fields: {
+          taskId: demoTaskId(i),
+          title,
+          ...(extra.notes ? { notes: extra.notes } : {}),
+          priority,
+          ...(due !== null ? { dueDate: addDays(today, due) } : {}),
+          ...(extra.time ? { dueTime: extra.time } : {}),
+          ...(who ? { assigneeId: USER_OF[who] } : {}),
+          ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
+          labels,
+          ...(extra.status ? { state: extra.status } : {}),
+          ...(completedAt ? { completed: { at: completedAt, by: who ? USER_OF[who] : DEMO_OWNER.userId } } : {}),
+          ...(extra.after ? { blockedBy: extra.after.map((n) => demoTaskId(n - 1)) } : {}),
+          ...(extra.under ? { parentId: demoTaskId(extra.under - 1) } : {}),
+        },
+      },
+    ]);
+    if (!outcome!.ok) thereAlready(outcome!.error);
   }
 };

@@ -1,7 +1,8 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Adapter, type AdapterFactory, type AdapterPayload, errors } from 'oidc-provider';
 import { keysOfGrant, revokeGrant } from '../auth/grants.js';
-import { batchDelete, type ItemKey, isConditionFailure } from '../platform/dynamodb.js';
+import { batchDelete } from '../platform/batch-writes.js';
+import { type ItemKey, isConditionFailure } from '../platform/dynamodb.js';
 import {
   grantOfUserGsiSk,
   grantsOfWorkspaceGsiPk,

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { addMember, createTestWorkspace } from '../helpers/workspace-fixtures.js';
+import { createTasks } from '../../lambda/workspace/tasks/task-writer.js';
+import { addMember, createTestWorkspace, writeContextOf } from '../helpers/workspace-fixtures.js';
 
 /**
  * The server of `npm run soak`, in a process of its own so its memory is measured alone: the local
@@ -35,22 +35,11 @@ const ws = await createTestWorkspace(server);
 const members = await Promise.all(Array.from({ length: users }, () => addMember(server, ws.workspaceId, 'member', 'UTC')));
 const out = await Promise.all(
   members.map(async (m) => {
-    const now = new Date().toISOString();
-    const taskId = randomUUID();
-    await server.app.services.tasks.create({
-      workspaceId: ws.workspaceId,
-      taskId,
-      title: `Soak task of ${m.name}`,
-      status: 'open',
-      priority: 'P3',
-      labels: [],
-      createdBy: m.userId,
-      createdAt: now,
-      updatedAt: now,
-      version: 1,
-      assigneeId: m.userId,
-    });
-    return { token: m.token, taskId };
+    const [made] = await createTasks(await writeContextOf(server, ws.workspaceId, m), [
+      { fields: { title: `Soak task of ${m.name}`, priority: 'P3', assigneeId: m.userId } },
+    ]);
+    if (!made?.ok || !('written' in made)) throw new Error(`the soak task of ${m.name} was not made`);
+    return { token: m.token, taskId: made.written.task.taskId };
   }),
 );
 // On fd 3: stdout carries the audit lines and meters, which go to /dev/null as fast as they are

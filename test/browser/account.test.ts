@@ -7,6 +7,7 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { screenshot, withPage } from '../helpers/browser.js';
 import { modernCall, startTestServer } from '../helpers/local.js';
 import { approve, pkcePair } from '../helpers/oauth.js';
@@ -204,7 +205,7 @@ describe('the account page', () => {
     // Arrange: the member has a working token.
     const alan = await server.app.services.directory.findMemberByEmail(PEOPLE.member);
     const secret = generateTokenSecret();
-    await server.app.services.tokens.register(secret, {
+    await writesOf(server.app.services).tokens.register(secret, {
       workspaceId: DEMO_WORKSPACE_ID,
       userId: alan!.userId,
       scopes: ['tasks:read'],

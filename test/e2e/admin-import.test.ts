@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { admin } from '../helpers/admin-cli.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
@@ -26,7 +27,7 @@ before(async () => {
   server = await startWorkspaceServer({ DOERS_DATA_DIR: dataDir, DOERS_AUTH_CACHE_SECONDS: '0' });
   ws = await createTestWorkspace(server, { timeZone: 'Europe/Berlin' });
   // The people the fixtures name: Grace is a member (by e-mail and by name), Alan and "Nobody Known" are not.
-  await server.app.services.directory.createMember({
+  await writesOf(server.app.services).directory.createMember({
     workspaceId: ws.workspaceId,
     userId: 'usr_grace',
     email: 'grace@example.test',

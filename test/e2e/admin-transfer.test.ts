@@ -201,7 +201,7 @@ describe('files sweep', () => {
     const target = await connect(undefined, undefined, { DOERS_DATA_DIR: fromDir });
     const task = (await caller(from, ws.owner.token)('task_get', { taskId: made.a })).structuredContent;
     const orphan = `workspaces/${ws.workspaceId}/tasks/${task.taskId}/${task.taskId}.orphan0000`;
-    await target.files!.put(orphan, new TextEncoder().encode('left by a crash'), 'text/plain');
+    await target.bucket!.put(orphan, new TextEncoder().encode('left by a crash'), 'text/plain');
     const lines: string[] = [];
     const out = { stdout: (l: string) => lines.push(l), stderr: (l: string) => lines.push(l) };
     const later = new Date(Date.now() + 2 * 3600_000);
@@ -209,9 +209,9 @@ describe('files sweep', () => {
     // Act
     await sweepCommand.run({ workspace: ws.workspaceId }, target, out, new Date());
     await sweepCommand.run({ workspace: ws.workspaceId, 'dry-run': true }, target, out, later);
-    const listedBefore = await target.files!.list(`workspaces/${ws.workspaceId}/`);
+    const listedBefore = await target.bucket!.list(`workspaces/${ws.workspaceId}/`);
     await sweepCommand.run({ workspace: ws.workspaceId }, target, out, later);
-    const listedAfter = await target.files!.list(`workspaces/${ws.workspaceId}/`);
+    const listedAfter = await target.bucket!.list(`workspaces/${ws.workspaceId}/`);
 
     // Assert
     assert.match(lines[0]!, /^Removed 0 object\(s\) .* \(of 0 older than an hour\)/, 'a young object is left alone');

@@ -207,11 +207,13 @@ describe('tool calls: limits and the tool itself', () => {
   const steps: [tool: string, args: () => Record<string, unknown>, budget: number, keep?: (out: any) => void][] = [
     // Admission and release alone.
     ['me_get', () => ({}), 2],
-    ['project_create', () => ({ name: 'Counted project' }), 3, (o) => (ids.project = o.projectId)],
+    // A call that must not be made twice claims itself in its write, and keeps its answer on the
+    // claim beside the release (one UpdateItem more, in the same step: store/call-claims.ts).
+    ['project_create', () => ({ name: 'Counted project' }), 4, (o) => (ids.project = o.projectId)],
     [
       'task_create',
       () => ({ title: 'Counted task', projectId: ids.project, assignee: 'me', dueDate: '2026-01-02', labels: ['x'] }),
-      3,
+      4,
       (o) => {
         ids.task = o.taskId;
         ids.key = o.key;
@@ -240,7 +242,7 @@ describe('tool calls: limits and the tool itself', () => {
     ['activity_list', () => ({ actor: 'me' }), 3],
     ['activity_list', () => ({ since: '2020-01-01', until: '2099-12-31' }), 6],
     // One transaction per chunk of up to 100 actions: two tasks and their records are one write.
-    ['tasks_create', () => ({ tasks: [{ title: 'Counted bulk one', assignee: 'me' }, { title: 'Counted bulk two' }] }), 3],
+    ['tasks_create', () => ({ tasks: [{ title: 'Counted bulk one', assignee: 'me' }, { title: 'Counted bulk two' }] }), 4],
     // The tasks in one BatchGetItem, the changes and their records in one transaction.
     ['tasks_update', () => ({ tasks: [{ taskId: ids.task, title: 'Counted task, bulk-renamed' }] }), 4],
     // Fifty tasks: each its item, number claim, record and word entries (about 300 actions; their
@@ -249,7 +251,7 @@ describe('tool calls: limits and the tool itself', () => {
     [
       'tasks_create',
       () => ({ tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Counted fifty ${i + 1}`, priority: 'P3' })) }),
-      8,
+      9,
       (o) => (ids.fifty = o.items.map((i: { key: string }) => i.key).join(' ')),
     ],
     // Fifty completions: the tasks in one BatchGetItem (of up to 100), 100 actions (change, record each)
@@ -257,7 +259,7 @@ describe('tool calls: limits and the tool itself', () => {
     ['tasks_update', () => ({ tasks: ids.fifty!.split(' ').map((key) => ({ taskId: key, status: 'done' })) }), 5],
     ['task_complete', () => ({ taskId: ids.task }), 4],
     ['task_reopen', () => ({ taskId: ids.task }), 4],
-    ['comment_add', () => ({ taskId: ids.task, body: 'A comment' }), 4, (o) => (ids.comment = o.commentId)],
+    ['comment_add', () => ({ taskId: ids.task, body: 'A comment' }), 5, (o) => (ids.comment = o.commentId)],
     ['comments_list', () => ({ taskId: ids.task }), 4],
     ['comment_delete', () => ({ taskId: ids.task, commentId: ids.comment }), 4],
     ['projects_list', () => ({}), 3],
@@ -280,7 +282,7 @@ describe('tool calls: limits and the tool itself', () => {
     ],
     ['members_list', () => ({}), 3],
     // The member, its e-mail claim, its record and the directory's version in one transaction.
-    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 3, (o) => (ids.user = o.userId)],
+    ['member_invite', () => ({ email: 'counted@example.test', name: 'Counted Person', role: 'member' }), 4, (o) => (ids.user = o.userId)],
     ['member_role_set', () => ({ userId: ids.user, role: 'viewer' }), 4],
     // The team, the removal, then their tokens and connected apps to revoke.
     ['member_remove', () => ({ userId: ids.user }), 6],
@@ -343,7 +345,7 @@ describe('tool calls: limits and the tool itself', () => {
     assert.deepEqual(ops, ['UpdateItem', 'Query', 'UpdateItem']);
   });
 
-  test('attachment_add of a 1 MB file is 4 DynamoDB requests and one S3 PUT; task_get of a task with files reads no more than without', async () => {
+  test('attachment_add of a 1 MB file is 5 DynamoDB requests (its answer kept beside the release) and one S3 PUT; task_get of a task with files reads no more than without', async () => {
     // Arrange
     const t = structured((await call('task_create', { title: 'Counted files' })).answer);
     const content = Buffer.alloc(1024 * 1024, 7).toString('base64');
@@ -355,10 +357,10 @@ describe('tool calls: limits and the tool itself', () => {
     await call('attachment_add', { taskId: t.key, name: 'notes.txt', text: 'Counted.' });
     const got = await call('task_get', { taskId: t.key });
 
-    // Assert: admission, the task, the one write (item, task count, bytes, record), release.
+    // Assert: admission, the task, the one write (item, task count, bytes, record, the call's claim), the answer kept and the release.
     assert.equal(structured(added.answer).size, 1024 * 1024);
-    assertBudget('attachment_add', added.ops, 4);
-    assert.deepEqual(added.ops, ['UpdateItem', 'Query', 'TransactWriteItems', 'UpdateItem']);
+    assertBudget('attachment_add', added.ops, 5);
+    assert.deepEqual(added.ops, ['UpdateItem', 'Query', 'TransactWriteItems', 'UpdateItem', 'UpdateItem']);
     assert.deepEqual(s3, ['PUT'], 'one S3 request: the PUT of the bytes');
     assert.equal(structured(got.answer).files.length, 2);
     assert.deepEqual(got.ops, ['UpdateItem', 'Query', 'UpdateItem'], 'the files come in the read of the task');
@@ -372,7 +374,7 @@ describe('tool calls: limits and the tool itself', () => {
     const child = structured(created.answer);
     const moved = await call('task_update', { taskId: child.key, version: child.version, parent: other.key });
 
-    assertBudget('task_create with a parent', created.ops, 4);
+    assertBudget('task_create with a parent', created.ops, 5);
     assertBudget('task_update moving it', moved.ops, 5);
     assert.equal(moved.ops.filter((op) => op === 'TransactWriteItems').length, 1, moved.ops.join(' '));
   });

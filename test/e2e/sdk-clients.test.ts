@@ -384,7 +384,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     // Assert
     assert.deepEqual(conflict, { reason: 'version-conflict', code: 'ERR_CONFLICT', data: { current: 2, expected: 1 } });
     assert.equal(retried?.isError, false);
-    assert.equal((retried?.structuredContent as { title: string }).title, 'Renamed');
+    assert.equal((retried?.structuredContent as { title: string } | undefined)?.title, 'Renamed');
     assert.equal(missing?.reason, 'not-found');
     assert.equal(missing?.code, 'ERR_NOT_FOUND');
     assert.equal(invalid?.reason, 'invalid-argument');

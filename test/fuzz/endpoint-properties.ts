@@ -422,7 +422,18 @@ const checkResult = (
       problems.push(`2026-07-28 ${method} without ttlMs/cacheScope private`);
     if (!cached && ('ttlMs' in result || 'cacheScope' in result)) problems.push(`2026-07-28 ${method} with cache hints`);
   } else {
-    for (const key of ['resultType', 'ttlMs', 'cacheScope', '_meta']) if (key in result) problems.push(`handshake-era result with ${key}`);
+    for (const key of ['resultType', 'ttlMs', 'cacheScope']) if (key in result) problems.push(`handshake-era result with ${key}`);
+    // The one _meta of the handshake era: a refused tool call's reason, as on every revision.
+    const meta = result._meta as Record<string, unknown> | undefined;
+    if (meta !== undefined && (result.isError !== true || Object.keys(meta).join() !== 'sh.doers/refusal'))
+      problems.push(`handshake-era result with _meta ${JSON.stringify(meta)}`);
+  }
+  if (method === 'tools/call' && result.isError === true) {
+    const refusal = (result._meta as Record<string, { reason?: unknown; code?: unknown; data?: unknown }> | undefined)?.[
+      'sh.doers/refusal'
+    ];
+    if (typeof refusal?.reason !== 'string' || typeof refusal.code !== 'string' || !isObject(refusal.data))
+      problems.push('a refused tool call without _meta["sh.doers/refusal"] {reason, code, data}');
   }
   const params = isObject(req.params) ? req.params : {};
   switch (method) {

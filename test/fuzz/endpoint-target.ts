@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type JWTPayload, SignJWT } from 'jose';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { buildHandler } from '../../lambda/http/pipeline.js';
@@ -8,6 +7,9 @@ import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Observer } from '../../lambda/observability/observer.js';
 import { SCOPES, type Scope } from '../../lambda/vocabulary.js';
+import { addComment } from '../../lambda/workspace/comments/comment-writer.js';
+import { callerOf } from '../../lambda/workspace/model/caller.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { signingKey, signToken, startJwksServer, type TokenOptions, unsecuredToken, withPayload } from '../helpers/jwks.js';
@@ -217,7 +219,7 @@ const startJwtIssuer = async () => {
 const registerTokens = async (server: LocalServer): Promise<Omit<FuzzTokens, 'jwts'>> => {
   const { services } = server.app;
   const createdAt = new Date().toISOString();
-  await services.directory.createMember({
+  await writesOf(services).directory.createMember({
     workspaceId: DEMO_WORKSPACE_ID,
     ...READER,
     role: 'viewer',
@@ -227,7 +229,14 @@ const registerTokens = async (server: LocalServer): Promise<Omit<FuzzTokens, 'jw
   });
   const register = async (userId: string, scopes: readonly Scope[], extra: { expiresAt?: number; revokedAt?: string } = {}) => {
     const secret = generateTokenSecret();
-    await services.tokens.register(secret, { workspaceId: DEMO_WORKSPACE_ID, userId, scopes, label: 'fuzz', createdAt, ...extra });
+    await writesOf(services).tokens.register(secret, {
+      workspaceId: DEMO_WORKSPACE_ID,
+      userId,
+      scopes,
+      label: 'fuzz',
+      createdAt,
+      ...extra,
+    });
     return secret;
   };
   const all = SCOPES;
@@ -273,17 +282,17 @@ const collectIds = async (services: WorkspaceServices, protectedUsers: ReadonlyS
   const projects = (await services.projects.all(ws)).map((p) => p.projectId);
   const members = (await services.directory.listMembers(ws)).map((m) => m.userId).filter((u) => !protectedUsers.has(u));
   const comments: IdPools['comments'] = [];
+  const workspace = (await services.directory.getWorkspace(ws))!;
+  const owner = (await services.directory.getMember(ws, DEMO_OWNER.userId))!;
+  const ctx = {
+    stores: services,
+    caller: callerOf(workspace, owner),
+    source: { actorId: owner.userId, actorName: owner.name, client: 'fuzz seed', tool: 'test', now: new Date() },
+  };
   for (const taskId of tasks.slice(0, 3)) {
     // Seeded tasks have no comments: one each, so comment_delete and comments_list meet real ones.
-    const comment = {
-      workspaceId: ws,
-      taskId,
-      commentId: randomUUID(),
-      authorId: DEMO_OWNER.userId,
-      body: 'fuzz seed comment',
-      createdAt: new Date().toISOString(),
-    };
-    await services.comments.add(comment);
+    const task = (await services.tasks.get(ws, taskId))!;
+    const { comment } = await addComment(ctx, task, 'fuzz seed comment');
     comments.push({ taskId, commentId: comment.commentId });
   }
   return { tasks, projects, members, comments, cursors: [] };

@@ -3,6 +3,9 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import type { Role } from '../../lambda/vocabulary.js';
 import { SCOPES, type Scope } from '../../lambda/vocabulary.js';
+import { callerOf } from '../../lambda/workspace/model/caller.js';
+import type { WriteContext } from '../../lambda/workspace/store/stores.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { callTool, modernCall, startTestServer } from './local.js';
 
 /** A server for workspace tests: limits off (these tests make many calls), demo data as usual. */
@@ -34,7 +37,7 @@ export const createTestWorkspace = async (
   /** `layout: 1`: a workspace as an earlier version made it (its tasks need `npm run admin -- migrate`). */
   opts: { timeZone?: string; scopes?: readonly Scope[]; layout?: number } = {},
 ): Promise<TestWorkspace> => {
-  const { directory } = server.app.services;
+  const { directory } = writesOf(server.app.services);
   const workspaceId = `ws_${randomUUID().slice(0, 8)}`;
   const createdAt = new Date().toISOString();
   await directory.createWorkspace({
@@ -66,7 +69,7 @@ export const addMember = async (
   const userId = `usr_${role}_${randomUUID().slice(0, 8)}`;
   const email = `${userId}@example.test`;
   const name = `${role} ${timeZone}`;
-  await server.app.services.directory.createMember({
+  await writesOf(server.app.services).directory.createMember({
     workspaceId,
     userId,
     email,
@@ -81,7 +84,7 @@ export const addMember = async (
 
 export const addToken = async (server: LocalServer, workspaceId: string, userId: string, scopes: readonly Scope[]): Promise<string> => {
   const secret = generateTokenSecret();
-  await server.app.services.tokens.register(secret, {
+  await writesOf(server.app.services).tokens.register(secret, {
     workspaceId,
     userId,
     scopes: [...scopes],
@@ -113,4 +116,22 @@ export const refusedForScope = async (
 ): Promise<boolean> => {
   const res = await modernCall(server, 'tools/call', { name, arguments: args }, { token });
   return res.status === 403 && /insufficient_scope/.test(res.headers.get('www-authenticate') ?? '');
+};
+
+/**
+ * What a writer is given when a test drives it directly, as the member `who` of the workspace (its
+ * workspace read now): a test's own door to the writers, like the admin CLI's.
+ */
+export const writeContextOf = async (
+  server: LocalServer,
+  workspaceId: string,
+  who: Pick<TestMember, 'userId' | 'name' | 'role'>,
+): Promise<WriteContext> => {
+  const workspace = (await server.app.services.directory.getWorkspace(workspaceId))!;
+  const now = new Date();
+  return {
+    stores: server.app.services,
+    caller: callerOf(workspace, who),
+    source: { actorId: who.userId, actorName: who.name, client: 'test fixture', tool: 'test', now },
+  };
 };

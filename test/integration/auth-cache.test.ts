@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { modernCall, type RawResponse } from '../helpers/local.js';
 import { createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
@@ -44,7 +45,7 @@ describe('the principal cache', () => {
     const [record] = (await server.app.services.tokens.list(ws.workspaceId)).filter((t) => t.userId === ws.member.userId);
     assert.equal((await meGet(ws.member.token)).status, 200);
 
-    await server.app.services.tokens.revoke(ws.workspaceId, record!.tokenId, new Date().toISOString());
+    await writesOf(server.app.services).tokens.revoke(ws.workspaceId, record!.tokenId, new Date().toISOString());
     const withinBound = await meGet(ws.member.token);
     await pastTheBound();
     const afterBound = await meGet(ws.member.token);
@@ -57,7 +58,7 @@ describe('the principal cache', () => {
   test(`a disabled user is refused within ${CACHE_SECONDS} s`, async () => {
     assert.equal((await meGet(ws.admin.token)).status, 200);
 
-    await server.app.services.directory.setMemberStatus(ws.workspaceId, ws.admin.userId, 'disabled');
+    await writesOf(server.app.services).directory.setMemberStatus(ws.workspaceId, ws.admin.userId, 'disabled');
     await pastTheBound();
     const res = await meGet(ws.admin.token);
 
@@ -68,7 +69,7 @@ describe('the principal cache', () => {
     const before = await meGet(ws.viewer.token);
     assert.equal(before.json.result.structuredContent.role, 'viewer');
 
-    await server.app.services.directory.setMemberRole(ws.workspaceId, ws.viewer.userId, 'viewer', 'member');
+    await writesOf(server.app.services).directory.setMemberRole(ws.workspaceId, ws.viewer.userId, 'viewer', 'member');
     await pastTheBound();
     const after = await meGet(ws.viewer.token);
 

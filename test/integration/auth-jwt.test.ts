@@ -10,6 +10,7 @@ import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import type { Member } from '../../lambda/vocabulary.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { type JwksServer, type SigningKey, signingKey, signToken, startJwksServer, unsecuredToken, withPayload } from '../helpers/jwks.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
@@ -59,7 +60,7 @@ before(async () => {
     },
     { observer },
   );
-  const { directory } = server.app.services;
+  const { directory } = writesOf(server.app.services);
   await directory.createWorkspace({ workspaceId: 'ws_other', name: 'Other', status: 'active', createdAt: new Date().toISOString() });
   for (const m of [
     member('usr_t_grace', 'grace@jwt.test'),
@@ -278,8 +279,8 @@ describe('refused JWTs: 401 invalid_token', () => {
 describe('personal access tokens', () => {
   const register = (overrides: { expiresAt?: number } = {}) => {
     const secret = generateTokenSecret();
-    return server.app.services.tokens
-      .register(secret, {
+    return writesOf(server.app.services)
+      .tokens.register(secret, {
         workspaceId: DEMO_WORKSPACE_ID,
         userId: 'usr_t_pat',
         scopes: ['tasks:read'],
@@ -294,7 +295,7 @@ describe('personal access tokens', () => {
     const { secret, record } = await register();
     assert.equal((await meGet(secret)).status, 200);
 
-    await server.app.services.tokens.revoke(DEMO_WORKSPACE_ID, record.tokenId, new Date().toISOString());
+    await writesOf(server.app.services).tokens.revoke(DEMO_WORKSPACE_ID, record.tokenId, new Date().toISOString());
     const res = await meGet(secret);
 
     assertInvalidToken(res, /revoked/);
@@ -334,7 +335,7 @@ describe('personal access tokens', () => {
 
 describe('user and workspace status, read on every request the cache does not answer', () => {
   test('with the principal cache off, a disabled user is refused with 403 for JWTs and for tokens minted before, and admitted again once enabled', async () => {
-    const { directory, tokens } = server.app.services;
+    const { directory, tokens } = writesOf(server.app.services);
     const secret = generateTokenSecret();
     await tokens.register(secret, {
       workspaceId: DEMO_WORKSPACE_ID,
@@ -361,10 +362,10 @@ describe('user and workspace status, read on every request the cache does not an
     const jwt = await signToken(rsa, { email: 'otto@jwt.test' }, defaults);
     assert.equal((await meGet(jwt)).status, 200);
 
-    await server.app.services.directory.setWorkspaceStatus('ws_other', 'disabled');
+    await writesOf(server.app.services).directory.setWorkspaceStatus('ws_other', 'disabled');
     const res = await meGet(jwt);
     const init = await modernCall(server, 'server/discover', {}, { token: jwt });
-    await server.app.services.directory.setWorkspaceStatus('ws_other', 'active');
+    await writesOf(server.app.services).directory.setWorkspaceStatus('ws_other', 'active');
 
     assertUserNotAllowed(res);
     assertUserNotAllowed(init);

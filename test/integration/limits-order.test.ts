@@ -10,6 +10,7 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import type { Principal, Scope } from '../../lambda/vocabulary.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { LIMITS_FIXTURES, PROBE_RESOURCE_URI } from '../helpers/limits-fixtures.js';
 import { kindOf, peakOverlap, windowAwayFromBoundary } from '../helpers/limits-harness.js';
 import { legacyCall, modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
@@ -33,7 +34,7 @@ const startLimited = async (env: Record<string, string>): Promise<Limited> => {
 
 const tokenWith = async (server: LocalServer, scopes: Scope[]): Promise<string> => {
   const secret = generateTokenSecret();
-  await server.app.services.tokens.register(secret, {
+  await writesOf(server.app.services).tokens.register(secret, {
     workspaceId: DEMO_WORKSPACE_ID,
     userId: DEMO_OWNER.userId,
     scopes,

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { callTool, startTestServer } from '../helpers/local.js';
 import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';
 import { passUpstream, startUpstream } from '../helpers/upstream.js';
@@ -124,7 +125,7 @@ describe("sign-in through the operator's OpenID provider", () => {
   test('a disabled member gets the same page and no code', async () => {
     // Arrange: grace is an active admin of the demo workspace; disable her first.
     const grace = await server.app.services.directory.findMemberByEmail('grace@example.com');
-    await server.app.services.directory.setMemberStatus(grace!.workspaceId, grace!.userId, 'disabled');
+    await writesOf(server.app.services).directory.setMemberStatus(grace!.workspaceId, grace!.userId, 'disabled');
     try {
       // Act
       const { response } = await signInUpstream(
@@ -136,7 +137,7 @@ describe("sign-in through the operator's OpenID provider", () => {
       assert.equal(response.status, 403);
       assert.match(await response.text(), /not an active member/);
     } finally {
-      await server.app.services.directory.setMemberStatus(grace!.workspaceId, grace!.userId, 'active');
+      await writesOf(server.app.services).directory.setMemberStatus(grace!.workspaceId, grace!.userId, 'active');
     }
   });
 

@@ -7,6 +7,7 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import type { ResourceTemplateDefinition } from '../../lambda/mcp/resource-registry.js';
 import { createLogger } from '../../lambda/observability/logger.js';
 import { createPowertoolsObserver } from '../../lambda/observability/powertools-observer.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { defineTool } from '../../lambda/workspace/surface/define-tool.js';
 import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 import { modernCall, post, startTestServer } from '../helpers/local.js';
@@ -84,7 +85,7 @@ before(async () => {
     { fixtures: { tools: [note], templates: [notes] }, observer: createPowertoolsObserver(createLogger()) },
   );
   readOnlyToken = generateTokenSecret();
-  await server.app.services.tokens.register(readOnlyToken, {
+  await writesOf(server.app.services).tokens.register(readOnlyToken, {
     workspaceId: 'ws_demo',
     userId: 'usr_ada',
     scopes: ['tasks:read'],

@@ -13,6 +13,7 @@ import { loadConfig } from '../../lambda/platform/config.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { dataDirKeySource } from '../../lambda/platform/key-ring.js';
 import type { Scope } from '../../lambda/vocabulary.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
@@ -35,7 +36,7 @@ const promptsFor = (scopes: readonly string[]) =>
 let server: LocalServer;
 const tokenWith = async (scopes: Scope[]): Promise<string> => {
   const secret = generateTokenSecret();
-  await server.app.services.tokens.register(secret, {
+  await writesOf(server.app.services).tokens.register(secret, {
     workspaceId: DEMO_WORKSPACE_ID,
     userId: DEMO_OWNER.userId,
     scopes,

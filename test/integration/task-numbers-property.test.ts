@@ -124,6 +124,9 @@ describe('task numbers never wedge a workspace', () => {
         await call('tasks_create', { tasks: Array.from({ length: 50 }, (_, i) => ({ title: `Waits ${i}`, blockedBy: [hubKey] })) });
         await call('tasks_create', { tasks: Array.from({ length: 8 }, (_, i) => ({ title: `Waits more ${i}`, blockedBy: [hubKey] })) });
         const planted = new Set<number>();
+        // Each call its own arguments: the same call again within minutes is answered, not made again.
+        let made = 0;
+        const title = (what: string) => `${what} ${++made}`;
 
         for (const o of ops) {
           // Act: one call with its fault, or claims planted as an earlier version left them.
@@ -133,11 +136,11 @@ describe('task numbers never wedge a workspace', () => {
           } else {
             if (o.fault) proxy.failWritesFrom(o.fault.nth, o.fault.mode, 1);
             try {
-              if (o.kind === 'single') await call('task_create', { title: 'One' });
+              if (o.kind === 'single') await call('task_create', { title: title('One') });
               else
                 await call('tasks_create', {
                   tasks: Array.from({ length: o.n }, (_, i) => ({
-                    title: `Bulk ${i}`,
+                    title: `${title('Bulk')} ${i}`,
                     ...(i < o.waitOnHub ? { blockedBy: [hubKey] } : {}),
                     ...(o.longNotes ? { notes: 'n'.repeat(90_000) } : {}),
                   })),
@@ -157,7 +160,10 @@ describe('task numbers never wedge a workspace', () => {
             assert.equal(await taskNumber(ws.workspaceId, c.taskId), c.number, `task of claim ${c.number}`);
           }
           assert.equal(new Set(real.map((c) => c.taskId)).size, real.length, 'a task claimed two numbers');
-          const after = (await call('task_create', { title: 'Right after' })) as { isError: boolean; structuredContent: { key: string } };
+          const after = (await call('task_create', { title: title('Right after') })) as {
+            isError: boolean;
+            structuredContent: { key: string };
+          };
           assert.equal(after.isError, false, toolText(after as never));
           const n = Number(after.structuredContent.key.split('-')[1]);
           assert.ok(!planted.has(n) && claims.every((c) => c.number !== n), `number ${n} given twice`);

@@ -4,6 +4,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type EmbeddedS3, LOCAL_ATTACHMENT_BUCKET, startEmbeddedS3 } from '../../lambda/local/embedded-s3.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { type StoreWrites, writesOf } from '../../lambda/workspace/store/writes.js';
 import { modernCall } from '../helpers/local.js';
 import { type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
@@ -252,9 +253,10 @@ describe('attachments', () => {
   test('an add is one S3 PUT; a failed metadata write takes its object out again', async () => {
     // Arrange
     const t = await task('Failing write');
-    const original = server.app.services.commit;
+    const writes = writesOf(server.app.services) as { commit: StoreWrites['commit'] };
+    const original = writes.commit;
     proxy.seen.length = 0;
-    (server.app.services as { commit: typeof original }).commit = async () => {
+    writes.commit = async () => {
       throw Object.assign(new Error('boom'), { name: 'ValidationException' });
     };
 
@@ -263,7 +265,7 @@ describe('attachments', () => {
     try {
       r = await add({ taskId: t.key, name: 'lost.txt', text: 'never kept' }).catch((e: unknown) => ({ isError: true, error: e }) as never);
     } finally {
-      (server.app.services as { commit: typeof original }).commit = original;
+      writes.commit = original;
     }
     const seen = [...proxy.seen];
     proxy.seen.length = 0;
@@ -389,7 +391,7 @@ describe('attachments', () => {
     test('a file attached while its task is being deleted refuses the delete', async () => {
       // Arrange: the delete's write waits until an add has landed
       const t = await task('Deleted while attached to');
-      const services = server.app.services as { commit: typeof server.app.services.commit };
+      const services = writesOf(server.app.services) as { commit: StoreWrites['commit'] };
       const original = services.commit;
       let raced = false;
       services.commit = async (ops) => {

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { javaAvailable, startDynamoDbLocal } from '../helpers/limits-harness.js';
 import { legacyCall, modernCall } from '../helpers/local.js';
 import {
@@ -59,7 +60,7 @@ const asking = async (token: string, answer: { action: 'accept'; content: { conf
 
 /** A token made the way the account page makes one: with its record, so change_undo can take it back. */
 const tokenWithRecord = async (workspaceId: string, userId: string, scopes: string[]) => {
-  const { activity, tokens } = server.app.services;
+  const { activity, tokens } = writesOf(server.app.services);
   const { tokenRecord, doorSource } = await import('../../lambda/workspace/activity/records.js');
   const secret = generateTokenSecret();
   const at = new Date();
@@ -71,7 +72,12 @@ const tokenWithRecord = async (workspaceId: string, userId: string, scopes: stri
     label: 'laptop',
     createdAt: at.toISOString(),
   };
-  const record = tokenRecord(activity, doorSource('account page', { userId, name: 'someone' }, 'create token', at), 'created', token);
+  const record = tokenRecord(
+    server.app.services.activity,
+    doorSource('account page', { userId, name: 'someone' }, 'create token', at),
+    'created',
+    token,
+  );
   await tokens.register(secret, token, [activity.recordOp(record)]);
   return { secret, activityId: record.activityId };
 };

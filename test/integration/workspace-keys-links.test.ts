@@ -3,8 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
+import { doorSource } from '../../lambda/workspace/activity/records.js';
 import { migrateWorkspace } from '../../lambda/workspace/admin/migrate.js';
-import { numberExistingTasks, setWorkspaceKey } from '../../lambda/workspace/admin/numbering.js';
+import { numberExistingTasks } from '../../lambda/workspace/admin/numbering.js';
+import { OPERATOR } from '../../lambda/workspace/membership/rules.js';
+import { setWorkspaceKey } from '../../lambda/workspace/membership/workspaces.js';
 import { modernCall } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
@@ -96,11 +99,9 @@ describe('task keys', () => {
     const own = await createTestWorkspace(server);
     const call = caller(server, own.member.token);
     const t = await create('Renamed key', {}, call);
-    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
-    const workspace = (await server.app.services.directory.getWorkspace(own.workspaceId))!;
 
     // Act
-    await setWorkspaceKey(db, server.app.config.tables.workspace, workspace, 'ACME', []);
+    await setWorkspaceKey(server.app.services, doorSource('admin CLI', OPERATOR, 'workspace key', new Date()), own.workspaceId, 'ACME');
     const byOld = await call('task_get', { taskId: t.key });
     const byNew = await call('task_get', { taskId: 'ACME-1' });
 
@@ -146,8 +147,8 @@ describe('task keys', () => {
     const before = await call('task_get', { taskId: ids[0] });
 
     // Act
-    const first = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, () => []);
-    const again = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, () => []);
+    const first = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, {}, () => undefined);
+    const again = await numberExistingTasks(db, server.app.config.tables.workspace, own.workspaceId, {}, () => undefined);
     const keys = await Promise.all(ids.map(async (taskId) => (await call('task_get', { taskId })).structuredContent.key));
     await migrateWorkspace(db, server.app.config.tables.workspace, own.workspaceId, { drainMs: 0 });
     const next = await create('After the migration', {}, call);

@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { addDays, dateInZone } from '../../lambda/workspace/model/time.js';
 import type { Task } from '../../lambda/workspace/model/types.js';
 
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { type CreateItem, createTasks } from '../../lambda/workspace/tasks/task-writer.js';
+import {
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+  writeContextOf,
+} from '../helpers/workspace-fixtures.js';
 
 let server: LocalServer;
 let ws: TestWorkspace;
@@ -216,25 +223,26 @@ describe('paging a large workspace', () => {
   test('paging 1,000 tasks to the end returns every task exactly once, in order', async () => {
     const big = await createTestWorkspace(server);
     const now = new Date();
-    const tasks: Task[] = Array.from({ length: 1000 }, (_, i) => {
+    const items: CreateItem[] = Array.from({ length: 1000 }, (_, i) => {
       const done = i % 4 === 0;
-      const at = new Date(now.getTime() - i * 60_000).toISOString();
       return {
-        workspaceId: big.workspaceId,
-        taskId: randomUUID(),
-        title: `Task ${i}`,
-        status: done ? 'done' : 'open',
-        priority: (['P1', 'P2', 'P3', 'P4'] as const)[i % 4]!,
-        ...(i % 7 === 0 ? {} : { dueDate: addDays(today, (i % 40) - 20) }),
-        labels: i % 3 === 0 ? ['three'] : [],
-        createdBy: big.owner.userId,
-        createdAt: at,
-        updatedAt: at,
-        ...(done ? { completedAt: at, completedBy: big.owner.userId } : {}),
-        version: 1,
+        fields: {
+          title: `Task ${i}`,
+          priority: (['P1', 'P2', 'P3', 'P4'] as const)[i % 4]!,
+          ...(i % 7 === 0 ? {} : { dueDate: addDays(today, (i % 40) - 20) }),
+          labels: i % 3 === 0 ? ['three'] : [],
+          ...(done ? { completed: { at: new Date(now.getTime() - i * 60_000).toISOString(), by: big.owner.userId } } : {}),
+        },
       };
     });
-    for (let i = 0; i < tasks.length; i += 100) await Promise.all(tasks.slice(i, i + 100).map((t) => server.app.services.tasks.create(t)));
+    const ctx = await writeContextOf(server, big.workspaceId, big.owner);
+    const tasks: Task[] = [];
+    for (let i = 0; i < items.length; i += 50) {
+      for (const o of await createTasks(ctx, items.slice(i, i + 50))) {
+        assert.ok(o.ok && 'written' in o);
+        tasks.push(o.written.task);
+      }
+    }
 
     const collect = async (args: Record<string, unknown>) => {
       const seen: string[] = [];

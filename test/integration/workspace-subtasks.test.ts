@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Subtasks against the embedded DynamoDB: placing, moving, the levels and cycles, what task_get and
@@ -361,7 +362,7 @@ describe('concurrent calls', () => {
  * lands between this call's read and its write, the one interleaving a timing race rarely hits.
  */
 const beforeCommitMentioning = (marker: string, competing: () => Promise<unknown>) => {
-  const services = server.app.services as { commit: (ops: readonly unknown[]) => Promise<void> };
+  const services = writesOf(server.app.services) as { commit: (ops: readonly unknown[]) => Promise<void> };
   const commit = services.commit;
   services.commit = async (ops) => {
     if (JSON.stringify(ops.map((op) => (op as { item: unknown }).item)).includes(marker)) {

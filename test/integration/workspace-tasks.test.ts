@@ -219,7 +219,7 @@ describe('task_update', () => {
 
   test('needs the version and at least one change', async () => {
     const call = as(ws.member.token);
-    const c = await call('task_create', { title: 'x' });
+    const c = await call('task_create', { title: 'x at line 222' });
 
     const noVersion = await call('task_update', { taskId: c.structuredContent.taskId, title: 'y' });
     const noChange = await call('task_update', { taskId: c.structuredContent.taskId, version: 1 });
@@ -231,7 +231,7 @@ describe('task_update', () => {
   });
 
   test('a viewer is refused (role too low); a foreign task is not found', async () => {
-    const c = await as(ws.member.token)('task_create', { title: 'x' });
+    const c = await as(ws.member.token)('task_create', { title: 'x at line 234' });
     const theirs = await as(other.member.token)('task_create', { title: 'theirs' });
 
     const viewer = await refusedForScope(server, ws.viewer.token, 'task_update', {
@@ -270,7 +270,7 @@ describe('task_complete and task_reopen', () => {
   });
 
   test('with a stale version it is a conflict; a viewer is refused; an unknown id is not found', async () => {
-    const c = await as(ws.member.token)('task_create', { title: 'x' });
+    const c = await as(ws.member.token)('task_create', { title: 'x at line 273' });
     await as(ws.member.token)('task_update', { taskId: c.structuredContent.taskId, version: 1, title: 'y' });
 
     const stale = await as(ws.member.token)('task_complete', { taskId: c.structuredContent.taskId, version: 1 });
@@ -319,7 +319,7 @@ describe('task_delete', () => {
   });
 
   test('a stale version is a conflict, a foreign id not found, and a viewer is refused', async () => {
-    const c = await as(ws.member.token)('task_create', { title: 'x' });
+    const c = await as(ws.member.token)('task_create', { title: 'x at line 322' });
     await as(ws.member.token)('task_complete', { taskId: c.structuredContent.taskId });
     const theirs = await as(other.member.token)('task_create', { title: 'theirs' });
 

@@ -9,8 +9,10 @@ import type { DoersContext, HttpResult } from '../../lambda/http/request-context
 import { MAX_BODY_BYTES } from '../../lambda/http/transport.js';
 import { createHttpAdapter, REQUEST_TIMEOUT_MS } from '../../lambda/local/http-adapter.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { setWorkspaceKey } from '../../lambda/workspace/admin/numbering.js';
+import { doorSource } from '../../lambda/workspace/activity/records.js';
+import { OPERATOR } from '../../lambda/workspace/membership/rules.js';
+import { setWorkspaceKey } from '../../lambda/workspace/membership/workspaces.js';
+import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
 import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
 import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
@@ -68,7 +70,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
   const ws = await createTestWorkspace(server);
   const userId = `usr_${tag}_${randomUUID().slice(0, 8)}`;
   const email = `secret-${tag}-${randomUUID().slice(0, 4)}@example.test`;
-  await server.app.services.directory.createMember({
+  await writesOf(server.app.services).directory.createMember({
     workspaceId: ws.workspaceId,
     userId,
     email,
@@ -189,7 +191,7 @@ before(async () => {
   stopServer = started.close;
   [ws1, ws2] = [await seedWorkspace('c41d'), await seedWorkspace('7f3a')];
   const twinId = ws1.ws.owner.userId;
-  await server.app.services.directory.createMember({
+  await writesOf(server.app.services).directory.createMember({
     workspaceId: ws2.ws.workspaceId,
     userId: twinId,
     email: `twin-${randomUUID().slice(0, 8)}@example.test`,
@@ -1219,14 +1221,7 @@ describe('task keys and links across workspaces (workspace-keys-links.test.ts ha
     const more: string[] = [];
     for (let i = 4; i <= 6; i++) more.push((await as3('task_create', { title: `SECRET-TITLE-5e8c ${i}` })).structuredContent.taskId);
     ws3 = { ...seeded, taskIds: [...seeded.taskIds, ...more] };
-    const db = createDocumentClient({ endpoint: server.dynamodbEndpoint });
-    await setWorkspaceKey(
-      db,
-      server.app.config.tables.workspace,
-      (await server.app.services.directory.getWorkspace(ws3.ws.workspaceId))!,
-      'SCRT',
-      [],
-    );
+    await setWorkspaceKey(server.app.services, doorSource('admin CLI', OPERATOR, 'workspace key', new Date()), ws3.ws.workspaceId, 'SCRT');
     ws3Before = await snapshot(ws3);
     ws4 = await createTestWorkspace(server);
   });

@@ -1,5 +1,5 @@
 import type { PersonalTokenRecord } from '../../auth/personal-tokens.js';
-import type { Member } from '../../vocabulary.js';
+import type { Member, Workspace } from '../../vocabulary.js';
 import {
   type ActivityAction,
   type ActivityRecord,
@@ -41,6 +41,7 @@ export const TASK_FIELDS = [
 export const PROJECT_FIELDS = ['name', 'description', 'status', 'statuses', 'retiredStatuses', 'archivedAt', 'deletedAt'] as const;
 export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'status', 'deletedAt'] as const;
 export const TOKEN_FIELDS = ['label', 'userId', 'scopes', 'expiresAt', 'revokedAt'] as const;
+export const WORKSPACE_FIELDS = ['name', 'key', 'status'] as const;
 
 const snapshot = (o: object): Record<string, unknown> => ({ ...o }) as Record<string, unknown>;
 
@@ -292,8 +293,30 @@ export const grantRevokedRecord = (
   );
 
 /** A change made through a door other than a tool: the account page or the admin CLI. */
+/** The record of a change of the workspace itself: made, switched off or on, its key changed. */
+export const workspaceRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  action: 'created' | 'disabled' | 'enabled' | 'changed',
+  before: Workspace | undefined,
+  after: Workspace,
+): ActivityRecord =>
+  buildRecord(
+    source,
+    after.workspaceId,
+    {
+      kind: 'workspace',
+      action,
+      targetId: after.workspaceId,
+      targetLabel: after.name,
+      changes: fieldChanges(before, after, WORKSPACE_FIELDS),
+      ...(before ? { before: { ...before } } : {}),
+    },
+    activity.expiresAtFor(source.now),
+  );
+
 export const doorSource = (
-  door: 'account page' | 'admin CLI',
+  door: 'account page' | 'admin CLI' | 'local server',
   actor: { readonly userId: string; readonly name: string },
   action: string,
   now: Date,

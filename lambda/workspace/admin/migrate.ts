@@ -146,7 +146,7 @@ export const migrateWorkspace = async (
     await wait(opts.drainMs);
 
     // 2. Numbers for tasks from before numbers.
-    numbered = (await numberExistingTasks(db, table, workspaceId, () => [])).numbered;
+    numbered = (await numberExistingTasks(db, table, workspaceId, {}, () => undefined)).numbered;
     if (numbered) say(`${workspaceId}: numbered ${numbered} task(s) from before task keys`);
 
     // 3. The tasks in layout 2, and 4. their counts.

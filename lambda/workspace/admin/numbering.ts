@@ -1,9 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { TASK_PREFIX, taskSk, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
-import { commitWrites, type WriteOp } from '../../platform/transact.js';
-import { WORKSPACE_KEY, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
-import { invalid, workspaceNotFound } from '../model/refusals.js';
+import { commitWrites } from '../../platform/transact.js';
+import { type Workspace, workspaceKeyOf } from '../../vocabulary.js';
+import type { ActivityRecord } from '../model/activity.js';
+import { workspaceNotFound } from '../model/refusals.js';
 import { CounterMoved, NumberTaken, TaskNumbers } from '../store/task-numbers.js';
+import { writesOf } from '../store/writes.js';
 
 /** What only the operator runs (npm run admin): the numbering of a workspace from before task keys, and a new key. */
 
@@ -17,7 +19,10 @@ export const numberExistingTasks = async (
   db: DynamoDBDocumentClient,
   table: string,
   workspaceId: string,
-  extra: (numbered: number) => readonly WriteOp[],
+  /** The stores whose write side records the numbering (its record goes in with the key). */
+  stores: object,
+  /** The numbering's record, once it is known how many were numbered (none when nothing was). */
+  recordOf: (numbered: number) => ActivityRecord | undefined,
 ): Promise<{ readonly numbered: number; readonly counter: number }> => {
   const items: Record<string, unknown>[] = [];
   for await (const page of paginateQuery(
@@ -90,7 +95,7 @@ export const numberExistingTasks = async (
         },
       },
     },
-    ...extra(numbered),
+    ...[recordOf(numbered)].flatMap((r) => (r ? [writesOf(stores).activity.recordOp(r)] : [])),
   ]);
   return { numbered, counter };
 };
@@ -99,38 +104,3 @@ class AlreadyNumbered extends Error {}
 
 /** How often one task's numbering is tried again while creates move the counter meanwhile. */
 const MIGRATION_ATTEMPTS = 20;
-
-/**
- * Changes a workspace's key; the old one keeps naming its tasks (`pastKeys`). Refused for a key
- * that is not 2 to 6 letters.
- */
-export const setWorkspaceKey = async (
-  db: DynamoDBDocumentClient,
-  table: string,
-  workspace: Workspace,
-  key: string,
-  extra: readonly WriteOp[],
-): Promise<void> => {
-  const next = key.toUpperCase();
-  if (!WORKSPACE_KEY.test(next)) throw invalid('key', `${key} is not 2 to 6 letters (A–Z), like DEMO or ACME.`);
-  const current = workspaceKeyOf(workspace);
-  const past = [...new Set([...(workspace.pastKeys ?? []), current])].filter((k) => k !== next);
-  await commitWrites(db, [
-    {
-      item: {
-        Update: {
-          TableName: table,
-          Key: { pk: wsPk(workspace.workspaceId), sk: WORKSPACE_SK },
-          UpdateExpression: 'SET #k = :k, pastKeys = :past',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#k': 'key' },
-          ExpressionAttributeValues: { ':k': next, ':past': past },
-        },
-      },
-      refused: () => {
-        throw workspaceNotFound(workspace.workspaceId);
-      },
-    },
-    ...extra,
-  ]);
-};

@@ -10,6 +10,7 @@ import type { Attachment, Task } from '../model/types.js';
 import { newAttachmentId } from '../store/attachment-store.js';
 import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
+import { writesOf } from '../store/writes.js';
 
 /**
  * The one writer of attachments, for every door (the tools and change_undo). Members add; members
@@ -72,10 +73,10 @@ export const addAttachment = async (ctx: WriteContext, task: TaskRef, file: NewA
   await undoingOnFailure(
     () =>
       writeClaimed(ctx, record.activityId, `task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, (claim) =>
-        stores.commit([
+        writesOf(stores).commit([
           ...claim,
-          ...stores.attachments.addOps(attachment, stores.files.quotaBytes, taskNameOf(caller.workspaceKey, task)),
-          stores.activity.recordOp(record),
+          ...writesOf(stores).attachments.addOps(attachment, stores.files.quotaBytes, taskNameOf(caller.workspaceKey, task)),
+          writesOf(stores).activity.recordOp(record),
         ]),
       ),
     () => stores.files.store.delete(key),
@@ -97,10 +98,10 @@ export const deleteAttachment = async (
   // deleted it first) leaves that copy, which is the other delete's undo too; the lifecycle removes it.
   if (!(await stores.files.store.copy(key, trashObjectKey(key)))) throw attachmentGone(attachment.attachmentId);
   await confirmedOr(`task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, () =>
-    stores.commit([
-      ...stores.attachments.removeOps({ ...attachment, deletedAt: record.at }, record.expiresAt),
-      stores.activity.recordOp(record),
-      ...(undoes ? [stores.activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
+    writesOf(stores).commit([
+      ...writesOf(stores).attachments.removeOps({ ...attachment, deletedAt: record.at }, record.expiresAt),
+      writesOf(stores).activity.recordOp(record),
+      ...(undoes ? [writesOf(stores).activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
     ]),
   );
   // The item says deleted; the bytes left in place would be served by nothing, and go now (tried
@@ -127,10 +128,10 @@ export const restoreAttachment = async (
   await undoingOnFailure(
     () =>
       confirmedOr(`task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, () =>
-        stores.commit([
-          ...stores.attachments.restoreOps(attachment, stores.files.quotaBytes, taskNameOf(caller.workspaceKey, task)),
-          stores.activity.recordOp(record),
-          stores.activity.markUndoneOp(undoes, record.activityId, record.at),
+        writesOf(stores).commit([
+          ...writesOf(stores).attachments.restoreOps(attachment, stores.files.quotaBytes, taskNameOf(caller.workspaceKey, task)),
+          writesOf(stores).activity.recordOp(record),
+          writesOf(stores).activity.markUndoneOp(undoes, record.activityId, record.at),
         ]),
       ),
     // Refused: the bytes go back out, unless another undo put the attachment back meanwhile (its item names them).

@@ -1,3 +1,4 @@
+import type { WriteOp } from '../../platform/transact.js';
 import { commentRecord } from '../activity/records.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import type { ActivityRecord } from '../model/activity.js';
@@ -6,6 +7,7 @@ import { taskNameOf } from '../model/task-refs.js';
 import type { Comment, Task } from '../model/types.js';
 import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
+import { writesOf } from '../store/writes.js';
 
 /**
  * The one writer of comments, for every door (the tools and change_undo): members add; members
@@ -21,8 +23,8 @@ export interface WrittenComment {
   readonly record: ActivityRecord;
 }
 
-const commit = (ctx: WriteContext, ops: Parameters<WriteContext['stores']['commit']>[0], check: string): Promise<void> =>
-  confirmedOr(check, () => ctx.stores.commit(ops));
+const commit = (ctx: WriteContext, ops: readonly WriteOp[], check: string): Promise<void> =>
+  confirmedOr(check, () => writesOf(ctx.stores).commit(ops));
 
 export const addComment = async (ctx: WriteContext, task: TaskRef, body: string, undoes?: ActivityRecord): Promise<WrittenComment> => {
   const { stores, caller, source } = ctx;
@@ -43,7 +45,7 @@ export const addComment = async (ctx: WriteContext, task: TaskRef, body: string,
     ctx,
     record.activityId,
     `comments_list ${taskNameOf(caller.workspaceKey, task)} shows whether it was added.`,
-    (claim) => stores.commit([...claim, stores.comments.addOp(comment), stores.activity.recordOp(record)]),
+    (claim) => writesOf(stores).commit([...claim, writesOf(stores).comments.addOp(comment), writesOf(stores).activity.recordOp(record)]),
   );
   return { comment, record };
 };
@@ -61,10 +63,10 @@ export const deleteComment = async (
     ctx,
     [
       // The comment's task must be there (not deleted) for the comment to go.
-      ...(undoes ? [stores.tasks.checkOp(caller.workspaceId, task.taskId)] : []),
-      ...stores.comments.removeOps(comment, record.expiresAt),
-      stores.activity.recordOp(record),
-      ...(undoes ? [stores.activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
+      ...(undoes ? [writesOf(stores).tasks.checkOp(caller.workspaceId, task.taskId)] : []),
+      ...writesOf(stores).comments.removeOps(comment, record.expiresAt),
+      writesOf(stores).activity.recordOp(record),
+      ...(undoes ? [writesOf(stores).activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
     ],
     `comments_list ${taskNameOf(caller.workspaceKey, task)} shows whether it was deleted.`,
   );
@@ -84,10 +86,10 @@ export const restoreComment = async (
   await commit(
     ctx,
     [
-      stores.tasks.checkOp(caller.workspaceId, task.taskId),
-      ...stores.comments.restoreOps(comment),
-      stores.activity.recordOp(record),
-      stores.activity.markUndoneOp(undoes, record.activityId, record.at),
+      writesOf(stores).tasks.checkOp(caller.workspaceId, task.taskId),
+      ...writesOf(stores).comments.restoreOps(comment),
+      writesOf(stores).activity.recordOp(record),
+      writesOf(stores).activity.markUndoneOp(undoes, record.activityId, record.at),
     ],
     `comments_list ${taskNameOf(caller.workspaceKey, task)} shows whether it is back.`,
   );

@@ -6,6 +6,7 @@ import { emailTaken, memberNotFound } from '../model/refusals.js';
 import type { CallClaim } from '../store/call-claims.js';
 import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WorkspaceStores } from '../store/stores.js';
+import { writesOf } from '../store/writes.js';
 import { revokeAllOf } from './credentials.js';
 import { type Actor, checkInvite, checkRemoval, checkRoleChange, checkStatusChange, memberOrRefuse, requireRole } from './rules.js';
 
@@ -43,8 +44,8 @@ const recorder = (stores: Stores, source: ChangeSource, opts: MemberChangeOption
   const ops = (before: Member | undefined, after: Member | undefined): WriteOp[] => {
     record = memberRecord(stores.activity, source, before, after, opts.undoes ? { undoOf: opts.undoes.activityId } : {});
     return [
-      stores.activity.recordOp(record),
-      ...(opts.undoes ? [stores.activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
+      writesOf(stores).activity.recordOp(record),
+      ...(opts.undoes ? [writesOf(stores).activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
     ];
   };
   return { ops, record: () => record };
@@ -68,7 +69,7 @@ export const inviteMember = async (
   const r = recorder(stores, source, opts);
   const ops = r.ops(undefined, fresh);
   const outcome = await writeClaimed(opts, r.record()!.activityId, `members_list shows whether ${member.email} was added.`, (claim) =>
-    stores.directory.inviteMember(fresh, ops, claim),
+    writesOf(stores).directory.inviteMember(fresh, ops, claim),
   );
   if (outcome === 'email_taken') throw emailTaken(member.email);
   return { member: fresh, changed: true, record: r.record()! };
@@ -99,12 +100,12 @@ export const changeRole = async (
     const next: Member = { ...current, role };
     const r = recorder(stores, source, opts);
     await confirmedOr(`members_list shows ${current.name}'s role now.`, () =>
-      stores.directory.setMemberRole(workspaceId, userId, current.role, role, r.ops(current, next)),
+      writesOf(stores).directory.setMemberRole(workspaceId, userId, current.role, role, r.ops(current, next)),
     );
     return { member: next, changed: true, record: r.record()! };
   };
   if (target.role !== 'owner' && role !== 'owner') return write(target);
-  return stores.directory.withOwnersLock(workspaceId, async () => {
+  return writesOf(stores).directory.withOwnersLock(workspaceId, async () => {
     const fresh = await stores.directory.listMembers(workspaceId);
     const now = memberOrRefuse(fresh, userId);
     checkRoleChange(actor, now, fresh, role);
@@ -132,14 +133,14 @@ export const removeMember = async (
     checkRemoval(actor, current, all);
     const r = recorder(stores, source, opts);
     await confirmedOr(`members_list shows whether ${current.name} is still a member.`, () =>
-      stores.directory.removeMember(current, current.role, r.ops(current, undefined)),
+      writesOf(stores).directory.removeMember(current, current.role, r.ops(current, undefined)),
     );
     return { member: current, changed: true, record: r.record()! };
   };
   const removed =
     target.role !== 'owner'
       ? await write(target, members)
-      : await stores.directory.withOwnersLock(workspaceId, async () => {
+      : await writesOf(stores).directory.withOwnersLock(workspaceId, async () => {
           const fresh = await stores.directory.listMembers(workspaceId);
           return write(memberOrRefuse(fresh, userId), fresh);
         });
@@ -163,7 +164,7 @@ export const changeStatus = async (
   opts: MemberChangeOptions = {},
 ): Promise<MemberChange> => {
   requireRole(actor, 'admin', 'disabling or enabling a member');
-  const changed = await stores.directory.withOwnersLock(workspaceId, async (): Promise<MemberChange> => {
+  const changed = await writesOf(stores).directory.withOwnersLock(workspaceId, async (): Promise<MemberChange> => {
     const members = await stores.directory.listMembers(workspaceId);
     const target = memberOrRefuse(members, userId);
     checkStatusChange(actor, target, members, status);
@@ -172,7 +173,7 @@ export const changeStatus = async (
     const next: Member = { ...target, status, ...(from ? { credentialsFrom: from } : {}) };
     const r = recorder(stores, source, opts);
     const written = await confirmedOr(`members_list shows whether ${target.name} is ${status}.`, () =>
-      stores.directory.setMemberStatus(workspaceId, userId, status, r.ops(target, next), from),
+      writesOf(stores).directory.setMemberStatus(workspaceId, userId, status, r.ops(target, next), from),
     );
     if (!written) throw memberNotFound(userId);
     return { member: next, changed: true, record: r.record()! };

@@ -1,6 +1,6 @@
 import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal, type ToolRefusal } from '../../errors.js';
 import { ReadCeilingReached, WriteBusy, WriteRace, WriteTooLarge } from '../../platform/storage-errors.js';
-import { MAX_TRANSACTION_ACTIONS } from '../../platform/transact.js';
+import type { Role } from '../../vocabulary.js';
 import { MAX_SUBTASKS, MAX_WRITE_UNITS_PER_CALL } from './limits.js';
 
 /**
@@ -144,7 +144,8 @@ export const parentMoved = (name: string) =>
     'links-moved',
   );
 
-export const exists = (what: string) => new ConflictRefusal(`Conflict: ${what} exists already; nothing was written.`, 'race');
+/** A new item whose id is taken (a door that names its ids: the seed, an import): nothing was written. */
+export const exists = (what: string) => new ConflictRefusal(`Conflict: ${what} exists already; nothing was written.`, 'taken');
 
 /**
  * DynamoDB did not say whether the write happened (it kept answering that the transaction was in
@@ -211,16 +212,16 @@ export const onlyOwnItems = (action: string) =>
  * A tree's change that one all-or-nothing write cannot hold: `subtasks` it would change at least,
  * `actions` it would write at least. Said before the tree is read beyond its counts.
  */
-export const treeTooBig = (name: string, change: 'delete' | 'complete', subtasks: number, actions: number, param: string) =>
+export const treeTooBig = (name: string, change: 'delete' | 'complete', subtasks: number, actions: number, most: number, param: string) =>
   limitReached(
     param,
     `${change === 'delete' ? 'deleting' : 'completing'} ${name} with its subtasks would change ${subtasks} subtask(s) and write ` +
-      `at least ${actions} items, more than one all-or-nothing write holds (${MAX_TRANSACTION_ACTIONS}); ${
+      `at least ${actions} items, more than one all-or-nothing write holds (${most}); ${
         change === 'delete'
           ? 'delete some of its subtasks first (task_delete each) or move them off it (parent: null)'
           : 'complete some of its subtasks first (tasks_update with status done)'
       }, then it. Nothing was changed.`,
-    { subtasks, actions, most: MAX_TRANSACTION_ACTIONS },
+    { subtasks, actions, most },
   );
 
 export const othersSubtasks = (name: string, theirs: readonly string[]) =>
@@ -229,6 +230,18 @@ export const othersSubtasks = (name: string, theirs: readonly string[]) =>
       'you may delete only tasks you created. Move them off it (parent: null) or ask an admin.',
     { needed: 'admin', subtasks: theirs },
   );
+
+/** A token asked with scopes its member's role cannot use: nothing was made. */
+export const scopesAboveRole = (role: Role, above: readonly string[], allowed: readonly string[]) =>
+  new RoleTooLowRefusal(
+    `scopes: ${above.join(', ')} ${above.length === 1 ? 'is' : 'are'} more than a ${role} can use (a ${role}'s tokens can carry ${allowed.join(', ')}); ` +
+      'the token was not made. Ask for those, or change the role first.',
+    { role, scopes: above, allowed },
+  );
+
+/** A disabled member gets no new way in. */
+export const memberInactive = (email: string) =>
+  new InvalidArgumentRefusal(`email: ${email} is disabled; enable the user first (npm run admin -- user enable), then make the token.`);
 
 export const ownerOnly = (what: string) => new RoleTooLowRefusal(`Refused, role too low: only an owner can ${what}.`, { needed: 'owner' });
 
@@ -273,6 +286,9 @@ export const callCeiling = (param: string) =>
     `not written: this call reached the ${MAX_WRITE_UNITS_PER_CALL} write units one call may spend (long notes cost the most); send this and the rest in another call.`,
     { most: MAX_WRITE_UNITS_PER_CALL },
   );
+
+/** An imported row another run of the same file created meanwhile. */
+export const importedMeanwhile = (line: number) => invalid('file', `line ${line} was imported by another run meanwhile`);
 
 export const twiceInOneCall = (positions: readonly number[], ref: string) =>
   new InvalidArgumentRefusal(

@@ -7,6 +7,7 @@ import { DEFAULT_SET, type StatusSet, setOf } from '../model/statuses.js';
 import type { Project } from '../model/types.js';
 import { writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
+import { writesOf } from '../store/writes.js';
 
 /**
  * The one writer of projects, for every door (the tools and change_undo): admins only, each change
@@ -63,12 +64,12 @@ const write = async (
   const { stores, caller, source } = ctx;
   const record = projectRecord(stores.activity, source, before, next, opts.undoes ? { undoOf: opts.undoes.activityId } : {});
   await writeClaimed(ctx, record.activityId, `project_get ${next.projectId} shows whether it was written.`, (claim) =>
-    stores.commit([
+    writesOf(stores).commit([
       ...claim,
-      stores.projects.putOp(next, before?.version, next.deletedAt ? record.expiresAt : undefined),
-      stores.names.changeOp(caller.workspaceId),
-      stores.activity.recordOp(record),
-      ...(opts.undoes ? [stores.activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
+      writesOf(stores).projects.putOp(next, before?.version, next.deletedAt ? record.expiresAt : undefined),
+      writesOf(stores).names.changeOp(caller.workspaceId),
+      writesOf(stores).activity.recordOp(record),
+      ...(opts.undoes ? [writesOf(stores).activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
     ]),
   );
   stores.names.forget(caller.workspaceId);
@@ -77,13 +78,19 @@ const write = async (
 
 export const createProject = async (
   ctx: WriteContext,
-  fields: { readonly name: string; readonly description?: string | undefined; readonly statusSet?: StatusSet | undefined },
+  fields: {
+    readonly name: string;
+    readonly description?: string | undefined;
+    readonly statusSet?: StatusSet | undefined;
+    /** Given by a door that names its projects (the demo seed's fixed ids); else a new one. A taken id is refused. */
+    readonly projectId?: string | undefined;
+  },
 ) => {
   requireRole(ctx.caller, 'admin', 'creating a project');
   const at = ctx.source.now.toISOString();
   const project: Project = {
     workspaceId: ctx.caller.workspaceId,
-    projectId: randomUUID(),
+    projectId: fields.projectId ?? randomUUID(),
     name: fields.name,
     ...(fields.description ? { description: fields.description } : {}),
     ...statusFields(fields.statusSet ?? DEFAULT_SET),

@@ -41,9 +41,6 @@ export interface ActivityStore {
   readonly retentionDays: number;
   /** Epoch seconds when a record written now expires, and with it what undo keeps. */
   expiresAtFor(now: Date): number;
-  recordOp(record: ActivityRecord): WriteOp;
-  /** Marks `record` undone by `undoId`, refused when something else undid it first. */
-  markUndoneOp(record: ActivityRecord, undoId: string, at: string): WriteOp;
   get(workspaceId: string, activityId: string): Promise<ActivityRecord | undefined>;
   /** Newest first. */
   list(ws: WorkspaceRef, query: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage>;
@@ -51,6 +48,15 @@ export interface ActivityStore {
   itemsOfCall(ws: WorkspaceRef, callId: string): Promise<ActivityRecord[]>;
   /** The target's records after `afterId`, oldest first: what a conflicting undo names. */
   laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]>;
+}
+
+/**
+ * A change's record, written in the change's own transaction by its writer (store/writes.ts).
+ */
+export interface ActivityWrites {
+  recordOp(record: ActivityRecord): WriteOp;
+  /** Marks `record` undone by `undoId`, refused when something else undid it first. */
+  markUndoneOp(record: ActivityRecord, undoId: string, at: string): WriteOp;
 }
 
 /** The index partition a record's target lives in: a comment's and an attachment's is its task's. */
@@ -92,7 +98,7 @@ const partitionsOf = (ws: WorkspaceRef): string[] => [
  * says which combinations cost more). Layout 1 kept them in the workspace partition: read too until
  * the workspace is migrated (the migration moves them).
  */
-export class DynamoActivityStore implements ActivityStore {
+export class DynamoActivityStore implements ActivityStore, ActivityWrites {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,

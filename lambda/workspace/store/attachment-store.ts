@@ -45,6 +45,12 @@ const TASK_ITEM_COST = { sizeHint: 2048, indexEntries: 3 } as const;
 export interface AttachmentStore {
   /** The attachment, live or deleted (then `deletedAt` is set); undefined for an id of nowhere. */
   get(workspaceId: string, attachmentId: string): Promise<Attachment | undefined>;
+}
+
+/**
+ * An attachment's writes: the attachment writer's alone (store/writes.ts).
+ */
+export interface AttachmentWrites {
   /** A new attachment, its task's count, and the workspace's bytes held to `quota`: three actions. */
   addOps(a: Attachment, quota: number, taskName: string): WriteOp[];
   /** Moves it out of its task, kept until `expiresAt`, and gives its bytes back. */
@@ -53,7 +59,7 @@ export interface AttachmentStore {
   restoreOps(a: Attachment, quota: number, taskName: string): WriteOp[];
 }
 
-export class DynamoAttachmentStore implements AttachmentStore {
+export class DynamoAttachmentStore implements AttachmentStore, AttachmentWrites {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,

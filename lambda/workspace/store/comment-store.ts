@@ -1,10 +1,9 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictRefusal, NotFoundRefusal } from '../../errors.js';
 import { batchGetConsistent, fromItem, type ItemKey } from '../../platform/dynamodb.js';
 import { commentSk, commentsOfTaskPrefix, deletedCommentSk, TASK_ITEM_SK, taskSk, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { Comment } from '../model/types.js';
-import { conditionally } from './item-support.js';
 import { taskKey } from './task-items.js';
 
 export interface CommentPage {
@@ -14,8 +13,6 @@ export interface CommentPage {
 }
 
 export interface CommentStore {
-  /** Stores a comment outside any other write (the demo seed). */
-  add(comment: Comment): Promise<Comment>;
   get(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined>;
   /** The comment and its task's item, in one request (a deletion shows the task's title). */
   getWithTask(workspaceId: string, taskId: string, commentId: string): Promise<{ comment?: Comment; taskItem?: Record<string, unknown> }>;
@@ -25,6 +22,12 @@ export interface CommentStore {
   list(workspaceId: string, taskId: string, limit: number, afterId?: string): Promise<CommentPage>;
   /** The keys of every comment of a task (the first `most`, when given): what its deletion marks to expire. */
   keysOfTask(workspaceId: string, taskId: string, most?: number): Promise<ItemKey[]>;
+}
+
+/**
+ * A comment's writes: the comment writer's, and a task's delete or restore (store/writes.ts).
+ */
+export interface CommentWrites {
   addOp(comment: Comment): WriteOp;
   /** Moves a comment out of its task's list, kept until `expiresAt` (two actions). */
   removeOps(comment: Comment, expiresAt: number): WriteOp[];
@@ -45,26 +48,11 @@ const toComment = (item: Record<string, unknown>): Comment => {
  * moves to `GONE#COMMENT#…` (still in the partition, out of the range) until undo or its expiry;
  * the comments of a deleted task stay where they are, invisible because their task is.
  */
-export class DynamoCommentStore implements CommentStore {
+export class DynamoCommentStore implements CommentStore, CommentWrites {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
   ) {}
-
-  async add(comment: Comment): Promise<Comment> {
-    return conditionally(
-      async () => {
-        await this.db.send(
-          new PutCommand({ TableName: this.table, Item: this.item(comment), ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-        return comment;
-      },
-      () =>
-        Promise.reject(
-          new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again'),
-        ),
-    );
-  }
 
   async get(workspaceId: string, taskId: string, commentId: string): Promise<Comment | undefined> {
     return this.read(wsPk(workspaceId), commentSk(taskId, commentId));

@@ -14,6 +14,7 @@ import { DynamoProjectStore } from './project-store.js';
 import type { AttachmentFiles, WorkspaceStores } from './stores.js';
 import { TaskNumbers } from './task-numbers.js';
 import { DynamoTaskStore } from './task-store.js';
+import { withWrites } from './writes.js';
 
 const asRefusal = (err: unknown): never => {
   throw refusalOfStorage(err) ?? err;
@@ -41,32 +42,51 @@ export const createWorkspaceStores = (
   /** How long one call may run (the function's timeout): how long a call's claim counts as in progress. */
   callSeconds = 30,
 ): WorkspaceStores => {
-  const names: DirectoryNames = new DirectoryNames(db, table, async (ws) => {
+  const names: DirectoryNames = new DirectoryNames(table, async (ws) => {
     const [m, p] = await Promise.all([directory.listMembers(ws), projects.all(ws)]);
     return { members: new Map(m.map((x) => [x.userId, x])), projects: new Map(p.map((x) => [x.projectId, x])) };
   });
-  // A member write raises the directory's version in its own transaction: this instance only forgets
-  // its snapshot. A project made outside one (the demo seed) announces the change itself.
+  // A member or project write raises the directory's version in its own transaction: this instance only forgets its snapshot.
   const directory = new DynamoDirectoryStore(db, table, (ws) => names.forget(ws));
-  const projects = new DynamoProjectStore(db, table, (ws) => names.changed(ws));
+  const projects = new DynamoProjectStore(db, table);
   const numbers = new TaskNumbers(db, table);
-  return {
+  const tokens = new DynamoTokenStore(db, table, keys);
+  const grants = new DynamoGrantStore(db, table);
+  // Every task read teaches the instance its number, so a key named next costs no lookup.
+  const tasks = new DynamoTaskStore(db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId));
+  const comments = new DynamoCommentStore(db, table);
+  const attachments = new DynamoAttachmentStore(db, table);
+  const activity = new DynamoActivityStore(db, table, activityDays);
+  const calls = new CallClaims(db, table, callSeconds);
+  const reads: WorkspaceStores = {
     directory,
-    tokens: new DynamoTokenStore(db, table, keys),
-    grants: new DynamoGrantStore(db, table),
-    // Every task read teaches the instance its number, so a key named next costs no lookup.
-    tasks: new DynamoTaskStore(db, table, (t) => numbers.remember(t.workspaceId, t.number, t.taskId)),
+    tokens,
+    grants,
+    tasks,
     projects,
-    comments: new DynamoCommentStore(db, table),
-    attachments: new DynamoAttachmentStore(db, table),
+    comments,
+    attachments,
     files,
     names,
-    activity: new DynamoActivityStore(db, table, activityDays),
+    activity,
     numbers,
-    calls: new CallClaims(db, table, callSeconds),
+    calls,
+  };
+  return withWrites(reads, {
+    directory,
+    tokens,
+    grants,
+    tasks,
+    projects,
+    comments,
+    attachments,
+    names,
+    activity,
+    numbers,
+    calls,
     // What the storage layer could not do, in the workspace's words (model/refusals.ts): every writer's
     // write comes through here, so each door's caller gets the same refusal.
     commit: (ops) => commitWrites(db, ops).catch(asRefusal),
     commitEach: async (groups) => (await commitGroups(db, groups)).map((err) => (err ? (refusalOfStorage(err) ?? err) : undefined)),
-  };
+  });
 };

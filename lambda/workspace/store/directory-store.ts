@@ -15,16 +15,24 @@ export interface DirectoryStore {
   /** Which member an e-mail belongs to, without reading the member (the gate reads it with the workspace). */
   findMemberRefByEmail(email: string): Promise<MemberRef | undefined>;
   listMembers(workspaceId: string): Promise<Member[]>;
+}
+
+/**
+ * The directory's writes: the member writer's and the workspace writer's alone (workspace/membership/,
+ * through store/writes.ts). Each member write is one all-or-nothing write of the member, its e-mail
+ * claim where it changes, the directory's version bump (every instance's names snapshot reads
+ * again) and `extra` (the change's activity record).
+ */
+export interface DirectoryWrites {
   /** Creates the workspace unless it exists; returns false when it already did. */
-  createWorkspace(ws: Workspace): Promise<boolean>;
+  createWorkspace(ws: Workspace, extra?: readonly WriteOp[]): Promise<boolean>;
   /**
-   * Each member write below is one all-or-nothing write of the member, its e-mail claim where it
-   * changes, the directory's version bump (every instance's names snapshot reads again) and
-   * `extra` (the change's activity record).
+   * Creates the member and claims its e-mail; false when the e-mail (or the user id) is taken.
+   * `lead`: ops that go first in the write (a call's claim, whose refusal must be the one told).
    */
-  /** Creates the member and claims its e-mail; false when the e-mail (or the user id) is taken. */
-  /** `lead`: ops that go first in the write (a call's claim, whose refusal must be the one told). */
   createMember(member: Member, extra?: readonly WriteOp[], staleClaimOf?: string, lead?: readonly WriteOp[]): Promise<boolean>;
+  /** False when the workspace is gone. */
+  setWorkspaceKey(workspaceId: string, key: string, pastKeys: readonly string[], extra?: readonly WriteOp[]): Promise<boolean>;
   setWorkspaceStatus(workspaceId: string, status: Status, extra?: readonly WriteOp[]): Promise<boolean>;
   /** False when the member is gone. `credentialsFrom` (enabling again): their credentials from before are dead. */
   setMemberStatus(
@@ -56,7 +64,7 @@ const OWNERS_LOCK_MS = 5_000;
 /** About 2.5 s of waiting for a busy lock before the change is refused (try again). */
 const OWNERS_LOCK_ATTEMPTS = 50;
 
-export class DynamoDirectoryStore implements DirectoryStore {
+export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
@@ -107,9 +115,58 @@ export class DynamoDirectoryStore implements DirectoryStore {
     return items;
   }
 
-  async createWorkspace(ws: Workspace): Promise<boolean> {
-    // A new workspace starts in the current layout: nothing of it needs migrating.
-    return this.putIfAbsent({ pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, layout: CURRENT_LAYOUT, ...ws });
+  async createWorkspace(ws: Workspace, extra: readonly WriteOp[] = []): Promise<boolean> {
+    const exists = new Error('exists');
+    try {
+      await commitWrites(this.db, [
+        {
+          item: {
+            Put: {
+              TableName: this.table,
+              // A new workspace starts in the current layout: nothing of it needs migrating.
+              Item: { pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, layout: CURRENT_LAYOUT, ...ws },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          refused: () => {
+            throw exists;
+          },
+        },
+        ...extra,
+      ]);
+      return true;
+    } catch (err) {
+      if (err === exists) return false;
+      throw err;
+    }
+  }
+
+  async setWorkspaceKey(workspaceId: string, key: string, pastKeys: readonly string[], extra: readonly WriteOp[] = []): Promise<boolean> {
+    const gone = new Error('gone');
+    try {
+      await commitWrites(this.db, [
+        {
+          item: {
+            Update: {
+              TableName: this.table,
+              Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
+              UpdateExpression: 'SET #k = :k, pastKeys = :past',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#k': 'key' },
+              ExpressionAttributeValues: { ':k': key, ':past': pastKeys },
+            },
+          },
+          refused: () => {
+            throw gone;
+          },
+        },
+        ...extra,
+      ]);
+      return true;
+    } catch (err) {
+      if (err === gone) return false;
+      throw err;
+    }
   }
 
   async createMember(
@@ -313,16 +370,6 @@ export class DynamoDirectoryStore implements DirectoryStore {
       return true;
     } catch (err) {
       if (err === gone) return false;
-      throw err;
-    }
-  }
-
-  private async putIfAbsent(item: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.db.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
       throw err;
     }
   }

@@ -1,4 +1,3 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BoundedMap } from '../../platform/bounded-map.js';
 import { WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
@@ -27,19 +26,22 @@ export interface NeededIds {
 export interface NamesSource {
   /** The workspace's directory as of the principal's `directoryVersion` (or later). */
   get(principal: Reader, needs?: NeededIds): Promise<Names>;
-  /** After a member or project write: every instance reloads from its next request on. */
-  changed(workspaceId: string): Promise<void>;
-  /** The same announcement as part of the change's own all-or-nothing write. */
-  changeOp(workspaceId: string): WriteOp;
   /** After such a write committed: this instance's snapshot is read again on its next use. */
   forget(workspaceId: string): void;
 }
 
 /**
+ * The directory's version raised in a member or project write (store/writes.ts).
+ */
+export interface NamesWrites {
+  /** The same announcement as part of the change's own all-or-nothing write. */
+  changeOp(workspaceId: string): WriteOp;
+}
+
+/**
  * A snapshot is read again after this long even when no change was announced. Every member and
- * project write of the tools, the account page and the admin CLI raises the version in its own
- * transaction, so only a bump written apart from its change and lost (`announceDirectoryChange`, the
- * demo seed's project creation) leaves a snapshot stale; this bounds that. It was a minute, which
+ * project write, through whichever door, raises the version in its own transaction (their writers'
+ * `changeOp`), so only a data dir or table edited by hand leaves a snapshot stale; this bounds that. It was a minute, which
  * made a warm instance re-read an unchanged directory (two queries) on the first call of each
  * minute: agenda_get cost 5 requests as deployed instead of 3 (test/e2e/request-count.test.ts).
  */
@@ -59,13 +61,12 @@ const covers = (names: Names, needs: NeededIds | undefined): boolean =>
  * next request whose principal is read fresh (within DOERS_AUTH_CACHE_SECONDS). An id the snapshot
  * lacks (made elsewhere a moment ago) makes it read again before anything is refused.
  */
-export class DirectoryNames implements NamesSource {
+export class DirectoryNames implements NamesSource, NamesWrites {
   private readonly snapshots = new BoundedMap<string, { readonly version: number; readonly atMs: number; readonly names: Promise<Names> }>(
     MAX_WORKSPACES,
   );
 
   constructor(
-    private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly load: (workspaceId: string) => Promise<Names>,
   ) {}
@@ -82,11 +83,6 @@ export class DirectoryNames implements NamesSource {
     // A failed read is not kept (the next call reads again), unless a newer one replaced it already.
     entry.names.catch(() => this.snapshots.get(ws) === entry && this.snapshots.delete(ws));
     return entry.names;
-  }
-
-  async changed(workspaceId: string): Promise<void> {
-    this.snapshots.delete(workspaceId);
-    await announceDirectoryChange(this.db, this.table, workspaceId);
   }
 
   changeOp(workspaceId: string): WriteOp {
@@ -113,24 +109,3 @@ export const directoryChangeOp = (table: string, workspaceId: string): WriteOp =
     throw workspaceNotFound(workspaceId);
   },
 });
-
-/**
- * Raises the workspace's `directoryVersion` after a member or project write, so every instance's
- * snapshot of it is read again. Also for writers without a snapshot (the admin CLI).
- */
-export const announceDirectoryChange = async (db: DynamoDBDocumentClient, table: string, workspaceId: string): Promise<void> => {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
-        UpdateExpression: 'ADD directoryVersion :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
-  } catch {
-    // No workspace item: nothing can have cached it. Any other failure must not turn a write that
-    // landed into an error answer; snapshots elsewhere are read again within MAX_AGE_MS.
-  }
-};

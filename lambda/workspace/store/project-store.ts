@@ -1,10 +1,9 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictRefusal, NotFoundRefusal } from '../../errors.js';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { fromItem } from '../../platform/dynamodb.js';
 import { PROJECT_PREFIX, projectSk, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
+import { exists, projectDeleted, projectNotFound, versionConflict } from '../model/refusals.js';
 import type { Project } from '../model/types.js';
-import { conditionally } from './item-support.js';
 
 export interface ProjectPage {
   readonly projects: readonly Project[];
@@ -17,14 +16,18 @@ export interface ProjectStore {
   get(workspaceId: string, projectId: string): Promise<Project | undefined>;
   /** Also a deleted one (kept for undo). */
   getAny(workspaceId: string, projectId: string): Promise<Project | undefined>;
-  /** Creates the project outside any other write (the demo seed); false when its id is taken. */
-  create(project: Project): Promise<boolean>;
-  /** As TaskStore.putOp: new (`expectedVersion` undefined) or still at `expectedVersion`; `deletedAt` stores it deleted. */
-  putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp;
   /** A page in id order, strictly after `afterId` (deleted projects never appear). */
   list(workspaceId: string, opts: { includeArchived: boolean }, limit: number, afterId?: string): Promise<ProjectPage>;
   /** Every project of the workspace (names for task summaries), deleted ones left out. */
   all(workspaceId: string): Promise<Project[]>;
+}
+
+/**
+ * A project's write: the project writer's alone (store/writes.ts).
+ */
+export interface ProjectWrites {
+  /** As TaskStore.putOp: new (`expectedVersion` undefined) or still at `expectedVersion`; `deletedAt` stores it deleted. */
+  putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp;
 }
 
 const toItem = (p: Project, expiresAt?: number): Record<string, unknown> => ({
@@ -44,24 +47,17 @@ export const projectRefusal = (
   expectedVersion: number | undefined,
   current: Record<string, unknown> | undefined,
 ): never => {
-  if (!current) throw new NotFoundRefusal(`Project ${projectId} was not found in this workspace`);
-  if (current.deletedAt) {
-    throw new NotFoundRefusal(`Project ${projectId} was deleted; activity_list shows the change, change_undo restores it.`);
-  }
-  if (expectedVersion === undefined) throw new ConflictRefusal(`Conflict: project ${projectId} exists already`);
-  throw new ConflictRefusal(
-    `Conflict: project ${projectId} is at version ${String(current.version)}, not ${expectedVersion}; someone changed it. ` +
-      `Read it again (project_get) and retry with version ${String(current.version)}.`,
-  );
+  if (!current) throw projectNotFound(projectId);
+  if (current.deletedAt) throw projectDeleted(projectId, String(current.deletedAt));
+  if (expectedVersion === undefined) throw exists(`project ${projectId}`);
+  throw versionConflict(`project ${projectId}`, Number(current.version), expectedVersion, 'project_get');
 };
 
 /** Projects are `PROJECT#<id>` items in the workspace partition; writes are conditional on `version`. */
-export class DynamoProjectStore implements ProjectStore {
+export class DynamoProjectStore implements ProjectStore, ProjectWrites {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
-    /** Announces a member or project write, so cached directory snapshots are read again. */
-    private readonly changed: (workspaceId: string) => Promise<void> = async () => {},
   ) {}
 
   async get(workspaceId: string, projectId: string): Promise<Project | undefined> {
@@ -74,19 +70,6 @@ export class DynamoProjectStore implements ProjectStore {
       new GetCommand({ TableName: this.table, Key: { pk: wsPk(workspaceId), sk: projectSk(projectId) }, ConsistentRead: true }),
     );
     return out.Item ? toProject(out.Item) : undefined;
-  }
-
-  async create(project: Project): Promise<boolean> {
-    return conditionally(
-      async () => {
-        await this.db.send(
-          new PutCommand({ TableName: this.table, Item: toItem(project), ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-        await this.changed(project.workspaceId);
-        return true;
-      },
-      async () => false,
-    );
   }
 
   putOp(project: Project, expectedVersion: number | undefined, expiresAt?: number): WriteOp {

@@ -1,7 +1,6 @@
-import type { DynamoGrantStore } from '../../auth/grants.js';
+import type { GrantStore } from '../../auth/grants.js';
 import type { TokenStore } from '../../auth/personal-tokens.js';
 import type { FileParts } from '../../files/file-store.js';
-import type { WriteOp } from '../../platform/transact.js';
 import type { ChangeSource } from '../model/activity.js';
 import type { Caller } from '../model/caller.js';
 import type { ActivityStore } from './activity-store.js';
@@ -11,7 +10,7 @@ import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { NamesSource } from './names.js';
 import type { ProjectStore } from './project-store.js';
-import type { TaskNumbers } from './task-numbers.js';
+import type { TaskNumberLookup } from './task-numbers.js';
 import type { TaskStore } from './task-store.js';
 
 /** What every writer is given: the stores, who changes it (with their role as it is now), and the change's source. */
@@ -23,12 +22,15 @@ export interface WriteContext {
   readonly claim?: CallClaim;
 }
 
-/** The stores of one deployment, built once per cold start: what every writer and read of the domain is given. */
+/**
+ * The stores of one deployment, built once per cold start: what every writer and read of the domain
+ * is given. Their reads only: what writes is the writers' (store/writes.ts, `writesOf`).
+ */
 export interface WorkspaceStores {
   readonly directory: DirectoryStore;
   readonly tokens: TokenStore;
   /** Connected apps (the built-in authorization server's grants): revoked with their member's access. */
-  readonly grants: DynamoGrantStore;
+  readonly grants: GrantStore;
   readonly tasks: TaskStore;
   readonly projects: ProjectStore;
   readonly comments: CommentStore;
@@ -39,14 +41,10 @@ export interface WorkspaceStores {
   /** Members and projects by id, from a per-instance snapshot kept current by `directoryVersion`. */
   readonly names: NamesSource;
   readonly activity: ActivityStore;
-  /** Task numbers: `DEMO-42` to a task id, and new numbers for new tasks. */
-  readonly numbers: TaskNumbers;
-  /** Claims of calls that must not be made twice, and their answers. */
+  /** Task numbers: `DEMO-42` to a task id. */
+  readonly numbers: TaskNumberLookup;
+  /** Claims of calls that must not be made twice: made by the writers, read and answered by the surface. */
   readonly calls: CallClaims;
-  /** Writes the ops all together or not at all (one TransactWriteItems; platform/transact.ts). */
-  readonly commit: (ops: readonly WriteOp[]) => Promise<void>;
-  /** Writes independent groups, each all or nothing, in as few transactions as fit; each group's error or undefined. */
-  readonly commitEach: (groups: readonly (readonly WriteOp[])[]) => Promise<(Error | undefined)[]>;
 }
 
 export interface AttachmentFiles extends FileParts {

@@ -17,7 +17,17 @@ import { parseTaskRef } from '../model/task-refs.js';
 
 const MAX_REMEMBERED = 50_000;
 
-export class TaskNumbers {
+/** Task numbers as a reader needs them: `DEMO-42` to a task id. */
+export interface TaskNumberLookup {
+  /** Teaches the instance a task's number (every task read does). */
+  remember(workspaceId: string, number: number | undefined, taskId: string): void;
+  /** The task id a reference names, or undefined when no task has that number. */
+  idOf(principal: Caller, ref: string, param: string): Promise<string | undefined>;
+  /** Like `idOf`, refusing a number no task has. */
+  idOrRefuse(principal: Caller, ref: string, param: string): Promise<string>;
+}
+
+export class TaskNumbers implements TaskNumberLookup {
   private readonly ids = new BoundedMap<string, string>(MAX_REMEMBERED);
   /** The highest counter this instance has seen per workspace: where its next allocation starts. */
   private readonly counters = new BoundedMap<string, number>(1_000);

@@ -1,9 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import { ToolRefusal } from '../../errors.js';
 import { batchGetConsistent } from '../../platform/dynamodb.js';
 import { LINKS_EPOCH_SK, NOTES_ITEM_SK, SUBTASK_PREFIX, TASK_ITEM_SK, taskPk, wsPk } from '../../platform/item-keys.js';
 import { itemSize } from '../../platform/item-size.js';
-import { commitWrites, type WriteOp } from '../../platform/transact.js';
+import type { WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
 import { MAX_DEPENDENTS, MAX_NOTES_BYTES, MAX_SUBTASKS } from '../model/limits.js';
 import {
@@ -101,8 +100,20 @@ export interface TaskStore {
   subtasksOf(workspaceId: string, parentId: string): Promise<SubtaskEntry[]>;
   /** Tasks by id, deleted ones too, in one request per hundred; with `notes` whole (what a writer needs), else without their notes. */
   getMany(workspaceId: string, taskIds: readonly string[], opts?: { readonly notes?: boolean }): Promise<Map<string, Task>>;
-  /** Creates the task outside any other write (the demo seed); false when its id is taken. */
-  create(task: Task): Promise<boolean>;
+  /** The workspace's links epoch and these tasks, as one snapshot: where a cycle check of a new link starts. */
+  linkSnapshot(workspaceId: string, taskIds: readonly string[]): Promise<{ epoch: number; tasks: Map<string, Task> }>;
+  /** One page in search order: open tasks by due date (undated last), then priority; done tasks most recent first. */
+  search(ws: WorkspaceRef, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
+  /** One page of the day's overdue and due-on-`day` open tasks of a scope (anyone, a person, nobody), most urgent priority first. */
+  urgent(ws: WorkspaceRef, who: { readonly assigneeId?: string | null }, day: string, limit: number, after?: string): Promise<UrgentPage>;
+  /** A scope's counts on `day` (overdue: due before it), and its tasks done within [fromIso, toIso). */
+  counts(ws: WorkspaceRef, scope: CountScope, day: string, fromIso: string, toIso: string): Promise<Counts>;
+}
+
+/**
+ * The ops a task's change writes: the task writer's alone (store/writes.ts gives them to the writers).
+ */
+export interface TaskWrites {
   /**
    * What writes `next` as part of an all-or-nothing write: a new task (`before` undefined), or one
    * still at `before.version`. A task with `deletedAt` is stored deleted: out of every index, kept
@@ -119,8 +130,6 @@ export interface TaskStore {
   checkOp(workspaceId: string, taskId: string, version?: number, name?: string): WriteOp;
   /** Holds the write unless the task is still deleted (a link kept to it is written as gone). */
   checkDeletedOp(workspaceId: string, taskId: string): WriteOp;
-  /** The workspace's links epoch and these tasks, as one snapshot: where a cycle check of a new link starts. */
-  linkSnapshot(workspaceId: string, taskIds: readonly string[]): Promise<{ epoch: number; tasks: Map<string, Task> }>;
   /** Moves the links epoch on, held to the one read (links-moved if a link was made since). */
   linksEpochOp(workspaceId: string, epoch: number, name: string): WriteOp;
   /**
@@ -140,12 +149,11 @@ export interface TaskStore {
   ): WriteOp;
   /** A dependent's side of its blocker's change of state (workspace/tasks/links.ts). */
   blockerStateOp(workspaceId: string, dependentId: string, blocker: Pick<Task, 'taskId'>, change: BlockerChange): WriteOp;
-  /** One page in search order: open tasks by due date (undated last), then priority; done tasks most recent first. */
-  search(ws: WorkspaceRef, filter: TaskFilter, limit: number, after?: TaskPosition): Promise<TaskPage>;
-  /** One page of the day's overdue and due-on-`day` open tasks of a scope (anyone, a person, nobody), most urgent priority first. */
-  urgent(ws: WorkspaceRef, who: { readonly assigneeId?: string | null }, day: string, limit: number, after?: string): Promise<UrgentPage>;
-  /** A scope's counts on `day` (overdue: due before it), and its tasks done within [fromIso, toIso). */
-  counts(ws: WorkspaceRef, scope: CountScope, day: string, fromIso: string, toIso: string): Promise<Counts>;
+  /**
+   * A claim on where a task came from (an import's source row, `sk` in the workspace's partition),
+   * written with the task only where there is none: a second run creates nothing twice. `refused`: what a claim found means.
+   */
+  sourceClaimOp(workspaceId: string, sk: string, fields: Readonly<Record<string, unknown>>, refused: () => never): WriteOp;
 }
 
 export type { WorkspaceRef };
@@ -251,7 +259,7 @@ const isStateChange = (op: WriteOp): op is StateChange => 'stateChange' in op;
  * change (task-items.ts, task-derived.ts). Lists are read by task-lists.ts; a workspace not yet
  * migrated is read by legacy-task-lists.ts. Writes are conditional on `version`.
  */
-export class DynamoTaskStore implements TaskStore {
+export class DynamoTaskStore implements TaskStore, TaskWrites {
   private readonly lists: TaskLists;
   private readonly legacy: LegacyTaskLists;
 
@@ -356,16 +364,6 @@ export class DynamoTaskStore implements TaskStore {
       : new Map<string, Record<string, unknown>>();
     for (const [id, item] of byId) found.set(id, this.task(item, notes.get(String(item.pk))));
     return found;
-  }
-
-  async create(task: Task): Promise<boolean> {
-    try {
-      await commitWrites(this.db, this.writeOps(undefined, task));
-      return true;
-    } catch (err) {
-      if (err instanceof ToolRefusal) return false;
-      throw err;
-    }
   }
 
   writeOps(before: Task | undefined, next: Task, opts: WriteOptions = {}): WriteOp[] {
@@ -583,6 +581,15 @@ export class DynamoTaskStore implements TaskStore {
       refused: () => {
         throw linksMoved(name);
       },
+    };
+  }
+
+  sourceClaimOp(workspaceId: string, sk: string, fields: Readonly<Record<string, unknown>>, refused: () => never): WriteOp {
+    return {
+      item: {
+        Put: { TableName: this.table, Item: { pk: wsPk(workspaceId), sk, ...fields }, ConditionExpression: 'attribute_not_exists(pk)' },
+      },
+      refused,
     };
   }
 

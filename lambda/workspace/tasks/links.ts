@@ -9,6 +9,7 @@ export { DanglingLink } from '../store/task-store.js';
 
 import type { Caller } from '../model/caller.js';
 import type { WorkspaceStores } from '../store/stores.js';
+import { writesOf } from '../store/writes.js';
 
 /**
  * Blocked-by links. A task names the tasks it waits on (`blockedBy`: id → number) and only its own
@@ -178,12 +179,12 @@ export const blockerSideOps = (
   blockers: Blockers,
 ): WriteOp[] => [
   ...(blockers.epoch !== undefined
-    ? [stores.tasks.linksEpochOp(caller.workspaceId, blockers.epoch, taskNameOf(caller.workspaceKey, dependent))]
+    ? [writesOf(stores).tasks.linksEpochOp(caller.workspaceId, blockers.epoch, taskNameOf(caller.workspaceKey, dependent))]
     : []),
   ...[...blockers.tasks.values()].map((t) =>
     t.deletedAt
-      ? stores.tasks.checkDeletedOp(caller.workspaceId, t.taskId)
-      : stores.tasks.dependentOp(
+      ? writesOf(stores).tasks.checkDeletedOp(caller.workspaceId, t.taskId)
+      : writesOf(stores).tasks.dependentOp(
           caller.workspaceId,
           t.taskId,
           dependent.taskId,
@@ -193,7 +194,7 @@ export const blockerSideOps = (
           t.blocks?.includes(dependent.taskId) ?? false,
         ),
   ),
-  ...blockers.dropped.map((id) => stores.tasks.dependentOp(caller.workspaceId, id, dependent.taskId, 'forget')),
+  ...blockers.dropped.map((id) => writesOf(stores).tasks.dependentOp(caller.workspaceId, id, dependent.taskId, 'forget')),
 ];
 
 /**
@@ -204,7 +205,7 @@ export const blockerSideOps = (
 export const transitionOps = (stores: WorkspaceStores, before: Task, after: Task, dependents: readonly string[]): WriteOp[] => {
   const change = blockerChangeOf(before, after);
   if (!change) return [];
-  return dependents.map((dep) => stores.tasks.blockerStateOp(after.workspaceId, dep, after, change));
+  return dependents.map((dep) => writesOf(stores).tasks.blockerStateOp(after.workspaceId, dep, after, change));
 };
 
 /**

@@ -7,6 +7,7 @@ import type { Task } from '../model/types.js';
 import type { WorkspaceStores } from '../store/stores.js';
 import { liveParentOf } from '../store/subtask-items.js';
 import { subtaskEntriesOf } from '../store/task-items.js';
+import { writesOf } from '../store/writes.js';
 
 /**
  * Subtasks. A task names its parent (`parentId`, with the parent's number for list lines) and only
@@ -146,12 +147,12 @@ export const parentSideOps = (
   if (was === now) return [];
   const name = (id: string, n?: number) => taskNameOf(caller.workspaceKey, { taskId: id, ...(n !== undefined ? { number: n } : {}) });
   const ops: WriteOp[] = [];
-  if (was) ops.push(stores.tasks.parentSideOp(caller.workspaceId, was, -1, undefined, name(was, before?.parentNumber)));
+  if (was) ops.push(writesOf(stores).tasks.parentSideOp(caller.workspaceId, was, -1, undefined, name(was, before?.parentNumber)));
   if (now) {
     if (!placement || placement.parentId !== now) throw new Error(`task ${next.taskId} joins ${now} without a checked placement`);
     placement.above.forEach((a, i) => {
       ops.push(
-        stores.tasks.parentSideOp(
+        writesOf(stores).tasks.parentSideOp(
           caller.workspaceId,
           a.taskId,
           i === 0 ? 1 : 0,

@@ -28,6 +28,7 @@ import type { Task } from '../model/types.js';
 import type { WriteContext } from '../store/stores.js';
 import { NumberTaken, RESERVED_ATTEMPTS, withNewNumbers } from '../store/task-numbers.js';
 import { DanglingLink } from '../store/task-store.js';
+import { writesOf } from '../store/writes.js';
 import { blockerChangeOf, blockerSideOps, changesState, transitionOps, withBlockerChange } from './links.js';
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
 import { parentSideOps } from './subtasks.js';
@@ -104,7 +105,7 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
     // Held to the `blocks` read: for a change of state, so every dependent is updated; for a change
     // of links, so two changes that each looked acyclic cannot close a cycle between them (one
     // linking this task to its blocker raises its `linksVersion` first: the other is then a conflict).
-    ...stores.tasks.writeOps(before, next, {
+    ...writesOf(stores).tasks.writeOps(before, next, {
       ...(blockers || together.ownLinks ? { links: true } : {}),
       ...(before && (stateMoves || blockers || forget.length) ? { linksVersion: before.linksVersion ?? 0 } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
@@ -146,8 +147,8 @@ const recordFor = (ctx: WriteContext, planned: PlannedTask, opts: ChangeOptions,
   );
 
 const bookkeeping = (ctx: WriteContext, record: ActivityRecord, opts: ChangeOptions): WriteOp[] => [
-  ctx.stores.activity.recordOp(record),
-  ...(opts.undoes ? [ctx.stores.activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
+  writesOf(ctx.stores).activity.recordOp(record),
+  ...(opts.undoes ? [writesOf(ctx.stores).activity.markUndoneOp(opts.undoes, record.activityId, record.at)] : []),
 ];
 
 /** A write DynamoDB did not confirm, in words: what it would have done, and how to check. */
@@ -189,8 +190,8 @@ export const changeTask = async (
       // task being deleted), so a fault half way never leaves a visible comment that would expire.
       if (restoring && attempt === 1) await markCommentsExpiring(ctx, later, undefined);
       // Two actions on one task (a parent it leaves and one it joins below it; a parent waiting on it) become one.
-      const all = combine([...ops, ...inWrite.map((key) => stores.comments.expiryOp(key, expiresAt)), ...bookOps]);
-      await stores.commit(all);
+      const all = combine([...ops, ...inWrite.map((key) => writesOf(stores).comments.expiryOp(key, expiresAt)), ...bookOps]);
+      await writesOf(stores).commit(all);
       // The task is invisible now, and its comments with it; the rest only learn when they expire.
       if (deleting) await markCommentsExpiring(ctx, later, expiresAt).catch(() => undefined);
       return { before: base, task: planned.next, record, writeUnits: all.reduce((sum, op) => sum + opWriteUnits(op), 0) };
@@ -223,7 +224,9 @@ export const changeTask = async (
  */
 const markCommentsExpiring = async (ctx: WriteContext, keys: readonly ItemKey[], expiresAt: number | undefined): Promise<void> => {
   for (let i = 0; i < keys.length; i += MAX_TRANSACTION_ACTIONS) {
-    await ctx.stores.commit(keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => ctx.stores.comments.expiryOp(key, expiresAt)));
+    await writesOf(ctx.stores).commit(
+      keys.slice(i, i + MAX_TRANSACTION_ACTIONS).map((key) => writesOf(ctx.stores).comments.expiryOp(key, expiresAt)),
+    );
   }
 };
 
@@ -301,16 +304,23 @@ export const changeTree = async (
         // The root of a delete takes every subtask there is: one placed below it meanwhile refuses the write.
         ...(deleting && i === 0 && p.next.taskId === root.taskId ? { tree: root.treeVersion ?? 0 } : {}),
       }),
-      ...keys.map((key) => stores.comments.expiryOp(key, expiresAt)),
-      stores.activity.recordOp(record),
+      ...keys.map((key) => writesOf(stores).comments.expiryOp(key, expiresAt)),
+      writesOf(stores).activity.recordOp(record),
     ];
     return { p, record, ops };
   });
   const all = combine(parts.flatMap((x) => x.ops));
   if (all.length > MAX_TRANSACTION_ACTIONS)
-    throw treeTooBig(nameOf(ctx, root), deleting ? 'delete' : 'complete', changed.length - 1, all.length, opts.param ?? 'taskId');
+    throw treeTooBig(
+      nameOf(ctx, root),
+      deleting ? 'delete' : 'complete',
+      changed.length - 1,
+      all.length,
+      MAX_TRANSACTION_ACTIONS,
+      opts.param ?? 'taskId',
+    );
   try {
-    await stores.commit(all);
+    await writesOf(stores).commit(all);
   } catch (err) {
     if (err instanceof WriteNotConfirmed) throw notConfirmed(ctx, root);
     throw err;
@@ -391,7 +401,7 @@ export const changeTasks = async (
   });
   let pending = within;
   for (let round = 1; pending.length && round <= 3; round++) {
-    const results = await ctx.stores.commitEach(pending.map((g) => g.ops));
+    const results = await writesOf(ctx.stores).commitEach(pending.map((g) => g.ops));
     const again: typeof pending = [];
     for (const [j, g] of pending.entries()) {
       const err = results[j];
@@ -522,14 +532,14 @@ const reserveNumbers = async (
   items: readonly { readonly i: number }[],
   reserved: Map<number, number>,
 ): Promise<void> => {
-  const first = await ctx.stores.numbers.reserve(ctx.caller.workspaceId, items.length);
+  const first = await writesOf(ctx.stores).numbers.reserve(ctx.caller.workspaceId, items.length);
   for (const [k, x] of items.entries()) reserved.set(x.i, first + k);
 };
 
 /** A create's ops as sized before its number is known: the task's, its record's, and what it writes besides. */
 const createOps = (ctx: WriteContext, p: PlannedTask, item?: CreateItem): WriteOp[] => [
   ...opsOf(ctx, p, { gone: new Set() }),
-  ctx.stores.activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, p.next)),
+  writesOf(ctx.stores).activity.recordOp(taskRecord(ctx.stores.activity, ctx.source, undefined, p.next)),
   ...(item?.also?.(p.next) ?? []),
 ];
 
@@ -570,16 +580,16 @@ const writeCreates = async (
   const { stores, caller } = ctx;
   type Write<T> = (taken: readonly number[], counterAndClaims: (taskIds: readonly string[]) => WriteOp[]) => Promise<T>;
   const allocate = async <T>(write: Write<T>): Promise<T> => {
-    if (!reserved) return withNewNumbers(stores.numbers, caller, chunk.length, write);
+    if (!reserved) return withNewNumbers(writesOf(stores).numbers, caller, chunk.length, write);
     for (let attempt = 1; ; attempt++) {
       const taken = chunk.map((x) => reserved.get(x.i)!);
       try {
-        return await write(taken, (taskIds) => taskIds.map((id, k) => stores.numbers.claimOp(caller.workspaceId, taken[k]!, id)));
+        return await write(taken, (taskIds) => taskIds.map((id, k) => writesOf(stores).numbers.claimOp(caller.workspaceId, taken[k]!, id)));
       } catch (err) {
         // A claim left above the counter by an earlier version: the counter moves past it, and these items take new numbers.
         if (!(err instanceof NumberTaken)) throw err;
         if (attempt >= RESERVED_ATTEMPTS) throw numbersBusy();
-        await stores.numbers.movePast(caller.workspaceId, err.number);
+        await writesOf(stores).numbers.movePast(caller.workspaceId, err.number);
         await reserveNumbers(ctx, chunk, reserved);
       }
     }
@@ -616,7 +626,7 @@ const writeCreates = async (
       ...counterAndClaims(numbered.map((x) => x.p.next.taskId)),
       ...numbered.flatMap((x, j) => [
         ...opsOf(ctx, x.p, { gone: new Set() }),
-        stores.activity.recordOp(records[j]!),
+        writesOf(stores).activity.recordOp(records[j]!),
         ...(x.item.also?.(x.p.next) ?? []),
       ]),
     ]);
@@ -630,7 +640,7 @@ const writeCreates = async (
       } satisfies WrittenTask,
     }));
     try {
-      await stores.commit(ops);
+      await writesOf(stores).commit(ops);
     } catch (err) {
       // Not confirmed: the call's claim, where it carried one, says whether it landed.
       if (!(err instanceof WriteNotConfirmed) || !claim || !(await ctx.claim!.confirm(callId))) {

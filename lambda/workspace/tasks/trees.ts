@@ -37,7 +37,8 @@ export const readTree = async (ctx: WriteContext, root: Task, change: TreeChange
   const out: Task[] = [];
   let least = LEAST_ROOT_ACTIONS;
   let level: readonly Task[] = [root];
-  const tooBig = (more: number, actions: number) => treeTooBig(name(root), change, out.length + more, actions, param);
+  const tooBig = (more: number, actions: number) =>
+    treeTooBig(name(root), change, out.length + more, actions, MAX_TRANSACTION_ACTIONS, param);
   while (level.length) {
     const parents = level.filter((t) => t.subtaskCount);
     if (!parents.length) break;

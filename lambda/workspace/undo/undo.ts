@@ -247,10 +247,7 @@ const undoToken = async (ctx: UndoContext, record: ActivityRecord): Promise<Undo
     );
   }
   const owner = await stores.directory.getMember(caller.workspaceId, token.userId);
-  const revoked = await revokeToken(stores, caller, source, token, owner, {
-    undoOf: record.activityId,
-    extra: (undo) => [stores.activity.markUndoneOp(record, undo.activityId, undo.at)],
-  });
+  const revoked = await revokeToken(stores, caller, source, token, owner, { undoes: record });
   if (!revoked.record) throw notUndoable(record.activityId, 'made a token that is revoked already; nothing was written.');
   return { undo: revoked.record };
 };

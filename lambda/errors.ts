@@ -163,8 +163,21 @@ export class InsufficientScopeError extends DoersError {
   readonly requiredScope: string;
   /** What the token already holds: the challenge asks for these plus the required one. */
   readonly grantedScopes: readonly string[];
-  constructor(requiredScope: string, what: string, grantedScopes: readonly string[]) {
-    super(`${what} needs the scope ${requiredScope}, which this token does not carry`, -32003, 403);
+  constructor(
+    requiredScope: string,
+    what: string,
+    grantedScopes: readonly string[],
+    /** The member's role, when the token carries the scope and the role is what cuts it. */
+    cutByRole?: string,
+  ) {
+    super(
+      cutByRole
+        ? `${what} needs the scope ${requiredScope}; this token carries it, but a ${cutByRole} cannot use it ` +
+            `(a ${cutByRole}'s tokens act with ${grantedScopes.join(', ') || 'no scope'}): the role, not the token, is why`
+        : `${what} needs the scope ${requiredScope}, which this token does not carry`,
+      -32003,
+      403,
+    );
     this.requiredScope = requiredScope;
     this.grantedScopes = grantedScopes;
   }

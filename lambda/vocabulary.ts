@@ -157,6 +157,8 @@ export interface Principal {
   readonly role: Role;
   readonly timeZone: string;
   readonly scopes: readonly Scope[];
+  /** Scopes the credential carries that the member's role cuts (a viewer's token minted with tasks:write): a refusal names the role. */
+  readonly scopesAboveRole?: readonly Scope[];
   readonly credential: 'personal_access_token' | 'jwt' | 'oauth';
   /**
    * The workspace's directory version as read with this principal: a per-instance snapshot of
@@ -185,3 +187,7 @@ export interface ClientInfo {
   readonly name?: string;
   readonly version?: string;
 }
+
+/** The principal's role, when their credential carries `scope` and the role is what cuts it: what a refusal names. */
+export const roleCutting = (principal: Pick<Principal, 'role' | 'scopesAboveRole'>, scope: Scope): Role | undefined =>
+  principal.scopesAboveRole?.includes(scope) ? principal.role : undefined;

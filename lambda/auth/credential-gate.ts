@@ -185,7 +185,9 @@ export const createCredentialGate = (
         // What the token was given, cut to what the member's role allows now: a demoted admin's old
         // team:admin token acts as the role they have.
         const allowed = scopesForRole(member.role);
-        const scopes: Scope[] = normalizeScopes(identity.scopes).filter((s) => allowed.includes(s));
+        const carried = normalizeScopes(identity.scopes);
+        const scopes: Scope[] = carried.filter((s) => allowed.includes(s));
+        const above = carried.filter((s) => !allowed.includes(s));
         const principal: Principal = {
           userId: member.userId,
           workspaceId: member.workspaceId,
@@ -195,6 +197,7 @@ export const createCredentialGate = (
           role: member.role,
           timeZone: member.timeZone,
           scopes,
+          ...(above.length ? { scopesAboveRole: above } : {}),
           credential: identity.credential,
           directoryVersion: workspace.directoryVersion ?? 0,
           scopeKey: scopes.join(' '),

@@ -1,7 +1,7 @@
 import { InsufficientScopeError, LimitExceededError, ResourceNotFoundError } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ReadOutcome } from '../observability/observer.js';
-import type { Principal, Scope } from '../vocabulary.js';
+import { type Principal, roleCutting, type Scope } from '../vocabulary.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
 import { covers } from './tool-registry.js';
@@ -141,7 +141,12 @@ export class ResourceRegistry<S> {
       }
       if (!covers(ctx.principal, target.scope)) {
         outcome = 'denied';
-        throw new InsufficientScopeError(target.scope!, `Reading ${provider}`, ctx.principal.scopes);
+        throw new InsufficientScopeError(
+          target.scope!,
+          `Reading ${provider}`,
+          ctx.principal.scopes,
+          roleCutting(ctx.principal, target.scope!),
+        );
       }
       let release: () => Promise<void>;
       try {

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ToolOutcome } from '../observability/observer.js';
-import type { Principal, Scope } from '../vocabulary.js';
+import { type Principal, roleCutting, type Scope } from '../vocabulary.js';
 import { describeIssues, issuesOf, toJsonSchema } from './json-schema.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
@@ -40,6 +40,12 @@ export const inputRequired = (inputRequests: InputRequired['inputRequests'], sta
   inputRequests,
   state,
 });
+
+/** Who reads a result's text: instants are shown in their zone, days relative to their today. */
+export interface ToolReader {
+  readonly timeZone: string;
+  readonly now: Date;
+}
 
 export interface ToolContext<S> {
   readonly principal: Principal;
@@ -86,8 +92,8 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   /** `null`: every valid token may call it (me_get). */
   readonly scope: Scope | null;
   readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<WithTextNotes<z.input<O>> | InputRequired>;
-  /** The compact text for `content[0]`, with the identifiers in it; never the JSON again. */
-  readonly render?: (output: z.output<O>) => string;
+  /** The compact text for `content[0]`, with the identifiers in it; never the JSON again. Times are the reader's. */
+  readonly render?: (output: z.output<O>, reader: ToolReader) => string;
   /** A bulk tool's item count, for the audit line and the ToolCalls meter. */
   readonly itemsOf?: (args: z.output<I>) => number;
   /** Fixtures that answer with other content (images, resources) build it themselves. */
@@ -113,6 +119,27 @@ export interface ToolCallResult {
 }
 
 const LEGACY_INVALID_ARGS = new Set(['2025-03-26', '2025-06-18']);
+
+/** No tool's arguments nest deeper than this (a bulk item's fields are four levels down). */
+export const MAX_ARGUMENT_DEPTH = 32;
+
+/**
+ * The path of the first value nested deeper than `max` levels, or undefined: walked with a stack of
+ * its own, never by recursion, so no depth of input can overflow the call stack.
+ */
+const deepestPath = (value: unknown, max: number): string | undefined => {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: 'arguments', depth: 0 }];
+  while (stack.length) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return path;
+    for (const [k, child] of Object.entries(v)) {
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, path: path === 'arguments' ? k : `${path}.${k}`, depth: depth + 1 });
+    }
+  }
+  return undefined;
+};
 
 /**
  * Tools declared once. Their listing entries (with the JSON Schemas) are built on the first listing
@@ -188,11 +215,26 @@ export class ToolRegistry<S> {
 
     if (!covers(ctx.principal, def.scope)) {
       audit('denied');
-      throw new InsufficientScopeError(def.scope!, `The tool ${name}`, ctx.principal.scopes);
+      throw new InsufficientScopeError(def.scope!, `The tool ${name}`, ctx.principal.scopes, roleCutting(ctx.principal, def.scope!));
     }
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
       audit('invalid');
       throw new InvalidParamsError('arguments must be an object');
+    }
+    // Nested past any argument's depth: refused as invalid before anything walks it (a walk that
+    // recursed through 100,000 levels would overflow the stack: a 500 for what is only bad input).
+    const tooDeep = deepestPath(rawArgs, MAX_ARGUMENT_DEPTH);
+    if (tooDeep !== undefined) {
+      audit('invalid');
+      const message = `Invalid arguments for ${name}: ${tooDeep}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels; no argument is.`;
+      if (LEGACY_INVALID_ARGS.has(ctx.meta.era.version)) throw new InvalidParamsError(message);
+      return {
+        result: refusalResult(message, {
+          reason: 'invalid-argument',
+          code: 'ERR_INVALID_ARGUMENT',
+          data: { issues: [{ param: tooDeep, problem: `nested deeper than ${MAX_ARGUMENT_DEPTH} levels` }] },
+        }),
+      };
     }
     const parsed = z.safeParse(def.input, rawArgs ?? {});
     if (!parsed.success) {
@@ -244,7 +286,15 @@ export class ToolRegistry<S> {
       const notes = typeof out === 'object' && out !== null ? (out as WithTextNotes<object>).textNotes : undefined;
       const content = def.content
         ? def.content(checked.data)
-        : [{ type: 'text', text: withNotes(def.render ? def.render(checked.data) : String(checked.data), notes) }];
+        : [
+            {
+              type: 'text',
+              text: withNotes(
+                def.render ? def.render(checked.data, { timeZone: ctx.principal.timeZone, now: ctx.now }) : String(checked.data),
+                notes,
+              ),
+            },
+          ];
       outcome = 'ok';
       return { result: { content, ...(def.output ? { structuredContent: checked.data } : {}), isError: false } };
     } catch (err) {

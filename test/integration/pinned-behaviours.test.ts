@@ -187,10 +187,14 @@ describe('recurring tasks', () => {
     assert.deepEqual([done.status, done.statusCategory], ['Ready', 'unstarted'], 'open at its next occurrence, in the first open status');
     assert.equal(entry!.action, 'completed');
     assert.match(entry!.summary, /^completed TEST-\d+ 'Weekly report': done for /);
-    const state = entry!.changes.find((c) => c.field === 'state');
+    // As a person reads it: Doing → Ready; as the record keeps it for undo: the keys it stored, the phase unchanged.
+    const status = entry!.changes.find((c) => c.field === 'status');
+    assert.deepEqual([status?.before, status?.after], ['Doing', 'Ready']);
+    const stored = (await server.app.services.activity.get(ws.workspaceId, entry!.activityId))!;
+    const state = stored.changes.find((c) => c.field === 'state');
     assert.deepEqual([state?.before, state?.after], ['started.doing', 'unstarted.ready'], 'the record holds the status it stored');
     assert.equal(
-      entry!.changes.some((c) => c.field === 'status'),
+      stored.changes.some((c) => c.field === 'status'),
       false,
       'the task stays open',
     );

@@ -109,7 +109,12 @@ const fieldPhrase = (c: FieldChange, names: Names): string => {
  * A task's phase and workflow status, stored apart (model/statuses.ts), told as one: "status Todo →
  * In progress". A status key alone says its phase; the phase alone, its first status.
  */
-const statusInWords = (changes: readonly FieldChange[], sets: Readonly<Record<'before' | 'after', StatusSet>>): readonly FieldChange[] => {
+const statusInWords = (
+  changes: readonly FieldChange[],
+  sets: Readonly<Record<'before' | 'after', StatusSet>>,
+  /** A creation: there is no status before. */
+  created = false,
+): readonly FieldChange[] => {
   const phase = changes.find((c) => c.field === 'status');
   const state = changes.find((c) => c.field === 'state');
   if (!phase && !state) return changes;
@@ -122,7 +127,7 @@ const statusInWords = (changes: readonly FieldChange[], sets: Readonly<Record<'b
     return statusOf({ status, state: state?.[which] as string | undefined }, sets[which]).name;
   };
   return [
-    { field: 'status', before: side('before', 'after'), after: side('after', 'before') },
+    { field: 'status', ...(created ? {} : { before: side('before', 'after') }), after: side('after', 'before') },
     ...changes.filter((c) => c.field !== 'status' && c.field !== 'state'),
   ];
 };
@@ -132,6 +137,66 @@ const statusSetsOf = (r: ActivityRecord, names: Names): Record<'before' | 'after
   const moved = r.changes.find((c) => c.field === 'projectId');
   const setFor = (id: unknown) => setOf(typeof id === 'string' ? names.projects.get(id) : undefined);
   return moved ? { before: setFor(moved.before), after: setFor(moved.after) } : { before: setFor(r.projectId), after: setFor(r.projectId) };
+};
+
+/** How a record's field is called to a person: as the tools' arguments call it, where a store calls it otherwise. */
+const FIELD_WORDS: Readonly<Record<string, string>> = {
+  assigneeId: 'assignee',
+  projectId: 'project',
+  parentNumber: 'parent',
+  deletedAt: 'deleted',
+  revokedAt: 'revoked',
+  userId: 'member',
+};
+
+/** Fields a person does not read apart: they are told by another (a status by its name, a parent by its key). */
+const TOLD_BY_ANOTHER = new Set(['completedAt', 'completedBy', 'archivedAt', 'parentId', 'retiredStatuses', 'updatedAt']);
+
+/**
+ * A record's changes as a person reads them, before and after: status by its name (the phase and
+ * the workflow key told as one), members and projects by name, links and parents by key, a rule by
+ * its words, a delete as deleted true. What a tool answers; the record itself keeps what undo needs.
+ */
+export const changesInWords = (r: ActivityRecord, names: Names): FieldChange[] => {
+  const member = (id: unknown) => (typeof id === 'string' ? (names.members.get(id)?.name ?? id) : undefined);
+  const project = (id: unknown) => (typeof id === 'string' ? (names.projects.get(id)?.name ?? id) : undefined);
+  const keyOf = (id: string, n: unknown) => (typeof n === 'number' && n && names.workspaceKey ? `${names.workspaceKey}-${n}` : id);
+  const value = (field: string, v: unknown): unknown => {
+    if (v === undefined) return undefined;
+    switch (field) {
+      case 'assigneeId':
+      case 'userId':
+        return member(v);
+      case 'projectId':
+        return project(v);
+      case 'blockedBy':
+        return Object.entries(v as Record<string, number>).map(([id, n]) => keyOf(id, n));
+      case 'parentNumber':
+        return keyOf('', v) || undefined;
+      case 'repeat':
+        return typeof v === 'object' && v ? (v as { words?: unknown }).words : v;
+      case 'statuses':
+        return Array.isArray(v) ? v.map((x) => (x as { name?: unknown }).name) : v;
+      case 'deletedAt':
+      case 'revokedAt':
+        return true;
+      default:
+        return v;
+    }
+  };
+  const changes = r.kind === 'task' ? statusInWords(r.changes, statusSetsOf(r, names), r.action === 'created') : r.changes;
+  return changes
+    .filter((c) => !TOLD_BY_ANOTHER.has(c.field))
+    .map((c) => {
+      const before =
+        c.field === 'deletedAt' || c.field === 'revokedAt' ? (c.before === undefined ? false : true) : value(c.field, c.before);
+      const after = c.field === 'deletedAt' || c.field === 'revokedAt' ? (c.after === undefined ? false : true) : value(c.field, c.after);
+      return {
+        field: FIELD_WORDS[c.field] ?? c.field,
+        ...(before === undefined ? {} : { before }),
+        ...(after === undefined ? {} : { after }),
+      };
+    });
 };
 
 /** What the change did, in words; `names` turns member and project ids into names where it can. */

@@ -125,10 +125,13 @@ export const race = () =>
 
 export const blockerMoved = (name: string) =>
   new ConflictRefusal(
-    `Conflict: task ${name}, which is waited on, changed, was deleted or reached its 60 waiting tasks while the link was being written; ` +
-      'nothing was changed, read it and retry.',
+    `Conflict: task ${name}, which is waited on, changed or was deleted while the link was being written; nothing was changed, read it and retry.`,
     'links-moved',
   );
+
+/** A blocker that has the most tasks waiting on it one task may have (each of its changes writes them all). */
+export const blockerFull = (name: string, most: number) =>
+  limitReached('blockedBy', `${name} already blocks ${most} tasks, the most one task can; this one was not linked to it.`, { most });
 
 export const hasSubtasks = (name: string, count: number) =>
   new ConflictRefusal(
@@ -290,6 +293,10 @@ export const callCeiling = (param: string) =>
 /** An imported row another run of the same file created meanwhile. */
 export const importedMeanwhile = (line: number) => invalid('file', `line ${line} was imported by another run meanwhile`);
 
+/** An attachment's content that is not base64 as RFC 4648 writes it. */
+export const notBase64 = () =>
+  invalid('content', 'is not base64 (A–Z, a–z, 0–9, + and /, and = padding only to fill the last group of four).');
+
 export const twiceInOneCall = (positions: readonly number[], ref: string) =>
   new InvalidArgumentRefusal(
     `items ${positions.length > 2 ? `${positions.slice(0, -1).join(', ')} and ${positions.at(-1)} all` : `${positions.join(' and ')} both`} name ${ref}; give each task once.`,
@@ -371,9 +378,9 @@ export const attachmentGone = (attachmentId: string) =>
 export const attachmentRaced = (attachmentId: string) =>
   new ConflictRefusal(`Conflict: attachment ${attachmentId} changed meanwhile; nothing was changed, read the task again.`, 'race');
 
-export const attachmentQuotaFull = (used: number, adding: number, quota: number) =>
+export const attachmentQuotaFull = (used: number, adding: number, quota: number, param = 'content') =>
   new InvalidArgumentRefusal(
-    `content: the workspace's attachments would take ${mb(used + adding)} of its ${mb(quota)} (DOERS_ATTACHMENT_QUOTA_MB); nothing was stored. Delete attachments it no longer needs, or ask its operator for more.`,
+    `${param}: the workspace's attachments would take ${mb(used + adding)} of its ${mb(quota)} (DOERS_ATTACHMENT_QUOTA_MB); nothing was stored. Delete attachments it no longer needs, or ask its operator for more.`,
     'limit',
     { used, adding, quota },
   );

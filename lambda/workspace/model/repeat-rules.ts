@@ -295,7 +295,7 @@ export const readRepeat = async (value: string, param: string, opts: { now: Date
       given,
       perYear > 1_000
         ? `occurs more than 1,000 times a year (FREQ=${parts.FREQ}); a task repeats by the day at most`
-        : `repeats by the ${parts.FREQ === 'HOURLY' ? 'hour' : 'minute'} (FREQ=${parts.FREQ}); a task repeats by whole days, at most once a day`,
+        : `repeats by the ${({ HOURLY: 'hour', MINUTELY: 'minute', SECONDLY: 'second' } as Record<string, string>)[parts.FREQ]} (FREQ=${parts.FREQ}); a task repeats by whole days, at most once a day`,
       EXAMPLES,
     );
   }

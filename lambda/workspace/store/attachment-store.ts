@@ -133,7 +133,8 @@ export class DynamoAttachmentStore implements AttachmentStore, AttachmentWrites 
       },
       { item: { Put: { TableName: this.table, Item: this.item(live), ConditionExpression: 'attribute_not_exists(pk)' } } },
       this.countOp(a, 1, taskName),
-      this.bytesOp(a.workspaceId, a.size, quota),
+      // A restore is change_undo's: its refusal names the change it was asked to undo.
+      this.bytesOp(a.workspaceId, a.size, quota, 'activityId'),
     ];
   }
 
@@ -168,7 +169,7 @@ export class DynamoAttachmentStore implements AttachmentStore, AttachmentWrites 
   }
 
   /** The workspace's bytes moved by `delta`; an add is held to `quota`. */
-  private bytesOp(workspaceId: string, delta: number, quota?: number): WriteOp {
+  private bytesOp(workspaceId: string, delta: number, quota?: number, param = 'content'): WriteOp {
     const x = new Expression();
     const update = new Update(x);
     update.add('bytes', delta);
@@ -187,7 +188,7 @@ export class DynamoAttachmentStore implements AttachmentStore, AttachmentWrites 
         ? {}
         : {
             refused: (current: Record<string, unknown> | undefined) => {
-              throw attachmentQuotaFull(Number(current?.bytes ?? 0), delta, quota);
+              throw attachmentQuotaFull(Number(current?.bytes ?? 0), delta, quota, param);
             },
           }),
     };

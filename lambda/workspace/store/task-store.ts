@@ -6,6 +6,7 @@ import type { WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
 import { MAX_DEPENDENTS, MAX_NOTES_BYTES, MAX_SUBTASKS } from '../model/limits.js';
 import {
+  blockerFull,
   blockerMoved,
   exists,
   hasAttachments,
@@ -670,7 +671,11 @@ export class DynamoTaskStore implements TaskStore, TaskWrites {
       },
       ...OTHER_TASK_COST,
       dependentAdd: { key, dependents, kept, ...(status ? { status } : {}), ...(side ? { side } : {}) },
-      refused: () => {
+      refused: (current) => {
+        // What the failed condition found says which: full (its limit, for the one item that pushed it over), or moved.
+        const held = current?.blocks instanceof Set ? current.blocks.size : Array.isArray(current?.blocks) ? current.blocks.length : 0;
+        if (current && !current.deletedAt && held + dependents.length - kept.length > MAX_DEPENDENTS)
+          throw blockerFull(name, MAX_DEPENDENTS);
         throw blockerMoved(name);
       },
       merge: (other) => {

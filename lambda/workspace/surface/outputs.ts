@@ -76,6 +76,7 @@ export const toTaskOutput = (
       }
     : {}),
   createdBy: t.createdBy,
+  ...optionalName(names.members.get(t.createdBy)?.name, 'createdByName'),
   createdAt: t.createdAt,
   updatedAt: t.updatedAt,
   ...(t.completedBy ? { completedBy: t.completedBy } : {}),

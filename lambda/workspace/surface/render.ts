@@ -1,4 +1,6 @@
-import { daysBetween } from '../model/time.js';
+import type { ToolReader } from '../../mcp/tool-registry.js';
+import { dayPhrase, whenPhrase } from '../activity/render.js';
+import { dateInZone, daysBetween } from '../model/time.js';
 import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummaryOutput } from './schemas.js';
 
 /**
@@ -8,16 +10,35 @@ import type { CommentOutput, MemberOutput, ProjectOutput, TaskOutput, TaskSummar
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** "2 days overdue", "due today 14:00", "due tomorrow", "due in 5 days (2026-09-27)", "no due date". */
+/**
+ * An instant as the reader reads it ("today 14:02", "yesterday 09:10", "Tue 09:14", "Tue 25 Nov
+ * 09:14"), in their zone; in UTC where no reader is known.
+ */
+export const instantPhrase = (at: string, reader?: ToolReader): string => {
+  if (!reader) return `${at.slice(0, 16).replace('T', ' ')} UTC`;
+  const when = whenPhrase(at, reader.now, reader.timeZone);
+  const ago = daysBetween(dateInZone(new Date(at), reader.timeZone), dateInZone(reader.now, reader.timeZone));
+  return ago === 0 ? `today ${when.slice(-5)}` : ago === 1 ? `yesterday ${when.slice(-5)}` : when;
+};
+
+/**
+ * "2 days overdue", "due today 14:00", "due tomorrow", "due in 5 days (2026-09-27)", "no due date":
+ * relative to `today`, the day a list is of. A list of another day than the reader's today says its
+ * dates in words instead ("due Fri 11 Dec", "overdue by then: due Mon 7 Dec"), never "today".
+ */
 export const duePhrase = (
   t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime' | 'status' | 'statusCategory' | 'completedAt'>,
   today?: string,
+  reader?: ToolReader,
 ): string => {
-  // A completion is an instant: its UTC date need not be the user's day, so the instant is shown whole.
-  if (isClosed(t)) return `${t.statusCategory === 'done' ? 'done' : t.status} ${t.completedAt ?? ''}`.trim();
+  if (isClosed(t)) {
+    const word = t.statusCategory === 'done' ? 'done' : t.status;
+    return t.completedAt ? `${word} ${instantPhrase(t.completedAt, reader)}` : word;
+  }
   // An open task's status, where it is not where open tasks start (Todo).
   const status = t.statusCategory === 'unstarted' ? '' : `${t.status}, `;
-  return status + openDuePhrase(t, today);
+  const readersToday = reader && dateInZone(reader.now, reader.timeZone);
+  return status + (today && readersToday && today !== readersToday ? otherDayPhrase(t, today) : openDuePhrase(t, today));
 };
 
 const isClosed = (t: Pick<TaskSummaryOutput, 'statusCategory'>) => t.statusCategory === 'done' || t.statusCategory === 'canceled';
@@ -33,6 +54,13 @@ const openDuePhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime'>, today?
   return `due in ${d} days (${t.dueDate}${at})`;
 };
 
+/** Due dates of a list of another day (`day`): in words, overdue by then where they are before it. */
+const otherDayPhrase = (t: Pick<TaskSummaryOutput, 'dueDate' | 'dueTime'>, day: string): string => {
+  if (!t.dueDate) return 'no due date';
+  const due = `due ${dayPhrase(t.dueDate)}${t.dueTime ? ` ${t.dueTime}` : ''}`;
+  return t.dueDate < day ? `overdue by then: ${due}` : due;
+};
+
 /** How text names a task: its key (DEMO-42), or its id while it has no number yet. */
 export const taskName = (t: Pick<TaskSummaryOutput, 'key' | 'taskId'>): string => t.key ?? `[${t.taskId}]`;
 
@@ -40,13 +68,18 @@ export const taskName = (t: Pick<TaskSummaryOutput, 'key' | 'taskId'>): string =
 export const sizeWords = (bytes: number): string =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-export const writtenLine = (t: TaskSummaryOutput): string => taskLine(t, undefined, { allLinks: true }).slice(2);
+export const writtenLine = (t: TaskSummaryOutput, reader?: ToolReader): string =>
+  taskLine(t, undefined, { allLinks: true, ...(reader ? { reader } : {}) }).slice(2);
 
 /**
  * One line a task: `- DEMO-7 Review the redlines · P1, 1 day overdue · @Ada Lovelace · Acme renewal
  * · #legal · v1`. `omitAssignee` drops the assignee where the heading already names them.
  */
-export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssignee?: boolean; allLinks?: boolean } = {}): string => {
+export const taskLine = (
+  t: TaskSummaryOutput,
+  today?: string,
+  opts: { omitAssignee?: boolean; allLinks?: boolean; reader?: ToolReader } = {},
+): string => {
   const waiting = (t.blockedBy ?? []).filter((b) => b.open);
   const links =
     opts.allLinks && t.blockedBy?.length
@@ -61,7 +94,7 @@ export const taskLine = (t: TaskSummaryOutput, today?: string, opts: { omitAssig
     t.attachments ? `📎${t.attachments}` : undefined,
     links ?? (waiting.length ? `blocked by ${waiting.map((b) => `${taskName(b)} (open)`).join(', ')}` : undefined),
   ].filter(Boolean);
-  return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
+  return `- ${taskName(t)} ${t.title} · ${t.priority}, ${duePhrase(t, today, opts.reader)}${extras.length ? ` · ${extras.join(' · ')}` : ''} · v${t.version}`;
 };
 
 /** A truncated list's last line: how many were shown, and the cursor that goes on (the text holds what the JSON holds). */
@@ -77,17 +110,18 @@ export const moreLine = (list: {
 /** The line a change's text ends with: how to take it back. */
 export const undoLine = (activityId: string | undefined): string => (activityId ? `\nUndo: change_undo ${activityId}` : '');
 
-export const taskBlock = (t: TaskOutput): string => {
+export const taskBlock = (t: TaskOutput, reader?: ToolReader): string => {
   const lines = [
     `${taskName(t)} ${t.title} (v${t.version})`,
     [
-      isClosed(t) ? `${t.status} ${t.completedAt ?? ''}`.trim() : t.status,
+      isClosed(t) ? duePhrase(t, undefined, reader) : t.status,
       `Priority ${t.priority}`,
       t.dueDate ? `due ${t.dueDate}${t.dueTime ? ` ${t.dueTime}` : ''}` : 'no due date',
       t.assigneeId ? `assigned to ${t.assigneeName ?? t.assigneeId} [${t.assigneeId}]` : 'unassigned',
       t.projectId ? `project ${t.projectName ?? t.projectId} [${t.projectId}]` : 'no project',
     ].join(' · '),
   ];
+  if (t.repeat) lines.push(`Repeats ${t.repeat}`);
   if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
   if (t.parent) lines.push(`Subtask of ${t.parent}`);
   if (t.subtasks?.length) {
@@ -103,7 +137,9 @@ export const taskBlock = (t: TaskOutput): string => {
     lines.push(
       `Files (${t.files.length}): ${t.files.map((f) => `${f.name} (${f.type}, ${sizeWords(f.size)}) doers://attachments/${f.attachmentId}`).join('; ')}`,
     );
-  lines.push(`Created ${t.createdAt} by ${t.createdBy}, updated ${t.updatedAt}`);
+  lines.push(
+    `Created ${instantPhrase(t.createdAt, reader)} by ${t.createdByName ?? t.createdBy}, updated ${instantPhrase(t.updatedAt, reader)}`,
+  );
   if (t.notes) lines.push(`Notes:\n${t.notes}`);
   return lines.join('\n');
 };

@@ -125,7 +125,8 @@ export const attachmentResource: ResourceTemplateDefinition<WorkspaceServices> =
   uriTemplate: 'doers://attachments/{attachmentId}',
   name: 'attachment',
   title: 'Attachment',
-  description: "A file attached to a task: text as text, anything else as a blob with its type. Ids come from task_get's attachments.",
+  description:
+    "A file attached to a task: text as text, anything else as a blob with its type. Ids come from task_get's files (attachmentId).",
   scope: 'tasks:read',
   read: async ({ attachmentId }, uri, { services, principal }) => {
     if (attachmentId!.length > MAX_ID_LENGTH) return undefined;

@@ -116,6 +116,7 @@ export const taskOutput = z.object({
     ),
   ),
   createdBy: z.string(),
+  createdByName: z.optional(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
   completedBy: z.optional(z.string()),

@@ -58,7 +58,14 @@ export const resolveParent = async (
   refOf: (id: string) => string = (id) => id,
   fresh: ReadonlyMap<string, Task> = new Map(),
 ): Promise<Placement> => {
-  const name = (t: Pick<Task, 'number' | 'taskId'>) => taskNameOf(caller.workspaceKey, t);
+  // Tasks by key; one not yet made by the words it was named by (the new task, an earlier item of the call), never by its id.
+  const name = (t: Pick<Task, 'number' | 'taskId'>) => {
+    if (t.number !== undefined) return taskNameOf(caller.workspaceKey, t);
+    if (t.taskId === self.taskId) return 'the new task';
+    const given = refOf(t.taskId);
+    if (given !== t.taskId) return given;
+    return fresh.has(t.taskId) ? 'an earlier item of this call' : taskNameOf(caller.workspaceKey, t);
+  };
   if (parentId === self.taskId) throw invalid(param, `a task cannot be its own parent (${name(self)}).`);
   const read = async (id: string) => fresh.get(id) ?? (await stores.tasks.getMany(caller.workspaceId, [id])).get(id);
   const parent = await read(parentId);

@@ -1,13 +1,14 @@
 import * as z from 'zod/mini';
 import type { InputRequired, ToolContext } from '../../../mcp/tool-registry.js';
 import type { Role } from '../../../vocabulary.js';
-import { describeChange, whenPhrase } from '../../activity/render.js';
+import { changesInWords, describeChange, whenPhrase } from '../../activity/render.js';
 import { lowersPower } from '../../membership/rules.js';
 import { ACTIVITY_ID_PATTERN, ACTIVITY_KINDS, type ActivityRecord, TEAM_KINDS } from '../../model/activity.js';
 import { readDay, readLine } from '../../model/date-words.js';
 import { alreadyUndone, changeExpired, changeNotFound, invalid } from '../../model/refusals.js';
 import { addDays, instantInZone } from '../../model/time.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
+import type { Names } from '../../store/names.js';
 import { undoChange } from '../../undo/undo.js';
 import { undoCallItems } from '../../undo/undo-call.js';
 import { confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
@@ -74,7 +75,7 @@ const boundOf = (value: string, side: 'since' | 'until', timeZone: string): numb
   return instantInZone(date, time.length === 5 ? `${time}:00` : time, timeZone);
 };
 
-const toEntry = (r: ActivityRecord, summary: string, when: string): EntryOutput => ({
+const toEntry = (r: ActivityRecord, summary: string, when: string, names: Names): EntryOutput => ({
   activityId: r.activityId,
   at: r.at,
   when,
@@ -90,7 +91,7 @@ const toEntry = (r: ActivityRecord, summary: string, when: string): EntryOutput 
     ...(r.projectId ? { projectId: r.projectId } : {}),
   },
   summary,
-  changes: r.changes.map((c) => ({
+  changes: changesInWords(r, names).map((c) => ({
     field: c.field,
     ...(c.before === undefined ? {} : { before: trimmed(c.before) }),
     ...(c.after === undefined ? {} : { after: trimmed(c.after) }),
@@ -160,7 +161,7 @@ export const activityList = defineTool({
       returned: page.records.length,
       truncated: page.next !== undefined,
       ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
-      entries: page.records.map((r) => toEntry(r, describeChange(r, names), whenPhrase(r.at, now, principal.timeZone))),
+      entries: page.records.map((r) => toEntry(r, describeChange(r, names), whenPhrase(r.at, now, principal.timeZone), names)),
       textNotes: textNotes.filter(Boolean),
     };
   },
@@ -203,14 +204,12 @@ const undoOutput = z.object({
 type UndoOutput = z.output<typeof undoOutput>;
 
 /** The fields an undo writes back: what the person is told before more than one goes back. */
-const fieldsOf = (record: ActivityRecord) =>
-  record.changes.filter((c) => !['updatedAt', 'completedBy', 'completedAt', 'parentNumber'].includes(c.field));
 
 /**
  * Why an undo is asked first (where the client can ask): it puts back more than one field, takes
  * power away from an admin or owner, takes someone out of the workspace, or deletes what the change made.
  */
-const askBecause = (record: ActivityRecord, summary: string): string | undefined => {
+const askBecause = (record: ActivityRecord, summary: string, names: Names): string | undefined => {
   if (record.kind === 'member' && record.action === 'role_changed') {
     const before = record.changes.find((c) => c.field === 'role');
     if (before && lowersPower(before.after as Role, before.before as Role))
@@ -224,7 +223,7 @@ const askBecause = (record: ActivityRecord, summary: string): string | undefined
     (record.kind === 'task' || record.kind === 'project' || record.kind === 'comment' || record.kind === 'attachment')
   )
     return `It deletes what that change made (${summary}).`;
-  const fields = fieldsOf(record);
+  const fields = changesInWords(record, names);
   if (fields.length > 1) return `It puts back ${fields.length} fields: ${fields.map((c) => c.field).join(', ')}.`;
   return undefined;
 };
@@ -261,7 +260,7 @@ export const changeUndo = defineTool({
     if (record.expiresAt <= Math.floor(now.getTime() / 1000)) throw changeExpired(id, services.activity.retentionDays);
     if (record.undoneBy) throw alreadyUndone(id, record.undoneBy);
     const summary = describeChange(record, names);
-    const because = askBecause(record, summary);
+    const because = askBecause(record, summary, names);
     if (because) {
       const asked = confirmation(
         ctx,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { readDay, readLine } from '../../model/date-words.js';
+import { dayInWords, readDay, readLine } from '../../model/date-words.js';
 import { addDays, dateInZone, instantInZone } from '../../model/time.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
 import { defineTool } from '../define-tool.js';
@@ -68,15 +68,18 @@ export const agendaGet = defineTool({
       ...(read?.words ? { textNotes: [readLine('date', { ...read, time: undefined }, principal.timeZone)] } : {}),
     };
   },
-  render: (a) => {
+  render: (a, reader) => {
     // One person's day names them once, in the heading, not on every line.
     const one = a.tasks.length > 0 && a.tasks.every((t) => t.assigneeId === a.tasks[0]!.assigneeId) ? a.tasks[0]!.assigneeName : undefined;
+    // Another day than the reader's today is named, never called today.
+    const today = a.day === dateInZone(reader.now, a.timeZone);
+    const that = today ? 'today' : `on ${dayInWords(a.day)}`;
     const head =
-      `${a.counts.open} open, ${a.counts.overdue} overdue, ${a.counts.dueToday} due today` +
-      (a.counts.doneToday ? `, ${a.counts.doneToday} done today` : '') +
+      `${a.counts.open} open, ${a.counts.overdue} overdue${today ? '' : ' by then'}, ${a.counts.dueToday} due ${that}` +
+      (a.counts.doneToday ? `, ${a.counts.doneToday} done ${that}` : '') +
       (one ? ` (@${one})` : '') +
       '.';
-    if (!a.tasks.length) return `${head}\nNothing overdue or due on ${a.day}.`;
-    return `${head}\n${a.tasks.map((t) => taskLine(t, a.day, { omitAssignee: one !== undefined })).join('\n')}${moreLine(a)}`;
+    if (!a.tasks.length) return `${head}\nNothing overdue or due ${that}.`;
+    return `${head}\n${a.tasks.map((t) => taskLine(t, a.day, { omitAssignee: one !== undefined, reader })).join('\n')}${moreLine(a)}`;
   },
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { addAttachment, deleteAttachment } from '../../attachments/attachment-writer.js';
 import { requireRole } from '../../membership/rules.js';
-import { attachmentDeleted, attachmentNotFound, invalid, limitReached, taskDeleted } from '../../model/refusals.js';
+import { attachmentDeleted, attachmentNotFound, invalid, limitReached, notBase64, taskDeleted } from '../../model/refusals.js';
 import { taskNameOf } from '../../model/task-refs.js';
 import { taskOfAttachment } from '../../store/attachment-store.js';
 import { taskIdOf, taskOrRefuse } from '../../store/lookups.js';
@@ -119,11 +119,15 @@ const readBytes = (content: string | undefined, text: string | undefined, max: n
   }
   const b64 = content!.replace(/\s+/g, '');
   if (!b64) throw invalid('content', 'is empty; an attachment needs content.');
-  if (!BASE64.test(b64) || b64.length % 4 === 1) throw invalid('content', 'is not base64 (A–Z, a–z, 0–9, + and /, = padding at the end).');
+  const padded = b64.includes('=');
+  if (!BASE64.test(b64) || b64.length % 4 === 1 || (padded && b64.length % 4 !== 0)) throw notBase64();
   // Checked before decoding: a body can carry more than a file may be.
   if (Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0) > max)
     throw limitReached('content', `decodes to more than ${sizeWords(max)}; a file is ${limit}.`);
-  const bytes = new Uint8Array(Buffer.from(b64, 'base64'));
+  const decoded = Buffer.from(b64, 'base64');
+  // Node decodes leniently: what does not encode back to the same text (stray bits in the last character) is no base64 either.
+  if (decoded.toString('base64').replace(/=+$/, '') !== b64.replace(/=+$/, '')) throw notBase64();
+  const bytes = new Uint8Array(decoded);
   if (!bytes.byteLength) throw invalid('content', 'decodes to nothing; an attachment needs content.');
   return bytes;
 };

@@ -51,7 +51,7 @@ const searchInput = z.strictObject({
   status: z
     ._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)), 'open')
     .check(z.describe('open (default), done, any, or statuses/categories, comma-separated')),
-  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none" or a userId')),
+  assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none", "anyone" or a userId')),
   project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),
   label: z.optional(labelArg),
   priority: z.optional(priorityArg),
@@ -111,7 +111,10 @@ export const tasksSearch = defineTool({
     const after = await positionFrom(ctx, args, isTaskPosition);
     // An unknown project is refused like an unknown assignee, not answered "no tasks match".
     const [assigneeId, names, parentId, project] = await Promise.all([
-      args.assignee === undefined ? undefined : resolveAssignee(services, principal, args.assignee, 'assignee'),
+      // "anyone" as agenda_get reads it: no filter.
+      args.assignee === undefined || args.assignee === 'anyone'
+        ? undefined
+        : resolveAssignee(services, principal, args.assignee, 'assignee'),
       loadNames(services, principal),
       args.parent === undefined ? undefined : services.numbers.idOrRefuse(principal, args.parent, 'parent'),
       args.project === undefined || args.project === 'none' ? undefined : projectArgOrRefuse(services, principal, args.project, 'project'),
@@ -172,12 +175,12 @@ export const tasksSearch = defineTool({
       textNotes,
     };
   },
-  render: (r) =>
+  render: (r, reader) =>
     r.returned === 0
       ? r.truncated
         ? `No tasks match in what one call reads.${moreLine(r)}`
         : 'No tasks match.'
-      : `${r.returned} task(s):\n${r.tasks.map((t) => taskLine(t, r.today)).join('\n')}${moreLine(r)}`,
+      : `${r.returned} task(s):\n${r.tasks.map((t) => taskLine(t, r.today, { reader })).join('\n')}${moreLine(r)}`,
 });
 
 // ---- task_get -----------------------------------------------------------------------------------
@@ -224,7 +227,7 @@ export const taskCreate = defineTool({
     const written = 'written' in outcome! ? outcome!.written : undefined;
     return { ...toSummary(written!.task, names), activityId: written!.record.activityId, ...notesOf(due.note) };
   },
-  render: (t) => `Created: ${writtenLine(t)}${undoLine(t.activityId)}`,
+  render: (t, reader) => `Created: ${writtenLine(t, reader)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_update --------------------------------------------------------------------------------
@@ -256,8 +259,10 @@ export const taskUpdate = defineTool({
     if (!written) return { ...toSummary(task, names), ...notesOf(note) };
     return { ...toSummary(written.task, names), activityId: written.record.activityId, ...notesOf(note) };
   },
-  render: (t) =>
-    t.activityId ? `Updated: ${writtenLine(t)}${undoLine(t.activityId)}` : `Unchanged (it was so already): ${writtenLine(t)}`,
+  render: (t, reader) =>
+    t.activityId
+      ? `Updated: ${writtenLine(t, reader)}${undoLine(t.activityId)}`
+      : `Unchanged (it was so already): ${writtenLine(t, reader)}`,
 });
 
 // ---- task_complete / task_reopen ----------------------------------------------------------------
@@ -323,6 +328,18 @@ const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output
   };
 };
 
+/**
+ * How a completion reads: done, done for an occurrence, done already; or, for a task left open and
+ * unchanged (a rule counted from each completion, completed again the same day, gives the same next
+ * occurrence), that nothing changed and why.
+ */
+const completionWords = (t: z.output<typeof completedOutput>): string => {
+  if (t.doneFor) return `Done for ${dayInWords(t.doneFor)}, next due ${dayInWords(t.dueDate!)}`;
+  if (t.activityId) return 'Done';
+  if (t.statusCategory === 'done' || t.statusCategory === 'canceled') return 'Done already';
+  return `Nothing changed: it is open at its next occurrence${t.dueDate ? ` (due ${dayInWords(t.dueDate)})` : ''}, which completing it now gives again${t.repeat ? ` (${t.repeat})` : ''}`;
+};
+
 export const taskComplete = defineTool({
   name: 'task_complete',
   title: 'Complete a task',
@@ -332,8 +349,8 @@ export const taskComplete = defineTool({
   annotations: UPDATE,
   scope: 'tasks:write',
   run: (args, ctx) => setStatus(ctx, args, 'done'),
-  render: (t) =>
-    `${t.doneFor ? `Done for ${dayInWords(t.doneFor)}, next due ${dayInWords(t.dueDate!)}` : t.activityId ? 'Done' : 'Done already'}: ${writtenLine(t)}${t.completedSubtasks?.length ? `\nWith its subtasks: ${t.completedSubtasks.join(', ')}` : ''}${t.openSubtasks?.length ? `\nSubtasks still open: ${t.openSubtasks.join(', ')} (withSubtasks: true completes them too)` : ''}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
+  render: (t, reader) =>
+    `${completionWords(t)}: ${writtenLine(t, reader)}${t.completedSubtasks?.length ? `\nWith its subtasks: ${t.completedSubtasks.join(', ')}` : ''}${t.openSubtasks?.length ? `\nSubtasks still open: ${t.openSubtasks.join(', ')} (withSubtasks: true completes them too)` : ''}${t.unblocked?.length ? `\nUnblocked: ${t.unblocked.map((u) => `${taskName(u)} ${u.title}`).join('; ')}` : ''}${undoLine(t.activityId)}`,
 });
 
 export const taskReopen = defineTool({
@@ -345,7 +362,7 @@ export const taskReopen = defineTool({
   annotations: UPDATE,
   scope: 'tasks:write',
   run: (args, ctx) => setStatus(ctx, args, 'open'),
-  render: (t) => `${t.activityId ? 'Reopened' : 'Open already'}: ${writtenLine(t)}${undoLine(t.activityId)}`,
+  render: (t, reader) => `${t.activityId ? 'Reopened' : 'Open already'}: ${writtenLine(t, reader)}${undoLine(t.activityId)}`,
 });
 
 // ---- task_delete --------------------------------------------------------------------------------

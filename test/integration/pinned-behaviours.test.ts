@@ -32,7 +32,7 @@ type Out = {
   completedAt?: string;
   activityId?: string;
 };
-type Entry = { action: string; summary: string; changes: { field: string; before?: unknown; after?: unknown }[] };
+type Entry = { activityId: string; action: string; summary: string; changes: { field: string; before?: unknown; after?: unknown }[] };
 
 const ok = <T>(r: { isError: boolean; structuredContent?: unknown; content: { text: string }[] }): T => {
   assert.equal(r.isError, false, text(r));

@@ -1,7 +1,7 @@
 import { type Status, WORKSPACE_KEY, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
 import { workspaceRecord } from '../activity/records.js';
 import type { ChangeSource } from '../model/activity.js';
-import { invalid, workspaceNotFound } from '../model/refusals.js';
+import { workspaceKeyNotLetters, workspaceKeyUnfit, workspaceNotFound } from '../model/refusals.js';
 import { confirmedOr } from '../store/confirmed.js';
 import type { WorkspaceStores } from '../store/stores.js';
 import { writesOf } from '../store/writes.js';
@@ -24,8 +24,7 @@ export interface NewWorkspace {
 
 /** Makes the workspace, active, unless it exists: false then (nothing written). */
 export const createWorkspace = async (stores: Stores, source: ChangeSource, ws: NewWorkspace): Promise<boolean> => {
-  if (ws.key !== undefined && !WORKSPACE_KEY.test(ws.key))
-    throw invalid('key', `${ws.key} is not 2 to 6 capital letters, like DEMO or ACME.`);
+  if (ws.key !== undefined && !WORKSPACE_KEY.test(ws.key)) throw workspaceKeyUnfit(ws.key);
   const workspace: Workspace = {
     workspaceId: ws.workspaceId,
     name: ws.name,
@@ -53,7 +52,7 @@ export const setWorkspaceStatus = async (stores: Stores, source: ChangeSource, w
 /** Changes the workspace's task key (DEMO in DEMO-42); the old one keeps naming its tasks. */
 export const setWorkspaceKey = async (stores: Stores, source: ChangeSource, workspaceId: string, key: string): Promise<Workspace> => {
   const next = key.toUpperCase();
-  if (!WORKSPACE_KEY.test(next)) throw invalid('key', `${key} is not 2 to 6 letters (A–Z), like DEMO or ACME.`);
+  if (!WORKSPACE_KEY.test(next)) throw workspaceKeyNotLetters(key);
   const before = await stores.directory.getWorkspace(workspaceId);
   if (!before) throw workspaceNotFound(workspaceId);
   const current = workspaceKeyOf(before);

@@ -302,6 +302,297 @@ export const twiceInOneCall = (positions: readonly number[], ref: string) =>
     `items ${positions.length > 2 ? `${positions.slice(0, -1).join(', ')} and ${positions.at(-1)} all` : `${positions.join(' and ')} both`} name ${ref}; give each task once.`,
   );
 
+// ---- statuses: a project's set (model/status-sets.ts) and a status named (model/statuses.ts) ---------
+
+const STATUSES_EXAMPLE = '[{name: "Todo", category: "unstarted"}, {name: "Done", category: "done"}]';
+
+/** A project's statuses given as an empty list. */
+export const statusesEmpty = (param: string) =>
+  invalid(param, `is empty; a project needs at least one open and one done status, e.g. ${STATUSES_EXAMPLE}.`);
+
+/** More statuses than a project may have. */
+export const tooManyStatuses = (param: string, count: number, most: number) => invalid(param, `has ${count} statuses; at most ${most}.`);
+
+/** A status name that is empty, too long or has control or invisible characters (shown cut, those characters as ?). */
+export const statusNameUnfit = (param: string, given: string) =>
+  invalid(
+    param,
+    `'${given.slice(0, 60).replace(/[\p{Cc}\p{Cf}]/gu, '?')}' is no name for a status: 1 to 40 characters, no control or invisible formatting characters.`,
+  );
+
+/** A status's `was` longer than any status's name. */
+export const statusWasTooLong = (param: string) => invalid(param, 'names a status by its current name (at most 40 characters).');
+
+/** A status named with a word searches reserve. */
+export const statusNameReserved = (param: string, name: string) =>
+  invalid(param, `'${name}' is a word searches reserve (open, any); choose another name.`);
+
+/** A status named as a category it is not in. */
+export const statusNamedAsCategory = (param: string, name: string, category: string) =>
+  invalid(param, `'${name}' is the name of a category; a status so named must be in it (category: ${category}).`);
+
+/** Two statuses of one list with the same name. */
+export const statusNamedTwice = (param: string, name: string) =>
+  invalid(param, `'${name}' is named twice; each status needs a name of its own.`);
+
+/** A project's statuses with none in the done category. */
+export const noDoneStatus = (param: string) =>
+  invalid(param, `has no status in the done category; completing a task sets the first one, e.g. {name: "Done", category: "done"}.`);
+
+/** A project's statuses with no open one. */
+export const noOpenStatus = (param: string) =>
+  invalid(
+    param,
+    `has no open status (backlog, unstarted or started); a new task starts in one, e.g. {name: "Todo", category: "unstarted"}.`,
+  );
+
+/** A status's `was` that names no current status of the project; `current` are their names. */
+export const statusWasUnknown = (param: string, was: string, current: readonly string[]) =>
+  invalid(param, `'${was}' is no status of this project; its statuses are ${current.join(', ') || 'none yet'}.`);
+
+/** One current status claimed by two items of the list (positions `first` and `second`). */
+export const statusGivenTwice = (param: string, name: string, first: number | undefined, second: number) =>
+  invalid(param, `'${name}' is given twice (items ${first} and ${second}); name each status once.`);
+
+/** A kept status given another category. */
+export const statusKeepsCategory = (param: string, name: string, category: string, wanted: string) =>
+  invalid(
+    param,
+    `'${name}' is ${category}, and a status keeps its category; to have one in ${wanted}, add it under a new name and remove '${name}' (its tasks go where moveTo says).`,
+  );
+
+/** A `moveTo` entry for a status the change does not remove; `removed` are the names it removes. */
+export const moveToNotRemoved = (from: string, removed: readonly string[]) =>
+  invalid(
+    'moveTo',
+    `'${from}' is no status this change removes; ${removed.length ? `it removes ${removed.join(', ')}` : 'it removes none'}.`,
+  );
+
+/** A `moveTo` target of another phase (open) or category (closed) than the status removed; `choices` are the names it may go to. */
+export const moveToMismatch = (name: string, category: string, open: boolean, asked: string, choices: readonly string[]) =>
+  invalid(
+    'moveTo',
+    `'${name}' → '${asked}': the tasks of a ${open ? 'open status go to an open one' : `${category} status go to a ${category} one`}; ${
+      choices.length ? `here one of ${choices.join(', ')}` : 'this set has none, so they stay as they are'
+    }.`,
+  );
+
+/** A change that would set aside more removed statuses than a project keeps. */
+export const tooManyRetired = (param: string, retired: number, most: number) =>
+  invalid(
+    param,
+    `this project has set aside ${retired} removed statuses (its tasks may still be in them), and at most ${most} are kept; rename a status (was) instead of replacing it.`,
+  );
+
+/** A status to set that the set does not have: `names` are its statuses', `categories` every category. */
+export const statusUnknown = (param: string, given: string, names: readonly string[], categories: readonly string[]) =>
+  invalid(param, `'${given}' is no status here; one of ${names.join(', ')} (or a category: ${categories.join(', ')}; or open, done).`);
+
+const filterChoices = (names: readonly string[], categories: readonly string[]): string =>
+  `one of ${names.join(', ')} (or a category: ${categories.join(', ')}; or open), or any`;
+
+/** A search's status filter that names nothing. */
+export const statusFilterEmpty = (param: string, names: readonly string[], categories: readonly string[]) =>
+  invalid(param, `name a status; ${filterChoices(names, categories)}.`);
+
+/** A word of a search's status filter that is no status, category or phase of any set searched. */
+export const statusFilterUnknown = (param: string, given: string, names: readonly string[], categories: readonly string[]) =>
+  invalid(param, `'${given}' is no status here; ${filterChoices(names, categories)}.`);
+
+// ---- a task's dates, times and status (tasks/planner.ts, surface/task-input.ts) ---------------------
+
+/** A repeat rule with no occurrence from the due date it would count from. */
+export const noOccurrenceFrom = (param: string, given: string, dueDate: string) =>
+  invalid(param, `'${given}' has no occurrence from ${dueDate} on.`);
+
+/** A recurring task's due date more than a year back or ten years ahead (`from` … `to`). */
+export const recurringDueOutOfRange = (param: string, dueDate: string, from: string, to: string) =>
+  invalid(param, `${dueDate} is more than a year back or ten years ahead; a recurring task is due between ${from} and ${to}.`);
+
+/** A new task's dueTime without a dueDate. */
+export const dueTimeWithoutDate = (param: string) => invalid(param, 'needs a dueDate as well.');
+
+/** A changed task's dueTime where it has no due date. */
+export const dueTimeNoDueDate = (param: string) => invalid(param, 'the task has no due date; set dueDate as well.');
+
+/** A recurring task's due date cleared while its rule stays (`words`: the rule as read). */
+export const recurringNeedsDate = (param: string, words: string) =>
+  invalid(param, `a recurring task is due at its next occurrence (${words}); to clear the date, stop the rule too (repeat: null).`);
+
+/** A canceled task moved to a project that has no canceled status. */
+export const canceledHasNowhere = (param: string, status: string) =>
+  invalid(param, `the task is ${status} and that project has no canceled status; reopen or complete it first.`);
+
+/** A canceled status (by key) where the task's project has none. */
+export const noCanceledStatus = (param: string) => invalid(param, "the task's project has no canceled status; name another status.");
+
+/** Two arguments that name different times of day (`from` says where each came from). */
+export const timeGivenTwice = (
+  param: string,
+  first: { readonly from: string; readonly time: string },
+  other: { readonly from: string; readonly time: string },
+) => invalid(param, `${first.from} names a time (${first.time}) and ${other.from} another (${other.time}); give the time once.`);
+
+// ---- links and subtasks (tasks/links.ts, tasks/subtasks.ts, tasks/task-writer.ts) -------------------
+
+/** More blockers than a task may wait on. */
+export const tooManyBlockers = (param: string, most: number) => limitReached(param, `at most ${most} tasks.`, { most });
+
+/** A task given as its own blocker. */
+export const waitsOnItself = (param: string, name: string) => invalid(param, `a task cannot wait on itself (${name}).`);
+
+/** A blocker that has the most tasks waiting on it one task may have, named when the link is planned. */
+export const blocksTheMost = (param: string, name: string, most: number) =>
+  limitReached(param, `${name} already blocks ${most} tasks, the most one task can.`, { most });
+
+/** A link that would close a cycle, named task by task. */
+export const wouldCycle = (param: string, names: readonly string[]) =>
+  invalid(param, `that would make a cycle (${names.join(' → ')}); a task cannot wait on itself.`);
+
+/** Blockers whose chain is too long to check for a cycle. */
+export const chainTooLong = (param: string, most: number) =>
+  limitReached(
+    param,
+    `the tasks it would wait on lead on through more than ${most} others, too many to check for a cycle; link to a task nearer the end of that chain.`,
+    { most },
+  );
+
+/** A change whose links and waiting tasks one all-or-nothing write cannot hold. */
+export const linksTooManyWrites = (actions: number) =>
+  limitReached(
+    'blockedBy',
+    `this change would write ${actions} tasks at once (its links and the tasks waiting on it), more than one all-or-nothing ` +
+      'write holds; change the links and the status in two calls.',
+    { actions },
+  );
+
+/** An item whose task would wait on one the same call did not create. */
+export const waitsOnNotCreated = () => invalid('blockedBy', 'a task it waits on in this call was not created, so this one is not either.');
+
+/** A task given as its own parent. */
+export const ownParent = (param: string, name: string) => invalid(param, `a task cannot be its own parent (${name}).`);
+
+/** A parent below the task itself; `path` from the task down to it, each the parent of the next. */
+export const belowItself = (param: string, name: string, path: readonly string[]) =>
+  invalid(
+    param,
+    `${name} would be below itself (${path.join(' → ')}, each the parent of the next); a task cannot be a subtask of its own subtask.`,
+  );
+
+const levelWord = (n: number): string => (n === 1 ? 'top level' : `level ${n}`);
+
+/**
+ * A parent too deep for the task and its own subtasks: the parent at `level` (below the tasks
+ * `above` it, nearest first), the task with subtasks `height` levels deep.
+ */
+export const nestsTooDeep = (
+  param: string,
+  parent: string,
+  level: number,
+  above: readonly string[],
+  self: string,
+  height: number,
+  most: number,
+) => {
+  const where = level === 1 ? 'at the top level' : `at ${levelWord(level)} (below ${above.join(' below ')})`;
+  const own = height ? `, and ${self} has ${height === 1 ? 'subtasks' : 'subtasks with subtasks'} of its own` : '';
+  return invalid(param, `${parent} is ${where}${own}: tasks nest ${most} levels deep at most, so ${self} cannot go below ${parent}.`);
+};
+
+// ---- task references (surface/task-input.ts, store/task-numbers.ts) ----------------------------------
+
+/** `@n` naming an item not before this one (`position`: how many items come before it). */
+export const itemNotBefore = (param: string, ref: string, item: number, position: number) =>
+  invalid(
+    param,
+    position === 0
+      ? `${ref} names item ${item} of this call, and this is its first item: an item can name only items before it.`
+      : `${ref} names item ${item} of this call; an item can name only items before it (${position === 1 ? '@1' : `@1 … @${position}`}).`,
+  );
+
+/** `@n` naming an item that creates no task. */
+export const itemNotACreate = (param: string, ref: string, item: number) =>
+  invalid(param, `${ref}: item ${item} of this call is not a task to create.`);
+
+/** `@n` outside a tasks_create call. */
+export const itemRefOutsideCreate = (param: string, ref: string) =>
+  invalid(param, `${ref} names an item of the same tasks_create call, and only tasks_create items can use it.`);
+
+// ---- searches and lists (surface/tools/tasks.ts, surface/tools/activity.ts, store/words.ts, surface/cursor.ts)
+
+/** A due-date range that ends before it starts. */
+export const dueRangeReversed = (after: string, before: string) =>
+  invalid('dueAfter', `is later than dueBefore (${after} > ${before}), so nothing can match.`);
+
+/** `overdue` with only closed statuses asked for. */
+export const overdueOnlyOpen = () => invalid('overdue', 'only open tasks are overdue; leave status out, or name open statuses.');
+
+/** A search's text with no word long and rare enough to search by (shown cut). */
+export const nothingToSearchBy = (text: string, shortest: number) =>
+  invalid(
+    'text',
+    `"${text.slice(0, 60)}" has no word to search by: give a word of ${shortest} letters or more (very common words like "the" are not searched).`,
+  );
+
+/** A search's text with more words than a search takes. */
+export const tooManySearchWords = (most: number) =>
+  invalid('text', `at most ${most} words; the fewest that say what you look for find the most.`);
+
+/** Member or token changes asked for with a token that cannot read the team. */
+export const kindNeedsTeamRead = (kind: string) => invalid('kind', `${kind} changes need a token with the scope team:read.`);
+
+/** A date or time in the ISO form that is no real one (the 31st of April). */
+export const notARealWhen = (param: string, value: string) => invalid(param, `${value} is not a real date or time.`);
+
+/** A date that starts like one in the ISO form and is not one. */
+export const notAWhen = (param: string, value: string) =>
+  invalid(param, `expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][offset] (or words), not ${value}.`);
+
+/** A range of changes that ends before it starts. */
+export const sinceAfterUntil = () => invalid('since', 'is later than until, so nothing can match.');
+
+/** `actor` given as none. */
+export const actorIsSomeone = () => invalid('actor', '"me" or a userId (changes are always made by someone).');
+
+/** An activityId that is not the shape of one. */
+export const notAnActivityId = (id: string) =>
+  invalid('activityId', `${id} is not an activity id (act_ and 16 letters and digits); activity_list shows them.`);
+
+/** A list cursor of another tool, other arguments, an earlier format or a key no longer kept. */
+export const cursorNotValid = (tool: string) =>
+  new InvalidArgumentRefusal(
+    `cursor: not valid for this call. A cursor only continues the list of the same tool with the same arguments (apart from limit); ` +
+      `call ${tool} again without cursor to start over.`,
+  );
+
+// ---- projects, members, workspaces ----------------------------------------------------------------
+
+/** `moveTo` given without the statuses it belongs to. */
+export const moveToWithoutStatuses = () => invalid('moveTo', 'says where the tasks of a removed status go; give it with statuses.');
+
+/** A time zone that is not an IANA one. */
+export const notATimeZone = (timeZone: string) => invalid('timeZone', `${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
+
+/** A new workspace's key that is not 2 to 6 capital letters. */
+export const workspaceKeyUnfit = (key: string) => invalid('key', `${key} is not 2 to 6 capital letters, like DEMO or ACME.`);
+
+/** A workspace's new key that is not 2 to 6 letters. */
+export const workspaceKeyNotLetters = (key: string) => invalid('key', `${key} is not 2 to 6 letters (A–Z), like DEMO or ACME.`);
+
+// ---- comments (store/comment-store.ts) -------------------------------------------------------------
+
+/** A new comment whose fresh id was taken: nothing was added. */
+export const commentIdTaken = () =>
+  new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again');
+
+/** A comment's delete that finds it gone from its task. */
+export const commentNotOnTask = (commentId: string, taskId: string) =>
+  new NotFoundRefusal(`Comment ${commentId} was not found on task ${taskId}`);
+
+/** A comment's restore that finds it restored (or gone) meanwhile. */
+export const commentNotDeleted = (commentId: string) =>
+  new ConflictRefusal(`Conflict: comment ${commentId} is no longer deleted; nothing was changed.`);
+
 // ---- undo ----------------------------------------------------------------------------------------
 
 export const changeExpired = (activityId: string, days: number) =>
@@ -331,6 +622,36 @@ export const changedSince = (label: string, activityId: string, later: readonly 
 
 export const notUndoable = (activityId: string, why: string) =>
   new InvalidArgumentRefusal(`activityId: ${activityId} ${why}`, 'not-undoable');
+
+/** An undo that finds the target as it was already: nothing to write. */
+export const nothingToUndo = (activityId: string) =>
+  notUndoable(activityId, 'changed nothing that is still different; nothing was written.');
+
+/** A task change whose task is gone for good. */
+export const taskGoneForGood = (activityId: string) =>
+  notUndoable(activityId, 'changed a task that is gone for good (its undo window is over).');
+
+/** An attachment change whose attachment is gone for good. */
+export const attachmentGoneForGood = (activityId: string) =>
+  notUndoable(activityId, 'changed an attachment that is gone for good (its undo window is over).');
+
+/** A revoked token or a disconnected app: a revoked credential stays revoked. */
+export const revokeNotUndoable = (activityId: string) =>
+  notUndoable(
+    activityId,
+    'revoked a token or disconnected an app, which cannot be undone: a revoked credential stays revoked. Make a new token on the account page, or connect the app again.',
+  );
+
+/** A token's creation whose token is revoked already. */
+export const tokenRevokedAlready = (activityId: string) =>
+  notUndoable(activityId, 'made a token that is revoked already; nothing was written.');
+
+/** A workspace switched off or on: only an operator changes that. */
+export const workspaceSwitchNotUndoable = (activityId: string) =>
+  notUndoable(
+    activityId,
+    'switched the whole workspace off or on, which only an operator changes (npm run admin -- workspace enable|disable).',
+  );
 
 export const answeredAnotherState = () =>
   new ConflictRefusal(
@@ -384,6 +705,49 @@ export const attachmentQuotaFull = (used: number, adding: number, quota: number,
     'limit',
     { used, adding, quota },
   );
+
+/** A file's name that is empty. */
+export const fileNameEmpty = () => invalid('name', 'is empty; give the file a name, e.g. screenshot.png.');
+
+/** A file's name with path parts (shown cut). */
+export const fileNameHasPath = (name: string) =>
+  invalid('name', `'${name.slice(0, 80)}' has path parts; give the file's name alone, e.g. report.pdf.`);
+
+/** A file's name with control or invisible formatting characters. */
+export const fileNameUnprintable = () => invalid('name', 'has control or invisible formatting characters; give a plain file name.');
+
+/** An attachment to a comment the task does not have. */
+export const noCommentToAttachTo = (commentId: string, taskName: string) =>
+  invalid('commentId', `no comment ${commentId} on ${taskName}; comments_list lists them.`);
+
+/** A file given as both content and text, or as neither. */
+export const contentOrText = () => invalid('content', 'give the file either as content (base64) or as text, not both and not neither.');
+
+/** A file's content or text that is empty. */
+export const attachmentEmpty = (param: 'content' | 'text') => invalid(param, 'is empty; an attachment needs content.');
+
+/** A file's text above the most a file may be (`size` and `most` in words). */
+export const textTooBig = (size: string, most: string) =>
+  limitReached('text', `is ${size}; a file is at most ${most} (DOERS_ATTACHMENT_MAX_MB).`);
+
+/** A file's content that decodes to more than a file may be (`most` in words). */
+export const contentTooBig = (most: string) =>
+  limitReached('content', `decodes to more than ${most}; a file is at most ${most} (DOERS_ATTACHMENT_MAX_MB).`);
+
+/** A file's content that decodes to no bytes. */
+export const decodesToNothing = () => invalid('content', 'decodes to nothing; an attachment needs content.');
+
+/** A text type declared for bytes of a known binary type. */
+export const typeIsNotBytes = (declared: string, sniffed: string) =>
+  invalid('type', `says ${declared}, but the bytes are ${sniffed}; leave type out for a file that is not text.`);
+
+/** Text declared (as type, or by giving text) for bytes that are not text. */
+export const bytesNotText = (param: 'type' | 'text') =>
+  invalid(param, `says text, but the bytes are not text (UTF-8 without control characters).`);
+
+/** A task that holds the most attachments one task may. */
+export const attachmentsFull = (taskName: string, most: number) =>
+  limitReached('taskId', `${taskName} holds ${most} files, the most a task holds; delete one first.`, { limit: most });
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 

@@ -1,4 +1,20 @@
-import { invalid } from './refusals.js';
+import {
+  moveToMismatch,
+  moveToNotRemoved,
+  noDoneStatus,
+  noOpenStatus,
+  statusesEmpty,
+  statusGivenTwice,
+  statusKeepsCategory,
+  statusNamedAsCategory,
+  statusNamedTwice,
+  statusNameReserved,
+  statusNameUnfit,
+  statusWasTooLong,
+  statusWasUnknown,
+  tooManyRetired,
+  tooManyStatuses,
+} from './refusals.js';
 import {
   DEFAULT_SET,
   DEFAULT_STATUSES,
@@ -51,7 +67,6 @@ export const NO_STATUSES: StatusSet = { statuses: [], retired: [] };
 export const MAX_RETIRED = 60;
 
 const RESERVED = new Set(['open', 'any']);
-const EXAMPLE = '[{name: "Todo", category: "unstarted"}, {name: "Done", category: "done"}]';
 
 /** `started.code_review`: the category first, so every reader knows it (statuses.ts `categoryOfKey`). */
 const newKey = (name: string, category: StatusCategory, taken: ReadonlySet<string>): string => {
@@ -81,43 +96,25 @@ export const planStatusSet = (
   moveTo: Readonly<Record<string, string>> | undefined,
   param = 'statuses',
 ): PlannedSet => {
-  if (!given.length) throw invalid(param, `is empty; a project needs at least one open and one done status, e.g. ${EXAMPLE}.`);
-  if (given.length > MAX_STATUSES) throw invalid(param, `has ${given.length} statuses; at most ${MAX_STATUSES}.`);
+  if (!given.length) throw statusesEmpty(param);
+  if (given.length > MAX_STATUSES) throw tooManyStatuses(param, given.length, MAX_STATUSES);
   const seen = new Set<string>();
   given.forEach((g, i) => {
     const name = foldedName(g.name);
-    if (!name || g.name.trim().length > 40 || /[\p{Cc}\p{Cf}]/u.test(g.name))
-      throw invalid(
-        `${param}[${i}].name`,
-        `'${g.name.slice(0, 60).replace(/[\p{Cc}\p{Cf}]/gu, '?')}' is no name for a status: 1 to 40 characters, no control or invisible formatting characters.`,
-      );
-    if (g.was !== undefined && g.was.length > 40)
-      throw invalid(`${param}[${i}].was`, 'names a status by its current name (at most 40 characters).');
-    if (RESERVED.has(name))
-      throw invalid(`${param}[${i}].name`, `'${g.name}' is a word searches reserve (open, any); choose another name.`);
+    if (!name || g.name.trim().length > 40 || /[\p{Cc}\p{Cf}]/u.test(g.name)) throw statusNameUnfit(`${param}[${i}].name`, g.name);
+    if (g.was !== undefined && g.was.length > 40) throw statusWasTooLong(`${param}[${i}].was`);
+    if (RESERVED.has(name)) throw statusNameReserved(`${param}[${i}].name`, g.name);
     const asCategory = STATUS_CATEGORIES.find((c) => c === name);
-    if (asCategory && asCategory !== g.category)
-      throw invalid(
-        `${param}[${i}].name`,
-        `'${g.name}' is the name of a category; a status so named must be in it (category: ${asCategory}).`,
-      );
-    if (seen.has(name)) throw invalid(param, `'${g.name}' is named twice; each status needs a name of its own.`);
+    if (asCategory && asCategory !== g.category) throw statusNamedAsCategory(`${param}[${i}].name`, g.name, asCategory);
+    if (seen.has(name)) throw statusNamedTwice(param, g.name);
     seen.add(name);
   });
-  if (!given.some((g) => g.category === 'done'))
-    throw invalid(
-      param,
-      `has no status in the done category; completing a task sets the first one, e.g. {name: "Done", category: "done"}.`,
-    );
-  if (!given.some((g) => phaseOf(g.category) === 'open'))
-    throw invalid(
-      param,
-      `has no open status (backlog, unstarted or started); a new task starts in one, e.g. {name: "Todo", category: "unstarted"}.`,
-    );
+  if (!given.some((g) => g.category === 'done')) throw noDoneStatus(param);
+  if (!given.some((g) => phaseOf(g.category) === 'open')) throw noOpenStatus(param);
 
   // Which of the current statuses each entry is: by `was`, else by the name it has now.
   const claimed = new Map<string, number>();
-  const currentNames = current.statuses.map((s) => s.name).join(', ') || 'none yet';
+  const currentNames = current.statuses.map((s) => s.name);
   const matchOf = (g: StatusInput, i: number): WorkflowStatus | undefined => {
     const wanted = foldedName(g.was ?? g.name);
     const found =
@@ -125,17 +122,11 @@ export const planStatusSet = (
       // A canceled status set aside with its tasks comes back as itself.
       (g.was ? undefined : current.retired.find((r) => !r.movedTo && foldedName(r.name) === wanted && r.category === g.category));
     if (!found) {
-      if (g.was !== undefined)
-        throw invalid(`${param}[${i}].was`, `'${g.was}' is no status of this project; its statuses are ${currentNames}.`);
+      if (g.was !== undefined) throw statusWasUnknown(`${param}[${i}].was`, g.was, currentNames);
       return undefined;
     }
-    if (claimed.has(found.key))
-      throw invalid(`${param}[${i}]`, `'${found.name}' is given twice (items ${claimed.get(found.key)} and ${i}); name each status once.`);
-    if (found.category !== g.category)
-      throw invalid(
-        `${param}[${i}].category`,
-        `'${found.name}' is ${found.category}, and a status keeps its category; to have one in ${g.category}, add it under a new name and remove '${found.name}' (its tasks go where moveTo says).`,
-      );
+    if (claimed.has(found.key)) throw statusGivenTwice(`${param}[${i}]`, found.name, claimed.get(found.key), i);
+    if (found.category !== g.category) throw statusKeepsCategory(`${param}[${i}].category`, found.name, found.category, g.category);
     claimed.set(found.key, i);
     return found;
   };
@@ -152,9 +143,9 @@ export const planStatusSet = (
   const moves = moveTo ?? {};
   for (const from of Object.keys(moves)) {
     if (!gone.some((s) => foldedName(s.name) === foldedName(from)))
-      throw invalid(
-        'moveTo',
-        `'${from}' is no status this change removes; ${gone.length ? `it removes ${gone.map((s) => s.name).join(', ')}` : 'it removes none'}.`,
+      throw moveToNotRemoved(
+        from,
+        gone.map((s) => s.name),
       );
   }
   const removed: StatusRemoval[] = gone.map((s) => {
@@ -163,11 +154,12 @@ export const planStatusSet = (
     if (asked !== undefined) {
       const to = choices.find((n) => foldedName(n.name) === foldedName(asked));
       if (!to)
-        throw invalid(
-          'moveTo',
-          `'${s.name}' → '${asked}': the tasks of a ${phaseOf(s.category) === 'open' ? 'open status go to an open one' : `${s.category} status go to a ${s.category} one`}; ${
-            choices.length ? `here one of ${choices.map((n) => n.name).join(', ')}` : 'this set has none, so they stay as they are'
-          }.`,
+        throw moveToMismatch(
+          s.name,
+          s.category,
+          phaseOf(s.category) === 'open',
+          asked,
+          choices.map((n) => n.name),
         );
       return { status: s, to, choices };
     }
@@ -189,11 +181,7 @@ export const planStatusSet = (
       }),
     ...removed.map((r): RetiredStatus => ({ ...r.status, ...(r.to ? { movedTo: r.to.key } : {}) })),
   ];
-  if (retired.length > MAX_RETIRED)
-    throw invalid(
-      param,
-      `this project has set aside ${current.retired.length} removed statuses (its tasks may still be in them), and at most ${MAX_RETIRED} are kept; rename a status (was) instead of replacing it.`,
-    );
+  if (retired.length > MAX_RETIRED) throw tooManyRetired(param, current.retired.length, MAX_RETIRED);
   const set: StatusSet = { statuses, retired };
   return { set: sameSet(set, DEFAULT_SET) ? DEFAULT_SET : set, removed };
 };

@@ -1,4 +1,4 @@
-import { invalid } from './refusals.js';
+import { statusFilterEmpty, statusFilterUnknown, statusUnknown } from './refusals.js';
 
 /**
  * Workflow statuses. Every task is in one named status of one category; the category is what the
@@ -119,9 +119,6 @@ export const foldedName = (s: string): string =>
     .toLowerCase()
     .replace(/[\s_-]+/g, ' ');
 
-const accepted = (set: StatusSet): string =>
-  `${set.statuses.map((s) => s.name).join(', ')} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open, done)`;
-
 /**
  * The status a word names, to set: a name or key of the set, a category (its first status), or the
  * words `open` (the first unstarted) and `done` (the first done), which every earlier client used.
@@ -135,7 +132,12 @@ export const readStatus = (given: string, set: StatusSet, param: string): Workfl
   if (named) return named;
   const category = STATUS_CATEGORIES.find((c) => c === w);
   if (category && set.statuses.some((s) => s.category === category)) return firstOf(set, category);
-  throw invalid(param, `'${given}' is no status here; one of ${accepted(set)}.`);
+  throw statusUnknown(
+    param,
+    given,
+    set.statuses.map((s) => s.name),
+    STATUS_CATEGORIES,
+  );
 };
 
 /**
@@ -188,9 +190,8 @@ export const readStatusFilter = (
   const words = asWritten.map(foldedName);
   // The default of every search, answered before any set is looked at.
   if (words.length && words.every((w) => w === 'open')) return { status: 'open' };
-  const choices = () =>
-    `one of ${[...new Set(sets.flatMap((set) => set.statuses.map((s) => s.name)))].join(', ')} (or a category: ${STATUS_CATEGORIES.join(', ')}; or open), or any`;
-  if (!words.length) throw invalid(param, `name a status; ${choices()}.`);
+  const names = () => [...new Set(sets.flatMap((set) => set.statuses.map((s) => s.name)))];
+  if (!words.length) throw statusFilterEmpty(param, names(), STATUS_CATEGORIES);
   if (words.includes('any')) return { status: 'any' };
   const picked = new Set<string>();
   const shown = new Map<StatusSet, Set<string>>(sets.map((set) => [set, new Set<string>()]));
@@ -215,7 +216,7 @@ export const readStatusFilter = (
       }
     }
     if (picked.size === before && !(w === 'open' || sets.some((set) => set.statuses.some((s) => s.category === w))))
-      throw invalid(param, `'${asWritten[i]}' is no status here; ${choices()}.`);
+      throw statusFilterUnknown(param, asWritten[i]!, names(), STATUS_CATEGORIES);
   }
   const phaseOfKey = (k: string): TaskStatus => phaseOf(categoryOfKey(k) ?? 'unstarted');
   const phases = new Set([...picked].map(phaseOfKey));

@@ -10,7 +10,7 @@ import {
 } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import { MAX_ATTACHMENTS } from '../model/limits.js';
-import { attachmentGone, attachmentQuotaFull, attachmentRaced, limitReached, taskNotFound } from '../model/refusals.js';
+import { attachmentGone, attachmentQuotaFull, attachmentRaced, attachmentsFull, taskNotFound } from '../model/refusals.js';
 import type { Attachment } from '../model/types.js';
 import { and, Expression, or, Update } from './expressions.js';
 import { taskKey } from './task-items.js';
@@ -159,10 +159,7 @@ export class DynamoAttachmentStore implements AttachmentStore, AttachmentWrites 
       },
       ...TASK_ITEM_COST,
       refused: (current) => {
-        if (current && !current.deletedAt)
-          throw limitReached('taskId', `${taskName} holds ${MAX_ATTACHMENTS} files, the most a task holds; delete one first.`, {
-            limit: MAX_ATTACHMENTS,
-          });
+        if (current && !current.deletedAt) throw attachmentsFull(taskName, MAX_ATTACHMENTS);
         throw taskNotFound(taskName, 'taskId');
       },
     };

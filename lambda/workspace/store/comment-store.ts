@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictRefusal, NotFoundRefusal } from '../../errors.js';
 import { batchGetConsistent, fromItem, type ItemKey } from '../../platform/dynamodb.js';
 import { commentSk, commentsOfTaskPrefix, deletedCommentSk, TASK_ITEM_SK, taskSk, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
+import { commentIdTaken, commentNotDeleted, commentNotOnTask } from '../model/refusals.js';
 import type { Comment } from '../model/types.js';
 import { taskKey } from './task-items.js';
 
@@ -117,7 +117,7 @@ export class DynamoCommentStore implements CommentStore, CommentWrites {
       item: { Put: { TableName: this.table, Item: this.item(comment), ConditionExpression: 'attribute_not_exists(pk)' } },
       // The id is a fresh UUIDv7, so this is a collision no retry repeats.
       refused: () => {
-        throw new ConflictRefusal('The comment could not be stored (its id was taken); nothing was added, call comment_add again');
+        throw commentIdTaken();
       },
     };
   }
@@ -134,7 +134,7 @@ export class DynamoCommentStore implements CommentStore, CommentWrites {
           },
         },
         refused: () => {
-          throw new NotFoundRefusal(`Comment ${comment.commentId} was not found on task ${comment.taskId}`);
+          throw commentNotOnTask(comment.commentId, comment.taskId);
         },
       },
       {
@@ -160,7 +160,7 @@ export class DynamoCommentStore implements CommentStore, CommentWrites {
           },
         },
         refused: () => {
-          throw new ConflictRefusal(`Conflict: comment ${comment.commentId} is no longer deleted; nothing was changed.`);
+          throw commentNotDeleted(comment.commentId);
         },
       },
       { item: { Put: { TableName: this.table, Item: this.item(comment), ConditionExpression: 'attribute_not_exists(pk)' } } },

@@ -4,7 +4,7 @@ import { batchGetConsistent, isConditionFailure } from '../../platform/dynamodb.
 import { numberPk, taskNumberSk, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { Caller } from '../model/caller.js';
-import { invalid, notAKeyHere, numbersBusy, taskNotFound, workspaceNotFound } from '../model/refusals.js';
+import { itemRefOutsideCreate, notAKeyHere, numbersBusy, taskNotFound, workspaceNotFound } from '../model/refusals.js';
 import { parseTaskRef } from '../model/task-refs.js';
 
 /**
@@ -45,8 +45,7 @@ export class TaskNumbers implements TaskNumberLookup {
   async idOf(principal: Caller, ref: string, param: string): Promise<string | undefined> {
     const parsed = parseTaskRef(ref);
     if ('id' in parsed) return parsed.id;
-    if ('item' in parsed)
-      throw invalid(param, `${ref} names an item of the same tasks_create call, and only tasks_create items can use it.`);
+    if ('item' in parsed) throw itemRefOutsideCreate(param, ref);
     if (parsed.prefix && parsed.prefix !== principal.workspaceKey && !principal.pastKeys.includes(parsed.prefix)) {
       throw notAKeyHere(ref, param, principal.workspaceKey);
     }

@@ -1,5 +1,5 @@
 import { WORD_PREFIX_LENGTH } from '../../platform/item-keys.js';
-import { invalid } from '../model/refusals.js';
+import { nothingToSearchBy, tooManySearchWords } from '../model/refusals.js';
 import type { Task } from '../model/types.js';
 
 /**
@@ -71,13 +71,9 @@ export const labelKey = (label: string): string => fold(label);
 export const searchWords = (text: string): string[] => {
   const words = wordsOf(text);
   if (!words.length) {
-    throw invalid(
-      'text',
-      `"${text.slice(0, 60)}" has no word to search by: give a word of ${WORD_PREFIX_LENGTH} letters or more (very common words like "the" are not searched).`,
-    );
+    throw nothingToSearchBy(text, WORD_PREFIX_LENGTH);
   }
-  if (words.length > MAX_SEARCH_WORDS)
-    throw invalid('text', `at most ${MAX_SEARCH_WORDS} words; the fewest that say what you look for find the most.`);
+  if (words.length > MAX_SEARCH_WORDS) throw tooManySearchWords(MAX_SEARCH_WORDS);
   return words;
 };
 

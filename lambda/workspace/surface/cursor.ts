@@ -1,6 +1,6 @@
-import { InvalidArgumentRefusal } from '../../errors.js';
 import type { KeyRing } from '../../platform/key-ring.js';
 import { openBound, signBound } from '../../platform/signed-token.js';
+import { cursorNotValid } from '../model/refusals.js';
 
 /**
  * List cursors: opaque signed tokens (platform/signed-token.ts) carrying where the page ended, bound
@@ -37,8 +37,5 @@ export const openCursor = async <P>(
 ): Promise<P> => {
   const opened = await openBound(keys, options(binding), cursor);
   if (opened && isPosition(opened.payload)) return opened.payload;
-  throw new InvalidArgumentRefusal(
-    `cursor: not valid for this call. A cursor only continues the list of the same tool with the same arguments (apart from limit); ` +
-      `call ${binding.tool} again without cursor to start over.`,
-  );
+  throw cursorNotValid(binding.tool);
 };

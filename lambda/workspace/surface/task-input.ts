@@ -1,6 +1,6 @@
 import type { Caller } from '../model/caller.js';
 import { readDay, readLine } from '../model/date-words.js';
-import { invalid } from '../model/refusals.js';
+import { itemNotACreate, itemNotBefore, timeGivenTwice } from '../model/refusals.js';
 import { type RepeatRead, readRepeat } from '../model/repeat-rules.js';
 import { parseTaskRef } from '../model/task-refs.js';
 import type { Priority } from '../model/types.js';
@@ -56,11 +56,7 @@ export const readWords = async <F extends ToolTaskFields>(
     typeof fields.dueTime === 'string' ? { from: 'dueTime', time: fields.dueTime } : undefined,
   ].filter((t) => t !== undefined);
   const clash = times.find((t) => t.time !== times[0]!.time);
-  if (clash)
-    throw invalid(
-      typeof fields.dueTime === 'string' ? 'dueTime' : 'repeat',
-      `${times[0]!.from} names a time (${times[0]!.time}) and ${clash.from} another (${clash.time}); give the time once.`,
-    );
+  if (clash) throw timeGivenTwice(typeof fields.dueTime === 'string' ? 'dueTime' : 'repeat', times[0]!, clash);
   const lines = [
     ...(read?.words ? [`${prefix}${readLine('dueDate', read, caller.timeZone)}`] : []),
     ...(rule
@@ -99,15 +95,10 @@ export const resolveRefs = async (
       const parsed = parseTaskRef(ref);
       if ('item' in parsed && items) {
         if (parsed.item < 1 || parsed.item > items.position) {
-          throw invalid(
-            param,
-            items.position === 0
-              ? `${ref} names item ${parsed.item} of this call, and this is its first item: an item can name only items before it.`
-              : `${ref} names item ${parsed.item} of this call; an item can name only items before it (${items.position === 1 ? '@1' : `@1 … @${items.position}`}).`,
-          );
+          throw itemNotBefore(param, ref, parsed.item, items.position);
         }
         const id = items.idOf(parsed.item - 1);
-        if (!id) throw invalid(param, `${ref}: item ${parsed.item} of this call is not a task to create.`);
+        if (!id) throw itemNotACreate(param, ref, parsed.item);
         positions.push(parsed.item - 1);
         written.set(id, ref);
         return id;

@@ -1,6 +1,6 @@
 import type { WriteOp } from '../../platform/transact.js';
 import { MAX_BLOCKERS, MAX_DEPENDENTS } from '../model/limits.js';
-import { invalid, limitReached, taskDeleted, taskNotFound } from '../model/refusals.js';
+import { blocksTheMost, chainTooLong, taskDeleted, taskNotFound, tooManyBlockers, waitsOnItself, wouldCycle } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
 import type { BlockerChange } from '../store/task-store.js';
@@ -60,9 +60,9 @@ export const resolveBlockers = async (
   fresh: ReadonlyMap<string, Task> = new Map(),
 ): Promise<Blockers> => {
   const unique = [...new Set(ids)];
-  if (unique.length > MAX_BLOCKERS) throw limitReached(param, `at most ${MAX_BLOCKERS} tasks.`, { most: MAX_BLOCKERS });
+  if (unique.length > MAX_BLOCKERS) throw tooManyBlockers(param, MAX_BLOCKERS);
   const name = (t: Pick<Task, 'number' | 'taskId'>) => taskNameOf(caller.workspaceKey, t);
-  if (unique.includes(self.taskId)) throw invalid(param, `a task cannot wait on itself (${name(self)}).`);
+  if (unique.includes(self.taskId)) throw waitsOnItself(param, name(self));
   const had = Object.keys(('blockedBy' in self ? self.blockedBy : undefined) ?? {});
   const gone = had.filter((id) => !unique.includes(id));
   const toRead = [...unique, ...gone].filter((id) => !fresh.has(id));
@@ -80,7 +80,7 @@ export const resolveBlockers = async (
     // A link to a deleted task stays where it was; a new one to it is refused like any change of it.
     if (t.deletedAt && !had.includes(id)) throw taskDeleted(refOf(id), t.deletedAt, param);
     if (!t.deletedAt && (t.blocks?.length ?? 0) >= MAX_DEPENDENTS && !t.blocks?.includes(self.taskId)) {
-      throw limitReached(param, `${name(t)} already blocks ${MAX_DEPENDENTS} tasks, the most one task can.`, { most: MAX_DEPENDENTS });
+      throw blocksTheMost(param, name(t), MAX_DEPENDENTS);
     }
     tasks.set(id, t);
   }
@@ -117,7 +117,7 @@ const refuseCycles = async (
           const names = [self, ...path.reverse().map((p) => known.get(p)!), self].map(
             (x) => `${taskNameOf(caller.workspaceKey, x)}${'deletedAt' in x && x.deletedAt ? ' (deleted)' : ''}`,
           );
-          throw invalid(param, `that would make a cycle (${names.join(' → ')}); a task cannot wait on itself.`);
+          throw wouldCycle(param, names);
         }
         if (!via.has(id)) {
           via.set(id, t.taskId);
@@ -128,11 +128,7 @@ const refuseCycles = async (
     if (!next.length) break;
     // Past this many, the check cannot say there is no cycle: refused, never let through unchecked.
     if (known.size + next.length > CYCLE_SEARCH_LIMIT) {
-      throw limitReached(
-        param,
-        `the tasks it would wait on lead on through more than ${CYCLE_SEARCH_LIMIT} others, too many to check for a cycle; link to a task nearer the end of that chain.`,
-        { most: CYCLE_SEARCH_LIMIT },
-      );
+      throw chainTooLong(param, CYCLE_SEARCH_LIMIT);
     }
     const read = await stores.tasks.getMany(caller.workspaceId, next);
     for (const [id, t] of read) known.set(id, t);

@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
-import { hasAttachments, hasSubtasks, invalid, taskDeleted, upgrading } from '../model/refusals.js';
+import {
+  canceledHasNowhere,
+  dueTimeNoDueDate,
+  dueTimeWithoutDate,
+  hasAttachments,
+  hasSubtasks,
+  noCanceledStatus,
+  noOccurrenceFrom,
+  recurringDueOutOfRange,
+  recurringNeedsDate,
+  taskDeleted,
+  upgrading,
+} from '../model/refusals.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
 import { stableJson } from '../model/stable-json.js';
 import {
@@ -129,7 +141,7 @@ const anchored = async (
   if (dueDate !== undefined) {
     recurringDueInRange(dueDate, dateInZone(now, caller.timeZone), param.replace(/repeat$/, 'dueDate'));
     // Looked at again from the day it will count from: a rule that occurs from today may not from there.
-    if (!(await firstOccurrence(read, dueDate))) throw invalid(param, `'${read.given}' has no occurrence from ${dueDate} on.`);
+    if (!(await firstOccurrence(read, dueDate))) throw noOccurrenceFrom(param, read.given, dueDate);
   }
   return {
     repeat: {
@@ -151,10 +163,7 @@ const isStored = (r: RepeatRead | Repeat): r is Repeat => 'anchor' in r;
  */
 const recurringDueInRange = (dueDate: string, today: string, param: string): void => {
   if (dueDate < addDays(today, -366) || dueDate > addDays(today, 3_653))
-    throw invalid(
-      param,
-      `${dueDate} is more than a year back or ten years ahead; a recurring task is due between ${addDays(today, -366)} and ${addDays(today, 3_653)}.`,
-    );
+    throw recurringDueOutOfRange(param, dueDate, addDays(today, -366), addDays(today, 3_653));
 };
 
 /** Tasks are written in the current layout only: a workspace of an earlier one is migrated first. */
@@ -168,7 +177,7 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
   const prefix = opts.prefix ?? '';
   requireRole(caller, 'member', 'creating a task');
   refuseUnlessCurrentLayout(caller);
-  if (fields.dueTime && !fields.dueDate) throw invalid(`${prefix}dueTime`, 'needs a dueDate as well.');
+  if (fields.dueTime && !fields.dueDate) throw dueTimeWithoutDate(`${prefix}dueTime`);
   const taskId = fields.taskId ?? randomUUID();
   const [assigneeId, project, blockers, placement] = await Promise.all([
     fields.assigneeId === undefined ? undefined : memberIdOrRefuse(stores, caller, fields.assigneeId, `${prefix}assignee`),
@@ -226,8 +235,7 @@ const carried = async (stores: WriteContext['stores'], caller: WriteContext['cal
     set.statuses.find((s) => foldedName(s.name) === foldedName(now.name) && fits(s)) ??
     set.statuses.find((s) => s.category === now.category);
   if (same) return same;
-  if (now.category === 'canceled')
-    throw invalid(param, `the task is ${now.name} and that project has no canceled status; reopen or complete it first.`);
+  if (now.category === 'canceled') throw canceledHasNowhere(param, now.name);
   return defaultStatus(task.status, set);
 };
 
@@ -244,7 +252,7 @@ const workflowOf = (
   if (name) return readStatus(name, set, param);
   if (!key) return undefined;
   const found = statusOfKey(key, set);
-  if (!found) throw invalid(param, "the task's project has no canceled status; name another status.");
+  if (!found) throw noCanceledStatus(param);
   return found;
 };
 
@@ -316,12 +324,8 @@ export const planChange = async (
     repeat = rule.repeat;
     dueDate = rule.dueDate;
   } else if (repeat && dueDate && patch.dueDate) recurringDueInRange(dueDate, dateInZone(source.now, repeat.zone), `${prefix}dueDate`);
-  if (repeat && !dueDate)
-    throw invalid(
-      `${prefix}dueDate`,
-      `a recurring task is due at its next occurrence (${repeat.words}); to clear the date, stop the rule too (repeat: null).`,
-    );
-  if (dueTime && !dueDate) throw invalid(`${prefix}dueTime`, 'the task has no due date; set dueDate as well.');
+  if (repeat && !dueDate) throw recurringNeedsDate(`${prefix}dueDate`, repeat.words);
+  if (dueTime && !dueDate) throw dueTimeNoDueDate(`${prefix}dueTime`);
   // A status names its phase; a phase alone (a completion, a reopening) starts at its first status.
   // Statuses are the project's: a task moving to another project takes the status of its name there.
   const nextProject = patch.projectId === undefined ? task.projectId : (patch.projectId ?? undefined);

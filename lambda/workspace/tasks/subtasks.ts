@@ -1,7 +1,7 @@
 import type { WriteOp } from '../../platform/transact.js';
 import type { Caller } from '../model/caller.js';
 import { MAX_LEVELS } from '../model/limits.js';
-import { invalid, parentIsDeleted, taskDeleted, taskNotFound } from '../model/refusals.js';
+import { belowItself, nestsTooDeep, ownParent, parentIsDeleted, taskDeleted, taskNotFound } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
 import type { WorkspaceStores } from '../store/stores.js';
@@ -42,8 +42,6 @@ export interface Placement {
   readonly tree?: number;
 }
 
-const levelWord = (n: number): string => (n === 1 ? 'top level' : `level ${n}`);
-
 /**
  * The placement of `self` under `parentId`, checked: the parent is a live task of this workspace,
  * not `self` and not below it, and `self` with its own subtasks fits within three levels. `fresh`
@@ -66,7 +64,7 @@ export const resolveParent = async (
     if (given !== t.taskId) return given;
     return fresh.has(t.taskId) ? 'an earlier item of this call' : taskNameOf(caller.workspaceKey, t);
   };
-  if (parentId === self.taskId) throw invalid(param, `a task cannot be its own parent (${name(self)}).`);
+  if (parentId === self.taskId) throw ownParent(param, name(self));
   const read = async (id: string) => fresh.get(id) ?? (await stores.tasks.getMany(caller.workspaceId, [id])).get(id);
   const parent = await read(parentId);
   if (!parent) throw taskNotFound(refOf(parentId), param);
@@ -79,10 +77,7 @@ export const resolveParent = async (
     if (!up) break;
     if (up.taskId === self.taskId || chain.some((t) => t.taskId === up.taskId)) {
       const names = [name(self), ...chain.map(name), name(up)];
-      throw invalid(
-        param,
-        `${name(self)} would be below itself (${names.reverse().join(' → ')}, each the parent of the next); a task cannot be a subtask of its own subtask.`,
-      );
+      throw belowItself(param, name(self), names.reverse());
     }
     chain.push(up);
     at = up;
@@ -91,13 +86,7 @@ export const resolveParent = async (
   const parentLevel = chain.length;
   const height = 'version' in self ? await heightOf(stores, caller, self) : 0;
   if (parentLevel + 1 + height > MAX_LEVELS) {
-    const where =
-      parentLevel === 1 ? 'at the top level' : `at ${levelWord(parentLevel)} (below ${chain.slice(1).map(name).join(' below ')})`;
-    const own = height ? `, and ${name(self)} has ${height === 1 ? 'subtasks' : 'subtasks with subtasks'} of its own` : '';
-    throw invalid(
-      param,
-      `${name(parent)} is ${where}${own}: tasks nest ${MAX_LEVELS} levels deep at most, so ${name(self)} cannot go below ${name(parent)}.`,
-    );
+    throw nestsTooDeep(param, name(parent), parentLevel, chain.slice(1).map(name), name(self), height, MAX_LEVELS);
   }
   return {
     parentId,

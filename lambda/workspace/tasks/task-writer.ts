@@ -14,14 +14,14 @@ import { taskRecord } from '../activity/records.js';
 import { type ActivityRecord, bulkItemId, newActivityId } from '../model/activity.js';
 import {
   callCeiling,
-  invalid,
-  limitReached,
+  linksTooManyWrites,
   numbersBusy,
   race,
   refusalOfStorage,
   treeTooBig,
   unconfirmed,
   versionConflict,
+  waitsOnNotCreated,
 } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Task } from '../model/types.js';
@@ -123,12 +123,7 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
 /** Refuses before writing a change that one transaction cannot hold (its links and the tasks waiting on it). */
 const fitsOneWrite = (ops: readonly WriteOp[]): void => {
   if (ops.length + 1 > MAX_TRANSACTION_ACTIONS) {
-    throw limitReached(
-      'blockedBy',
-      `this change would write ${ops.length} tasks at once (its links and the tasks waiting on it), more than one all-or-nothing ` +
-        'write holds; change the links and the status in two calls.',
-      { actions: ops.length },
-    );
+    throw linksTooManyWrites(ops.length);
   }
 };
 
@@ -354,10 +349,6 @@ const asItemError = (err: unknown, ctx: WriteContext, next?: Task): Error => {
   throw err;
 };
 
-/** An item whose task would wait on one the same call did not create. */
-const waitsOnRefused = (_position: number) =>
-  invalid('blockedBy', 'a task it waits on in this call was not created, so this one is not either.');
-
 const ceilingRefusal = () => callCeiling('tasks');
 
 /**
@@ -482,7 +473,7 @@ export const createTasks = async (ctx: WriteContext, items: readonly CreateItem[
     queue = queue.filter((x) => {
       const j = failedEarlier(x.item);
       if (j === undefined) return true;
-      outcomes[x.i] = { ok: false, error: waitsOnRefused(j) };
+      outcomes[x.i] = { ok: false, error: waitsOnNotCreated() };
       return false;
     });
     if (!queue.length) break;
@@ -509,7 +500,7 @@ export const createTasks = async (ctx: WriteContext, items: readonly CreateItem[
         for (const x of chunk) {
           const j = failedEarlier(x.item);
           if (j !== undefined) {
-            outcomes[x.i] = { ok: false, error: waitsOnRefused(j) };
+            outcomes[x.i] = { ok: false, error: waitsOnNotCreated() };
             continue;
           }
           try {

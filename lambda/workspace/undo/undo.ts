@@ -6,7 +6,18 @@ import { deleteComment, restoreComment } from '../comments/comment-writer.js';
 import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
 import { type ActivityRecord, stateAfter } from '../model/activity.js';
-import { changedSince, notUndoable, projectDeleted, race, roleTooLow } from '../model/refusals.js';
+import {
+  attachmentGoneForGood,
+  changedSince,
+  nothingToUndo,
+  projectDeleted,
+  race,
+  revokeNotUndoable,
+  roleTooLow,
+  taskGoneForGood,
+  tokenRevokedAlready,
+  workspaceSwitchNotUndoable,
+} from '../model/refusals.js';
 import { undoStatusSet } from '../model/status-sets.js';
 import { setOf } from '../model/statuses.js';
 import type { Attachment, Comment, Project } from '../model/types.js';
@@ -53,10 +64,6 @@ const conflictNamingLater = async (ctx: UndoContext, record: ActivityRecord, nam
     later.map((r) => r.activityId),
   );
 };
-
-/** The change that nothing moved: an undo that finds the target as it was already has nothing to write. */
-const nothingToUndo = (record: ActivityRecord) =>
-  notUndoable(record.activityId, 'changed nothing that is still different; nothing was written.');
 
 // ---- tasks ---------------------------------------------------------------------------------------
 
@@ -112,7 +119,7 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
 const undoTask = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
   // The task as it is now: the writer holds the undo to the version the change made.
   const current = await ctx.stores.tasks.getAny(ctx.caller.workspaceId, record.targetId);
-  if (!current) throw notUndoable(record.activityId, 'changed a task that is gone for good (its undo window is over).');
+  if (!current) throw taskGoneForGood(record.activityId);
   const patch: TaskPatch = record.action === 'created' ? { deleted: true } : taskPatchBack(record);
   const projectBack = patch.projectId === undefined ? current.projectId : (patch.projectId ?? undefined);
   if (patch.deleted === false && projectBack && !names.projects.has(projectBack)) {
@@ -121,7 +128,7 @@ const undoTask = async (ctx: UndoContext, record: ActivityRecord, names: Names):
   }
   try {
     const written = await changeTask(ctx, current, patch, { undoes: record, expectVersion: record.version! });
-    if (!written) throw nothingToUndo(record);
+    if (!written) throw nothingToUndo(record.activityId);
     return { undo: written.record, writeUnits: written.writeUnits };
   } catch (err) {
     return conflictNamingLater(ctx, record, names, err);
@@ -146,7 +153,7 @@ const undoProject = async (ctx: UndoContext, record: ActivityRecord, names: Name
     : { deleted: true };
   try {
     const written = await changeProject(ctx, current, patch, { expectVersion: record.version!, undoes: record });
-    if (!written) throw nothingToUndo(record);
+    if (!written) throw nothingToUndo(record.activityId);
     return { undo: written.record };
   } catch (err) {
     return conflictNamingLater(ctx, record, names, err);
@@ -184,7 +191,7 @@ const undoAttachment = async (ctx: UndoContext, record: ActivityRecord, names: N
   };
   try {
     const now = await ctx.stores.attachments.get(ctx.caller.workspaceId, kept.attachmentId);
-    if (!now) throw notUndoable(record.activityId, 'changed an attachment that is gone for good (its undo window is over).');
+    if (!now) throw attachmentGoneForGood(record.activityId);
     // It must still be as the change left it: deleted to undo a delete, there to undo an add.
     if (record.action === 'deleted' ? !now.deletedAt : now.deletedAt) return conflictNamingLater(ctx, record, names, race());
     const written =
@@ -232,10 +239,7 @@ const undoMember = async (ctx: UndoContext, record: ActivityRecord, names: Names
 const undoToken = async (ctx: UndoContext, record: ActivityRecord): Promise<UndoResult> => {
   const { stores, caller, source } = ctx;
   if (record.action !== 'created') {
-    throw notUndoable(
-      record.activityId,
-      'revoked a token or disconnected an app, which cannot be undone: a revoked credential stays revoked. Make a new token on the account page, or connect the app again.',
-    );
+    throw revokeNotUndoable(record.activityId);
   }
   const token = record.after as unknown as Parameters<typeof revokeToken>[3];
   // Someone else's token is a member change, and needs what member changes need.
@@ -248,7 +252,7 @@ const undoToken = async (ctx: UndoContext, record: ActivityRecord): Promise<Undo
   }
   const owner = await stores.directory.getMember(caller.workspaceId, token.userId);
   const revoked = await revokeToken(stores, caller, source, token, owner, { undoes: record });
-  if (!revoked.record) throw notUndoable(record.activityId, 'made a token that is revoked already; nothing was written.');
+  if (!revoked.record) throw tokenRevokedAlready(record.activityId);
   return { undo: revoked.record };
 };
 
@@ -269,9 +273,6 @@ export const undoChange = async (ctx: UndoContext, record: ActivityRecord): Prom
     case 'token':
       return undoToken(ctx, record);
     case 'workspace':
-      throw notUndoable(
-        record.activityId,
-        'switched the whole workspace off or on, which only an operator changes (npm run admin -- workspace enable|disable).',
-      );
+      throw workspaceSwitchNotUndoable(record.activityId);
   }
 };

@@ -5,7 +5,17 @@ import { changesInWords, describeChange, whenPhrase } from '../../activity/rende
 import { lowersPower } from '../../membership/rules.js';
 import { ACTIVITY_ID_PATTERN, ACTIVITY_KINDS, type ActivityRecord, TEAM_KINDS } from '../../model/activity.js';
 import { readDay, readLine } from '../../model/date-words.js';
-import { alreadyUndone, changeExpired, changeNotFound, invalid } from '../../model/refusals.js';
+import {
+  actorIsSomeone,
+  alreadyUndone,
+  changeExpired,
+  changeNotFound,
+  kindNeedsTeamRead,
+  notAnActivityId,
+  notARealWhen,
+  notAWhen,
+  sinceAfterUntil,
+} from '../../model/refusals.js';
 import { addDays, instantInZone } from '../../model/time.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
 import type { Names } from '../../store/names.js';
@@ -114,25 +124,23 @@ export const activityList = defineTool({
   run: async (args, ctx) => {
     const { services, principal, now } = ctx;
     const includeTeam = principal.scopes.includes('team:read');
-    if (args.kind && TEAM_KINDS.has(args.kind) && !includeTeam)
-      throw invalid('kind', `${args.kind} changes need a token with the scope team:read.`);
+    if (args.kind && TEAM_KINDS.has(args.kind) && !includeTeam) throw kindNeedsTeamRead(args.kind);
     // Words are read as the last such day ("monday" is the one before today), in the user's zone.
     const textNotes: string[] = [];
     const bound = async (value: string | undefined, side: 'since' | 'until'): Promise<number | undefined> => {
       if (value === undefined) return undefined;
       if (ISO_WHEN.test(value)) {
         const ms = boundOf(value, side, principal.timeZone);
-        if (Number.isNaN(ms)) throw invalid(side, `${value} is not a real date or time.`);
+        if (Number.isNaN(ms)) throw notARealWhen(side, value);
         return ms;
       }
-      if (/^\d{4}-/.test(value)) throw invalid(side, `expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][offset] (or words), not ${value}.`);
+      if (/^\d{4}-/.test(value)) throw notAWhen(side, value);
       const read = await readDay(value, side, { now, timeZone: principal.timeZone, forward: false });
       textNotes[side === 'since' ? 0 : 1] = readLine(side, read, principal.timeZone);
       return read.time ? instantInZone(read.date, `${read.time}:00`, principal.timeZone) : dayBoundIn(read.date, side, principal.timeZone);
     };
     const [sinceMs, untilMs] = await Promise.all([bound(args.since, 'since'), bound(args.until, 'until')]);
-    if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs)
-      throw invalid('since', 'is later than until, so nothing can match.');
+    if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs) throw sinceAfterUntil();
     const after = await positionFrom(ctx, args, isString);
     // The task is not read: a deleted one still has its history, and an unknown id simply has none.
     const [names, actorId, taskId] = await Promise.all([
@@ -140,7 +148,7 @@ export const activityList = defineTool({
       args.actor === undefined ? undefined : resolveAssignee(services, principal, args.actor, 'actor'),
       args.task === undefined ? undefined : services.numbers.idOf(principal, args.task, 'task'),
     ]);
-    if (actorId === null) throw invalid('actor', '"me" or a userId (changes are always made by someone).');
+    if (actorId === null) throw actorIsSomeone();
     const page = await services.activity.list(
       principal,
       {
@@ -249,7 +257,7 @@ export const changeUndo = defineTool({
     const { services, principal, now } = ctx;
     const id = args.activityId;
     if (!ACTIVITY_ID_PATTERN.test(id)) {
-      throw invalid('activityId', `${id} is not an activity id (act_ and 16 letters and digits); activity_list shows them.`);
+      throw notAnActivityId(id);
     }
     const record = await services.activity.get(principal.workspaceId, id);
     const items = record ? [] : await services.activity.itemsOfCall(principal, id);

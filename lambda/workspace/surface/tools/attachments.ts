@@ -1,7 +1,23 @@
 import * as z from 'zod/mini';
 import { addAttachment, deleteAttachment } from '../../attachments/attachment-writer.js';
 import { requireRole } from '../../membership/rules.js';
-import { attachmentDeleted, attachmentNotFound, invalid, limitReached, notBase64, taskDeleted } from '../../model/refusals.js';
+import {
+  attachmentDeleted,
+  attachmentEmpty,
+  attachmentNotFound,
+  bytesNotText,
+  contentOrText,
+  contentTooBig,
+  decodesToNothing,
+  fileNameEmpty,
+  fileNameHasPath,
+  fileNameUnprintable,
+  noCommentToAttachTo,
+  notBase64,
+  taskDeleted,
+  textTooBig,
+  typeIsNotBytes,
+} from '../../model/refusals.js';
 import { taskNameOf } from '../../model/task-refs.js';
 import { taskOfAttachment } from '../../store/attachment-store.js';
 import { taskIdOf, taskOrRefuse } from '../../store/lookups.js';
@@ -39,10 +55,9 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** A file's name: what a person sees and a download is called; no path, no control or invisible characters. */
 const readName = (given: string): string => {
   const name = given.trim();
-  if (!name) throw invalid('name', 'is empty; give the file a name, e.g. screenshot.png.');
-  if (/[/\\]/.test(name) || name === '.' || name === '..')
-    throw invalid('name', `'${name.slice(0, 80)}' has path parts; give the file's name alone, e.g. report.pdf.`);
-  if (/[\p{Cc}\p{Cf}]/u.test(name)) throw invalid('name', 'has control or invisible formatting characters; give a plain file name.');
+  if (!name) throw fileNameEmpty();
+  if (/[/\\]/.test(name) || name === '.' || name === '..') throw fileNameHasPath(name);
+  if (/[\p{Cc}\p{Cf}]/u.test(name)) throw fileNameUnprintable();
   return name;
 };
 
@@ -85,10 +100,8 @@ export const attachmentAdd = defineTool({
       taskOrRefuse(services, principal, taskId),
       args.commentId === undefined ? undefined : services.comments.get(principal.workspaceId, taskId, args.commentId),
     ]);
-    if (args.commentId !== undefined && !comment)
-      throw invalid('commentId', `no comment ${args.commentId} on ${taskNameOf(principal.workspaceKey, task)}; comments_list lists them.`);
-    if ((args.content === undefined) === (args.text === undefined))
-      throw invalid('content', 'give the file either as content (base64) or as text, not both and not neither.');
+    if (args.commentId !== undefined && !comment) throw noCommentToAttachTo(args.commentId, taskNameOf(principal.workspaceKey, task));
+    if ((args.content === undefined) === (args.text === undefined)) throw contentOrText();
     const bytes = readBytes(args.content, args.text, services.files.maxBytes);
     const type = await typeOf(services.files.sniff, bytes, args.text !== undefined, args.type);
     const w = await addAttachment(writeContext(ctx), task, { name, type, bytes, commentId: args.commentId });
@@ -110,25 +123,23 @@ export const attachmentAdd = defineTool({
 
 /** The bytes given, checked: base64 that decodes exactly, or text; neither empty nor above the limit. */
 const readBytes = (content: string | undefined, text: string | undefined, max: number): Uint8Array => {
-  const limit = `at most ${sizeWords(max)} (DOERS_ATTACHMENT_MAX_MB)`;
   if (text !== undefined) {
     const bytes = new TextEncoder().encode(text);
-    if (!bytes.byteLength) throw invalid('text', 'is empty; an attachment needs content.');
-    if (bytes.byteLength > max) throw limitReached('text', `is ${sizeWords(bytes.byteLength)}; a file is ${limit}.`);
+    if (!bytes.byteLength) throw attachmentEmpty('text');
+    if (bytes.byteLength > max) throw textTooBig(sizeWords(bytes.byteLength), sizeWords(max));
     return bytes;
   }
   const b64 = content!.replace(/\s+/g, '');
-  if (!b64) throw invalid('content', 'is empty; an attachment needs content.');
+  if (!b64) throw attachmentEmpty('content');
   const padded = b64.includes('=');
   if (!BASE64.test(b64) || b64.length % 4 === 1 || (padded && b64.length % 4 !== 0)) throw notBase64();
   // Checked before decoding: a body can carry more than a file may be.
-  if (Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0) > max)
-    throw limitReached('content', `decodes to more than ${sizeWords(max)}; a file is ${limit}.`);
+  if (Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0) > max) throw contentTooBig(sizeWords(max));
   const decoded = Buffer.from(b64, 'base64');
   // Node decodes leniently: what does not encode back to the same text (stray bits in the last character) is no base64 either.
   if (decoded.toString('base64').replace(/=+$/, '') !== b64.replace(/=+$/, '')) throw notBase64();
   const bytes = new Uint8Array(decoded);
-  if (!bytes.byteLength) throw invalid('content', 'decodes to nothing; an attachment needs content.');
+  if (!bytes.byteLength) throw decodesToNothing();
   return bytes;
 };
 
@@ -141,12 +152,11 @@ const typeOf = async (
 ): Promise<string> => {
   const sniffed = givenAsText ? undefined : await sniff(bytes);
   if (sniffed) {
-    if (declared) throw invalid('type', `says ${declared}, but the bytes are ${sniffed}; leave type out for a file that is not text.`);
+    if (declared) throw typeIsNotBytes(declared, sniffed);
     return sniffed;
   }
   if (isText(bytes)) return declared ?? 'text/plain';
-  if (declared || givenAsText)
-    throw invalid(declared ? 'type' : 'text', `says text, but the bytes are not text (UTF-8 without control characters).`);
+  if (declared || givenAsText) throw bytesNotText(declared ? 'type' : 'text');
   return 'application/octet-stream';
 };
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { type Member, newUserId } from '../../../vocabulary.js';
 import { changeRole, inviteMember, removeMember } from '../../membership/members.js';
 import { lowersPower, memberOrRefuse } from '../../membership/rules.js';
-import { invalid } from '../../model/refusals.js';
+import { notATimeZone } from '../../model/refusals.js';
 import { isValidTimeZone } from '../../model/time.js';
 import { ASKS_FIRST, canAskForm, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
@@ -68,7 +68,7 @@ export const memberInvite = defineTool({
   run: async (args, ctx) => {
     const { services, principal, now } = ctx;
     const timeZone = args.timeZone ?? principal.timeZone;
-    if (!isValidTimeZone(timeZone)) throw invalid('timeZone', `${timeZone} is not an IANA time zone (e.g. Europe/Berlin).`);
+    if (!isValidTimeZone(timeZone)) throw notATimeZone(timeZone);
     const member: Member = {
       workspaceId: principal.workspaceId,
       userId: newUserId(),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { requireRole } from '../../membership/rules.js';
-import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
+import { moveToWithoutStatuses, nothingToChange, versionConflict } from '../../model/refusals.js';
 import { NO_STATUSES, type PlannedSet, planStatusSet } from '../../model/status-sets.js';
 import { setOf } from '../../model/statuses.js';
 import { dateInZone } from '../../model/time.js';
@@ -161,7 +161,7 @@ export const projectUpdate = defineTool({
     requireRole(principal, 'admin', 'changing a project');
     const { projectId, version, statuses, moveTo, ...changes } = args;
     if (Object.values(changes).every((v) => v === undefined) && !statuses) {
-      if (moveTo) throw invalid('moveTo', 'says where the tasks of a removed status go; give it with statuses.');
+      if (moveTo) throw moveToWithoutStatuses();
       throw nothingToChange();
     }
     const project = await projectOrRefuse(services, principal, projectId);

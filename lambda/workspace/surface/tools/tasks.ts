@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
-import { invalid, nothingToChange, versionConflict } from '../../model/refusals.js';
+import { dueRangeReversed, nothingToChange, overdueOnlyOpen, versionConflict } from '../../model/refusals.js';
 import { categoryOfKey, DEFAULT_SET, phaseOf, readStatusFilter, type StatusFilter, setOf } from '../../model/statuses.js';
 import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
@@ -102,8 +102,7 @@ export const tasksSearch = defineTool({
       args.dueAfter === undefined ? undefined : readDay(args.dueAfter, 'dueAfter', read),
       args.dueBefore === undefined ? undefined : readDay(args.dueBefore, 'dueBefore', read),
     ]);
-    if (dueAfter && dueBefore && dueAfter.date > dueBefore.date)
-      throw invalid('dueAfter', `is later than dueBefore (${dueAfter.date} > ${dueBefore.date}), so nothing can match.`);
+    if (dueAfter && dueBefore && dueAfter.date > dueBefore.date) throw dueRangeReversed(dueAfter.date, dueBefore.date);
     const textNotes = [
       ...(dueAfter?.words ? [readLine('dueAfter', { ...dueAfter, time: undefined }, principal.timeZone)] : []),
       ...(dueBefore?.words ? [readLine('dueBefore', { ...dueBefore, time: undefined }, principal.timeZone)] : []),
@@ -124,8 +123,7 @@ export const tasksSearch = defineTool({
     const asked = readStatusFilter(args.status, sets, 'status', (id) => setOf(id ? names.projects.get(id) : undefined));
     // Only open tasks are overdue: of the statuses asked, the open ones.
     const openAsked = asked.states?.filter((k) => phaseOf(categoryOfKey(k) ?? 'unstarted') === 'open');
-    if (args.overdue && (asked.status === 'done' || openAsked?.length === 0))
-      throw invalid('overdue', 'only open tasks are overdue; leave status out, or name open statuses.');
+    if (args.overdue && (asked.status === 'done' || openAsked?.length === 0)) throw overdueOnlyOpen();
     const statuses: StatusFilter = args.overdue
       ? { status: 'open', ...(openAsked ? { states: openAsked, shows: asked.shows } : {}) }
       : asked;

@@ -7,7 +7,6 @@ import { numberExistingTasks } from '../lambda/workspace/admin/numbering.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { setWorkspaceKey, setWorkspaceStatus } from '../lambda/workspace/membership/workspaces.js';
 import { buildRecord } from '../lambda/workspace/model/activity.js';
-import { DynamoTaskStore } from '../lambda/workspace/store/task-store.js';
 import { type Command, existingWorkspace, noWorkspace, required, workspaceOf } from './args.js';
 import { usage } from './errors.js';
 
@@ -88,7 +87,7 @@ const workspaceShow: Command = {
     if (!ws) throw noWorkspace(workspaceId, target);
     const layout = ws.layout ?? 1;
     const day = now.toISOString().slice(0, 10);
-    const counts = await new DynamoTaskStore(target.db, target.table).counts(
+    const counts = await target.tasks.counts(
       { workspaceId, layout, migrating: ws.migrating !== undefined },
       {},
       day,

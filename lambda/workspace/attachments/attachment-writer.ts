@@ -11,6 +11,7 @@ import { newAttachmentId } from '../store/attachment-store.js';
 import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
 import { writesOf } from '../store/writes.js';
+import { type TextType, typeOf } from './attachment-types.js';
 
 /**
  * The one writer of attachments, for every door (the tools and change_undo). Members add; members
@@ -26,8 +27,11 @@ type TaskRef = Pick<Task, 'taskId' | 'title' | 'number' | 'projectId'>;
 
 export interface NewAttachment {
   readonly name: string;
-  readonly type: string;
   readonly bytes: Uint8Array;
+  /** Given as text (not base64): it must be text. */
+  readonly asText: boolean;
+  /** The text type the caller declares it is (checked against the bytes). */
+  readonly declared?: TextType | undefined;
   readonly commentId?: string | undefined;
 }
 
@@ -56,20 +60,21 @@ const undoingOnFailure = async <T>(write: () => Promise<T>, after: () => Promise
 export const addAttachment = async (ctx: WriteContext, task: TaskRef, file: NewAttachment): Promise<WrittenAttachment> => {
   const { stores, caller, source } = ctx;
   requireRole(caller, 'member', 'attaching files');
+  const type = await typeOf(stores.files.sniff, file.bytes, file.asText, file.declared);
   const attachment: Attachment = {
     workspaceId: caller.workspaceId,
     taskId: task.taskId,
     attachmentId: newAttachmentId(task.taskId, randomBytes(10)),
     ...(file.commentId ? { commentId: file.commentId } : {}),
     name: file.name,
-    type: file.type,
+    type,
     size: file.bytes.byteLength,
     addedBy: caller.userId,
     addedAt: source.now.toISOString(),
   };
   const record = attachmentRecord(stores.activity, source, 'created', attachment, task);
   const key = objectKeyOf(attachment);
-  await stores.files.store.put(key, file.bytes, file.type);
+  await stores.files.store.put(key, file.bytes, type);
   await undoingOnFailure(
     () =>
       writeClaimed(ctx, record.activityId, `task_get ${taskNameOf(caller.workspaceKey, task)} lists its attachments.`, (claim) =>

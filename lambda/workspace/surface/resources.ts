@@ -1,4 +1,5 @@
 import type { ResourceTemplateDefinition } from '../../mcp/resource-registry.js';
+import { TEXT_TYPES } from '../attachments/attachment-types.js';
 import { objectKeyOf } from '../attachments/attachment-writer.js';
 import { dateInZone } from '../model/time.js';
 import { taskOfAttachment } from '../store/attachment-store.js';
@@ -7,7 +8,6 @@ import { toSummary, toTaskOutput } from './outputs.js';
 import { duePhrase } from './render.js';
 import { MAX_ID_LENGTH } from './schemas.js';
 import type { WorkspaceServices } from './services.js';
-import { TEXT_TYPES } from './tools/attachments.js';
 
 /**
  * Tasks and projects by reference, as Markdown. Nothing is enumerated (resources/list stays empty);

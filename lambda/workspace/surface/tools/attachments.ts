@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
+import { TEXT_TYPES } from '../../attachments/attachment-types.js';
 import { addAttachment, deleteAttachment } from '../../attachments/attachment-writer.js';
 import { requireRole } from '../../membership/rules.js';
 import {
   attachmentDeleted,
   attachmentEmpty,
   attachmentNotFound,
-  bytesNotText,
   contentOrText,
   contentTooBig,
   decodesToNothing,
@@ -16,7 +16,6 @@ import {
   notBase64,
   taskDeleted,
   textTooBig,
-  typeIsNotBytes,
 } from '../../model/refusals.js';
 import { taskNameOf } from '../../model/task-refs.js';
 import { taskOfAttachment } from '../../store/attachment-store.js';
@@ -37,18 +36,6 @@ import { CREATE, REMOVE } from './annotations.js';
  */
 
 /** The text types a file given as text (or bytes that are text) may declare; text/plain without one. */
-export const TEXT_TYPES = ['text/plain', 'text/markdown', 'text/csv', 'application/json'] as const;
-
-/** UTF-8 without NUL or other control characters than tab, line feed and carriage return. */
-export const isText = (bytes: Uint8Array): boolean => {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return false;
-  }
-  return !/(?![\t\n\r])\p{Cc}/u.test(text);
-};
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -103,8 +90,13 @@ export const attachmentAdd = defineTool({
     if (args.commentId !== undefined && !comment) throw noCommentToAttachTo(args.commentId, taskNameOf(principal.workspaceKey, task));
     if ((args.content === undefined) === (args.text === undefined)) throw contentOrText();
     const bytes = readBytes(args.content, args.text, services.files.maxBytes);
-    const type = await typeOf(services.files.sniff, bytes, args.text !== undefined, args.type);
-    const w = await addAttachment(writeContext(ctx), task, { name, type, bytes, commentId: args.commentId });
+    const w = await addAttachment(writeContext(ctx), task, {
+      name,
+      bytes,
+      asText: args.text !== undefined,
+      declared: args.type,
+      commentId: args.commentId,
+    });
     const a = w.attachment;
     return {
       attachmentId: a.attachmentId,
@@ -141,23 +133,6 @@ const readBytes = (content: string | undefined, text: string | undefined, max: n
   const bytes = new Uint8Array(decoded);
   if (!bytes.byteLength) throw decodesToNothing();
   return bytes;
-};
-
-/** What the bytes are: a known binary type, else text (declared or plain) when they are text, else octet-stream. */
-const typeOf = async (
-  sniff: (bytes: Uint8Array) => Promise<string | undefined>,
-  bytes: Uint8Array,
-  givenAsText: boolean,
-  declared: (typeof TEXT_TYPES)[number] | undefined,
-): Promise<string> => {
-  const sniffed = givenAsText ? undefined : await sniff(bytes);
-  if (sniffed) {
-    if (declared) throw typeIsNotBytes(declared, sniffed);
-    return sniffed;
-  }
-  if (isText(bytes)) return declared ?? 'text/plain';
-  if (declared || givenAsText) throw bytesNotText(declared ? 'type' : 'text');
-  return 'application/octet-stream';
 };
 
 // ---- attachment_delete -------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import type { Config } from './platform/config.js';
 import type { KeySource } from './platform/key-ring.js';
 import { createWorkspaceStores } from './workspace/store/create-stores.js';
 import { type ViewSource, viewResources } from './workspace/surface/app-views.js';
-import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/surface/catalog.js';
+import { DEFAULT_TOOL_GROUPS, PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/surface/catalog.js';
 import type { WorkspaceServices } from './workspace/surface/services.js';
 
 /** Extra declarations for the conformance harness only; the deployed function never passes any. */
@@ -69,7 +69,12 @@ export const createApp = (rt: Runtime): App => {
   };
   const guard = rt.guard ?? unlimitedGuard;
 
-  const tools = new ToolRegistry<WorkspaceServices>([...PRODUCT_TOOLS, ...(rt.fixtures?.tools ?? [])], guard, rt.observer);
+  const tools = new ToolRegistry<WorkspaceServices>(
+    [...PRODUCT_TOOLS, ...(rt.fixtures?.tools ?? [])],
+    guard,
+    rt.observer,
+    DEFAULT_TOOL_GROUPS,
+  );
   const prompts = new PromptRegistry([...PRODUCT_PROMPTS, ...(rt.fixtures?.prompts ?? [])], (name) => tools.scopeOf(name));
   const resources = new ResourceRegistry<WorkspaceServices>(
     [...PRODUCT_RESOURCE_TEMPLATES, ...(rt.fixtures?.templates ?? [])],

@@ -31,6 +31,12 @@ const logMapped = (app: HttpApp, mapped: MappedError, err: unknown): void => {
   else if (mapped.status === 503) app.logger.warn('A dependency could not answer; answered 503', err as Error);
 };
 
+/** The URL's `tools` parameter (`/mcp?tools=a,b`; given twice, both). */
+const toolsParam = (event: HttpEvent): string | undefined => {
+  const given = new URLSearchParams(event.rawQueryString ?? '').getAll('tools');
+  return given.length ? given.join(',') : undefined;
+};
+
 /** The innermost step: the metadata document, or one POST body through the JSON-RPC dispatcher. */
 const route =
   (app: HttpApp) =>
@@ -46,6 +52,7 @@ const route =
         protocolVersion: header(event, 'mcp-protocol-version'),
         method: header(event, 'mcp-method'),
         name: header(event, 'mcp-name'),
+        tools: toolsParam(event),
       },
       state.principal!,
       {

@@ -71,8 +71,10 @@ export const createDispatcher = <S>(app: McpApp<S>): Dispatch => {
     }
     checkStandardHeaders(req, headers, modern);
     if (isNotification) return { status: 202 };
+    // A group the URL names that does not exist is refused on every request, so the mistake shows at once.
+    const tools = app.tools.select(headers.tools);
 
-    const out: MethodResult = await method!(app as McpApp<unknown>, { req, meta, principal, now });
+    const out: MethodResult = await method!(app as McpApp<unknown>, { req, meta, principal, now, tools });
     const result =
       modern && !out.inputRequired ? modernEnvelope(req.method, out.result, out.ttlMs) : modern ? withServerInfo(out.result) : out.result;
     return { status: 200, body: { jsonrpc: '2.0', id: req.id, result }, ...(out.headers ? { headers: out.headers } : {}) };

@@ -8,6 +8,8 @@ export interface TransportHeaders {
   readonly protocolVersion: string | undefined;
   readonly method: string | undefined;
   readonly name: string | undefined;
+  /** Not a header: the URL's `tools` parameter (the tool groups a connection chose), where there is one. */
+  readonly tools?: string | undefined;
 }
 
 /** The header version alone: unknown (or older than 2025-03-26) is -32022 before anything else. */

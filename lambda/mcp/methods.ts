@@ -14,7 +14,7 @@ import {
 } from './protocol.js';
 import { signRequestState, verifyRequestState } from './request-state.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import { type InputRequired, isInputRequired, refusalResult, type ToolRegistry } from './tool-registry.js';
+import { type InputRequired, isInputRequired, refusalResult, type ToolRegistry, type ToolSelection } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
 export interface McpApp<S> {
@@ -30,6 +30,8 @@ export interface MethodCall {
   readonly meta: RequestMeta;
   readonly principal: Principal;
   readonly now: Date;
+  /** The tool groups the connection's URL chose (`/mcp?tools=`): what it lists and may call. */
+  readonly tools: ToolSelection;
 }
 
 export interface MethodResult {
@@ -118,7 +120,7 @@ const list = (key: string, items: readonly unknown[]): MethodResult => ({ result
 
 /** Methods of both eras; the dispatcher adds `initialize`/`ping` or `server/discover` by era. */
 export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
-  'tools/list': (app, c) => list('tools', app.tools.list(c.principal, c.meta.era.version)),
+  'tools/list': (app, c) => list('tools', app.tools.list(c.principal, c.meta.era.version, c.tools)),
   'prompts/list': (app, c) => list('prompts', app.prompts.list(c.principal)),
   'resources/list': (app, c) => list('resources', app.resources.listResources(c.principal)),
   'resources/templates/list': (app, c) => list('resourceTemplates', app.resources.listTemplates(c.principal)),
@@ -140,13 +142,18 @@ export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
     const name = stringParam(c.req.params, 'name');
     const args = c.req.params.arguments;
     const input = await roundTripInput(app, c, name, args);
-    const out = await app.tools.call(name, args, {
-      principal: c.principal,
-      services: app.services,
-      now: c.now,
-      meta: c.meta,
-      ...(input ? { input } : {}),
-    });
+    const out = await app.tools.call(
+      name,
+      args,
+      {
+        principal: c.principal,
+        services: app.services,
+        now: c.now,
+        meta: c.meta,
+        ...(input ? { input } : {}),
+      },
+      c.tools,
+    );
     if (out.inputRequired) return toInputRequiredResult(app, c, name, args, out.inputRequired);
     return { result: out.result, ...(out.headers ? { headers: out.headers } : {}) };
   },

@@ -88,6 +88,12 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly itemsDescribe?: readonly string[];
   /** Every product tool declares one; only conformance fixtures omit it. */
   readonly output?: O;
+  /**
+   * What the listing shows as the output schema when less than `output` says: the fields a client
+   * acts on. Every answer still satisfies it (its objects allow more properties); `output` is what
+   * the answer is checked against.
+   */
+  readonly listedOutput?: z.core.$ZodType;
   readonly annotations: ToolAnnotations;
   /** `null`: every valid token may call it (me_get). */
   readonly scope: Scope | null;
@@ -100,7 +106,19 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly content?: (output: z.output<O>) => ContentBlock[];
   /** Listed as the tool's `_meta`: the MCP Apps view a host renders its results in (lambda/workspace/app-views.ts). */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** The group it is listed in (a connection chooses its groups: `/mcp?tools=a,b`); none: listed always. */
+  readonly group?: string;
 }
+
+/** The groups a connection lists and may call: the defaults, every one (`undefined`), or those it named. */
+export interface ToolSelection {
+  /** What its listings are cached by. */
+  readonly key: string;
+  readonly groups?: ReadonlySet<string>;
+}
+
+/** Every group. */
+export const ALL_TOOLS: ToolSelection = { key: 'all' };
 
 /**
  * The tool declaration helper of one kind of services: `defineToolFor<S>()` returns a `defineTool`
@@ -149,21 +167,56 @@ const deepestPath = (value: unknown, max: number): string | undefined => {
  */
 export class ToolRegistry<S> {
   private readonly tools = new Map<string, ToolDefinition<S>>();
-  private readonly listCache = {
-    titled: new ScopeCache<readonly Record<string, unknown>[]>(),
-    plain: new ScopeCache<readonly Record<string, unknown>[]>(),
-  };
+  /** Per selection and era (titled or not): the listing per scope set. */
+  private readonly listCache = new Map<string, ScopeCache<readonly Record<string, unknown>[]>>();
   private listed?: ReadonlyMap<string, Record<string, unknown>>;
+  /** The groups in the order their first tool was declared. */
+  readonly groups: readonly string[];
+  private readonly defaults: ToolSelection;
 
   constructor(
     defs: readonly ToolDefinition<S>[],
     private readonly guard: CallGuard,
     private readonly observer: Observer,
+    /** What a connection that names no groups lists; all of them when absent. */
+    defaultGroups?: readonly string[],
   ) {
     for (const def of [...defs].sort(byKey((d) => d.name))) {
       if (this.tools.has(def.name)) throw new Error(`tool ${def.name} is declared twice`);
       this.tools.set(def.name, def);
     }
+    this.groups = [...new Set(defs.flatMap((d) => (d.group ? [d.group] : [])))];
+    for (const g of defaultGroups ?? []) if (!this.groups.includes(g)) throw new Error(`default tool group ${g} has no tools`);
+    this.defaults = defaultGroups ? { key: 'default', groups: new Set(defaultGroups) } : ALL_TOOLS;
+  }
+
+  /**
+   * The selection a connection's URL names (`/mcp?tools=a,b`; `all`; nothing: the defaults). An
+   * unknown group is refused naming it and every group there is.
+   */
+  select(param: string | undefined): ToolSelection {
+    if (param === undefined || param.trim() === '' || param.trim() === 'default') return this.defaults;
+    const names = [
+      ...new Set(
+        param
+          .split(',')
+          .map((g) => g.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ];
+    if (names.includes('all')) return ALL_TOOLS;
+    const unknown = names.filter((g) => !this.groups.includes(g) && g !== 'default');
+    if (unknown.length)
+      throw new InvalidParamsError(
+        `tools=${param}: no tool group ${unknown.map((g) => `'${g}'`).join(', ')}; the groups are ${this.groups.join(', ')} (or all; the URL without tools= lists ${this.defaults.groups ? [...this.defaults.groups].join(', ') : 'all'}).`,
+      );
+    const chosen = new Set(names.flatMap((g) => (g === 'default' ? [...(this.defaults.groups ?? this.groups)] : [g])));
+    const sorted = this.groups.filter((g) => chosen.has(g));
+    return { key: sorted.join(','), groups: new Set(sorted) };
+  }
+
+  private chosen(def: ToolDefinition<S>, selection: ToolSelection): boolean {
+    return !def.group || !selection.groups || selection.groups.has(def.group);
   }
 
   scopeOf(name: string): Scope | null | undefined {
@@ -181,12 +234,18 @@ export class ToolRegistry<S> {
    * field and gets it in the annotations instead. Never both: 26 titles are some 700 bytes of every
    * context.
    */
-  list(principal: Principal, version: string): readonly Record<string, unknown>[] {
+  list(principal: Principal, version: string, selection: ToolSelection = ALL_TOOLS): readonly Record<string, unknown>[] {
     const titled = version === '2025-03-26';
-    return this.listCache[titled ? 'titled' : 'plain'].get(principal, () => {
+    const cacheKey = `${selection.key}|${titled}`;
+    let cache = this.listCache.get(cacheKey);
+    if (!cache) {
+      cache = new ScopeCache();
+      this.listCache.set(cacheKey, cache);
+    }
+    return cache.get(principal, () => {
       this.listed ??= new Map([...this.tools.values()].map((def) => [def.name, listing(def)]));
       return [...this.tools.values()]
-        .filter((def) => covers(principal, def.scope))
+        .filter((def) => covers(principal, def.scope) && this.chosen(def, selection))
         .map((def) => {
           const entry = this.listed!.get(def.name)!;
           if (!titled) return entry;
@@ -196,9 +255,18 @@ export class ToolRegistry<S> {
     });
   }
 
-  async call(name: string, rawArgs: unknown, ctx: Omit<ToolContext<S>, 'toolName'>): Promise<ToolCallResult> {
+  async call(
+    name: string,
+    rawArgs: unknown,
+    ctx: Omit<ToolContext<S>, 'toolName'>,
+    selection: ToolSelection = ALL_TOOLS,
+  ): Promise<ToolCallResult> {
     const def = this.tools.get(name);
     if (!def) throw new InvalidParamsError(`Unknown tool: ${name}`);
+    if (!this.chosen(def, selection))
+      throw new InvalidParamsError(
+        `Tool ${name} is in the tool group '${def.group}', which this connection's URL does not list; connect with /mcp?tools=${[...(selection.groups ?? []), def.group].join(',')} (or tools=all) to use it.`,
+      );
     const started = performance.now();
     const argNames = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? Object.keys(rawArgs) : [];
     let items: number | undefined;
@@ -314,13 +382,44 @@ const withNotes = (text: string, notes: readonly string[] | undefined): string =
   return end < 0 ? `${text}\n${notes.join('\n')}` : `${text.slice(0, end)}\n${notes.join('\n')}${text.slice(end)}`;
 };
 
-/** The input with its array items' field descriptions left out, but for `keep`'s. */
+/**
+ * The input with its array items' fields as their types alone (their bounds, patterns and
+ * descriptions are the single tool's, listed beside it), but for `keep`'s descriptions. Each item
+ * is still checked whole, and refused naming its field, by the single tool's schema.
+ */
 const plainItems = (schema: Record<string, unknown>, keep: readonly string[]): Record<string, unknown> => {
   const props = schema.properties as Record<string, { items?: { properties?: Record<string, Record<string, unknown>> } }>;
+  const typeOf = (field: Record<string, unknown>): unknown => {
+    if (field.type !== undefined) return field.type;
+    const variants = (field.anyOf as Record<string, unknown>[] | undefined)?.map((v) => v.type).filter((t) => t !== undefined);
+    return variants?.length ? [...new Set(variants.flat())] : undefined;
+  };
   for (const prop of Object.values(props)) {
-    for (const [name, field] of Object.entries(prop.items?.properties ?? {})) if (!keep.includes(name)) delete field.description;
+    const fields = prop.items?.properties ?? {};
+    for (const [name, field] of Object.entries(fields)) {
+      const type = typeOf(field);
+      fields[name] = {
+        ...(field.enum ? { enum: field.enum } : type !== undefined ? { type } : {}),
+        ...(keep.includes(name) && field.description ? { description: field.description } : {}),
+      };
+    }
   }
   return schema;
+};
+
+/**
+ * A change's answer as listed: its own fields, each nested one as the bare type it is (`object`,
+ * `array`). What a change returns a client reads by name (the key, the version, the record's id);
+ * the nested detail is in its text and in the read tools' listings. `listedOutput` overrides.
+ */
+const listedOutputOf = <S>(def: ToolDefinition<S>): Record<string, unknown> => {
+  if (def.listedOutput) return toJsonSchema(def.listedOutput, 'output');
+  const schema = toJsonSchema(def.output!, 'output');
+  if (def.annotations.readOnlyHint) return schema;
+  const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const bare = (p: Record<string, unknown>): Record<string, unknown> =>
+    p.type === 'object' ? { type: 'object' } : p.type === 'array' ? { type: 'array' } : p;
+  return { ...schema, properties: Object.fromEntries(Object.entries(props).map(([k, p]) => [k, bare(p)])) };
 };
 
 const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
@@ -330,7 +429,7 @@ const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
   inputSchema: def.itemsDescribe
     ? plainItems(toJsonSchema(def.listedInput ?? def.input, 'input'), def.itemsDescribe)
     : toJsonSchema(def.listedInput ?? def.input, 'input'),
-  ...(def.output ? { outputSchema: toJsonSchema(def.output, 'output') } : {}),
+  ...(def.output ? { outputSchema: listedOutputOf(def) } : {}),
   annotations: listedAnnotations(def.annotations),
   ...(def.meta ? { _meta: def.meta } : {}),
 });

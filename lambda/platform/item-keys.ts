@@ -240,3 +240,12 @@ export const attachmentObjectKey = (workspaceId: string, taskId: string, attachm
 /** A deleted one's bytes, for its undo; the bucket's lifecycle removes them after the undo window. */
 export const TRASH_PREFIX = 'trash/';
 export const trashObjectKey = (objectKey: string): string => `${TRASH_PREFIX}${objectKey}`;
+
+/**
+ * Saved views (workspace/store/view-store.ts): the shared ones in one partition, each member's own in
+ * another, each view keyed by its name folded (`N#<name>`), so a name is its own uniqueness check.
+ */
+export const sharedViewsPk = (workspaceId: string): string => `WS#${workspaceId}#V#S`;
+export const ownViewsPk = (workspaceId: string, userId: string): string => `WS#${workspaceId}#V#U#${userId}`;
+export const viewSk = (foldedName: string): string => `N#${foldedName}`;
+export const VIEW_PREFIX = 'N#';

@@ -9,7 +9,7 @@ import { DEMO_PROJECTS } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { type AppsHost, startAppsHost, viewCspHeader } from '../helpers/apps-host.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { startTestServer } from '../helpers/local.js';
+import { startTestServer, urlOf } from '../helpers/local.js';
 
 /**
  * The MCP Apps views in headless Chromium, inside a web host of our own built as the spec asks
@@ -34,11 +34,11 @@ const PHONE = { width: 390, height: 844 };
 before(async () => {
   // One user drives every view here, faster than a person would: more calls a minute than the default 120.
   server = await startTestServer({ DOERS_AUTH_CACHE_SECONDS: '0', DOERS_RATE_LIMIT_CALLS: '600' });
-  harness = await startAppsHost(server.mcpUrl, server.token);
+  harness = await startAppsHost(urlOf(server), server.token);
   browser = await launchBrowser();
   other = new Client({ name: 'another-client', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await other.connect(
-    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }),
+    new StreamableHTTPClientTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }),
   );
 });
 after(async () => {

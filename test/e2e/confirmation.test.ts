@@ -4,7 +4,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { startTestServer } from '../helpers/local.js';
+import { startTestServer, urlOf } from '../helpers/local.js';
 import { caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 // Confirmation before destruction through the 2026-07-28 multi round-trip pattern, driven by the
@@ -35,7 +35,7 @@ const asking = async (token: string, answer: Answer, meanwhile?: () => Promise<v
     await meanwhile?.();
     return answer;
   });
-  await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return { client, asked };
 };
 
@@ -167,7 +167,7 @@ describe('without form elicitation the tools act at once, as before', () => {
       { capabilities: {}, versionNegotiation: { mode: 'auto' } },
     );
     await client.connect(
-      new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${ws.member.token}` } } }),
+      new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${ws.member.token}` } } }),
     );
 
     const result = await client.callTool({ name: 'task_delete', arguments: { taskId: t.taskId } });
@@ -181,7 +181,7 @@ describe('without form elicitation the tools act at once, as before', () => {
     const t = await taskWithComments('Handshake era');
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
     await client.connect(
-      new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${ws.member.token}` } } }),
+      new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${ws.member.token}` } } }),
     );
 
     const result = await client.callTool({ name: 'task_delete', arguments: { taskId: t.taskId } });

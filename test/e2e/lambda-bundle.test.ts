@@ -42,9 +42,11 @@ import { synth } from '../infra/synth.js';
  * beyond its spread, docs/testing.md), 644 KB with subtasks and workflow statuses (our own code, no
  * new library), 669 KB with project statuses and attachments (our own code: the S3 client and the type
  * sniffer are a bundle of their own, 377 KB, loaded on the first attachment; the cold start of a call
- * without one is in docs/testing.md). What would bring it to 400 KB is in docs/testing.md, "Benchmarks".
+ * without one is in docs/testing.md), 721 KB with the query language (its generated parser 9.6 KB,
+ * its planner and checks 12 KB) and saved views. What would bring it to 400 KB is in docs/testing.md,
+ * "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 680 * 1024;
+const MAX_BUNDLE_BYTES = 730 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;

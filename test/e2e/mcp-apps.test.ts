@@ -5,7 +5,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO_PROJECTS } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { legacyCall, modernCall, startTestServer } from '../helpers/local.js';
+import { legacyCall, modernCall, startTestServer, urlOf } from '../helpers/local.js';
 
 /**
  * The MCP Apps extension (apps protocol 2026-01-26) on the wire, through the official SDK clients:
@@ -34,7 +34,7 @@ const headers = () => ({ requestInit: { headers: { Authorization: `Bearer ${serv
 /** The 2025-11-25 handshake; the v1 client declares no extension. */
 const legacyClient = async () => {
   const client = new LegacyClient({ name: 'apps-e2e-v1', version: '1.0.0' });
-  await client.connect(new LegacyTransport(new URL(server.mcpUrl), headers()));
+  await client.connect(new LegacyTransport(new URL(urlOf(server)), headers()));
   open.push(client);
   return client;
 };
@@ -42,7 +42,7 @@ const legacyClient = async () => {
 /** 2026-07-28 (`server/discover`), with or without the extension. */
 const modernClient = async (capabilities: Record<string, unknown> = {}) => {
   const client = new ModernClient({ name: 'apps-e2e-v2', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: 'auto' } });
-  await client.connect(new ModernTransport(new URL(server.mcpUrl), headers()));
+  await client.connect(new ModernTransport(new URL(urlOf(server)), headers()));
   open.push(client);
   return client;
 };

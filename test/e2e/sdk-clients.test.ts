@@ -7,7 +7,7 @@ import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
-import { startTestServer } from '../helpers/local.js';
+import { startTestServer, urlOf } from '../helpers/local.js';
 
 /**
  * Real MCP clients against the local server (the handler Lambda runs) with a bearer token: the
@@ -214,7 +214,7 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
   test('connects with a bearer token, lists tools and calls me_get', async () => {
     const started = new Date();
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
-    const transport = new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } });
+    const transport = new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } });
 
     await client.connect(transport);
     const { tools } = await client.listTools();
@@ -233,7 +233,7 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
   test('a refusal on the 2025-11-25 handshake carries the same reason and data in _meta["sh.doers/refusal"]', async () => {
     // Arrange
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
-    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     // Act
     const missing = await client.callTool({ name: 'task_get', arguments: { taskId: 'DEMO-999999' } });
@@ -246,7 +246,7 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
 
   test('creates and changes tasks in bulk, each item on its own, every result valid against its outputSchema', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
-    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await bulkRoundTrip(client, 'SDK v1');
     await client.close();
@@ -256,7 +256,7 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
 
   test('makes a recurring task from a phrase, completes it twice and undoes one completion, every result valid', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
-    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await recurringRoundTrip(client, 'SDK v1');
     await client.close();
@@ -266,7 +266,7 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
 
   test('makes a parent and its subtasks in one call, completes it without and with them, every result valid', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
-    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await subtaskRoundTrip(client, 'SDK v1');
     await client.close();
@@ -278,7 +278,7 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
 describe('official v1 SDK client: attachments', () => {
   test('adds a text file and a PNG, lists them, reads both back, deletes one and undoes it, every result valid', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
-    await client.connect(new LegacyTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await attachmentRoundTrip(client, 'SDK v1');
     await client.close();
@@ -295,7 +295,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
     const started = new Date();
     const client = modernClient();
 
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
     const negotiated = {
       era: client.getProtocolEra(),
       version: client.getNegotiatedProtocolVersion(),
@@ -313,7 +313,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
 
   test('creates and changes tasks in bulk, each item on its own, every result valid against its outputSchema', async () => {
     const client = modernClient();
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await bulkRoundTrip(client as unknown as AnyClient, 'SDK v2');
     await client.close();
@@ -323,7 +323,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
 
   test('makes a recurring task from a phrase, completes it twice and undoes one completion, every result valid', async () => {
     const client = modernClient();
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await recurringRoundTrip(client as unknown as AnyClient, 'SDK v2');
     await client.close();
@@ -333,7 +333,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
 
   test('makes a parent and its subtasks in one call, completes it without and with them, every result valid', async () => {
     const client = modernClient();
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await subtaskRoundTrip(client as unknown as AnyClient, 'SDK v2');
     await client.close();
@@ -348,7 +348,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
       asked.push((request.params as { message: string }).message);
       return { action: 'accept', content: { confirm: true } };
     });
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
 
     const outcome = await attachmentRoundTrip(client as unknown as Parameters<typeof attachmentRoundTrip>[0], 'SDK v2');
     await client.close();
@@ -361,7 +361,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
   test('a refusal carries its reason and data in _meta["sh.doers/refusal"]: the client branches on the reason, retries with the version the data names, and tells not-found and invalid arguments apart', async () => {
     // Arrange: a task, changed once behind the client's back.
     const client = modernClient();
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
     const made = (await client.callTool({ name: 'task_create', arguments: { title: `Typed refusal ${Date.now()}` } }))
       .structuredContent as {
       key: string;
@@ -394,7 +394,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
   test('without a token, connecting fails with the HTTP 401 the server answered', async () => {
     const client = modernClient();
 
-    const failure = await client.connect(new ModernTransport(new URL(server.mcpUrl))).then(
+    const failure = await client.connect(new ModernTransport(new URL(urlOf(server)))).then(
       () => assert.fail('connected without a credential'),
       (err: unknown) => err,
     );
@@ -413,7 +413,7 @@ describe('official 2026-07-28 client (@modelcontextprotocol/client 2.x, versionN
       return { action: 'accept', content: { name: 'Alice' } };
     });
 
-    await client.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer() } }));
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
     const result = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
     await client.close();
 

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { urlOf } from '../helpers/local.js';
 import { createTestWorkspace, startWorkspaceServer, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 /**
@@ -16,7 +17,7 @@ const clients: Client[] = [];
 const connect = async (token: string): Promise<Client> => {
   const client = new Client({ name: 'doers-e2e', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
   );
   clients.push(client);
   await client.listTools(); // the SDK checks structuredContent against the schemas it listed

@@ -220,13 +220,14 @@ export const mcpEvent = (
   token: string,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { readonly legacy?: string; readonly host?: string } = {},
+  /** `query`: the URL's (every tool group unless given; '' is the bare `/mcp`, the default groups). */
+  opts: { readonly legacy?: string; readonly host?: string; readonly query?: string } = {},
 ) => {
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
   return {
     version: '2.0',
     rawPath: '/mcp',
-    rawQueryString: '',
+    rawQueryString: opts.query ?? 'tools=all',
     headers: {
       host: opts.host ?? 'doers.example',
       authorization: `Bearer ${token}`,

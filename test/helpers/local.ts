@@ -48,11 +48,11 @@ export const modernCall = (
   server: LocalServer,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { token?: string; headers?: Record<string, string> } = {},
+  opts: { token?: string; headers?: Record<string, string>; query?: string } = {},
 ) => {
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
   return post(
-    server.mcpUrl,
+    urlOf(server, opts.query),
     { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta() } },
     {
       authorization: `Bearer ${opts.token ?? server.token}`,
@@ -64,15 +64,21 @@ export const modernCall = (
   );
 };
 
+/**
+ * The endpoint with its query: every tool group unless a test names its own (`''`: the bare `/mcp`,
+ * which lists the default groups; docs/clients.md, "Tool groups").
+ */
+export const urlOf = (server: LocalServer, query = 'tools=all'): string => (query ? `${server.mcpUrl}?${query}` : server.mcpUrl);
+
 /** A handshake-era request (2025-11-25 by default). */
 export const legacyCall = (
   server: LocalServer,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { token?: string; version?: string; headers?: Record<string, string> } = {},
+  opts: { token?: string; version?: string; headers?: Record<string, string>; query?: string } = {},
 ) =>
   post(
-    server.mcpUrl,
+    urlOf(server, opts.query),
     { jsonrpc: '2.0', id: nextId++, method, params },
     { authorization: `Bearer ${opts.token ?? server.token}`, 'mcp-protocol-version': opts.version ?? '2025-11-25', ...opts.headers },
   );

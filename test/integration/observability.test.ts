@@ -10,7 +10,7 @@ import { createPowertoolsObserver } from '../../lambda/observability/powertools-
 import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { defineTool } from '../../lambda/workspace/surface/define-tool.js';
 import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
-import { modernCall, post, startTestServer } from '../helpers/local.js';
+import { modernCall, post, startTestServer, urlOf } from '../helpers/local.js';
 
 // The audit line and the four meters as operators will see them: real Powertools output on stdout.
 const note = defineTool({
@@ -168,9 +168,9 @@ describe('meters', () => {
 
   test('refusals are counted by reason, with the request status', async () => {
     fresh();
-    await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    await post(urlOf(server), { jsonrpc: '2.0', id: 1, method: 'ping' });
     await modernCall(server, 'tools/call', { name: 'note_save', arguments: { text: 'x' } }, { token: readOnlyToken });
-    await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://evil.example' });
+    await post(urlOf(server), { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://evil.example' });
     assert.deepEqual(
       emf('Refusals').map((l) => l.Reason),
       ['unauthenticated', 'insufficient_scope', 'origin'],
@@ -195,7 +195,7 @@ describe('meters', () => {
     await modernCall(server, 'tools/call', { name: 'made_up_tool_name', arguments: {} });
     await modernCall(server, 'made/up-method');
     await modernCall(server, 'resources/read', { uri: 'evil://made-up/uri' });
-    await post(server.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'x-custom' }, { authorization: `Bearer ${server.token}` });
+    await post(urlOf(server), { jsonrpc: '2.0', id: 1, method: 'x-custom' }, { authorization: `Bearer ${server.token}` });
     const records = lines.filter((l) => l._aws);
     assert.ok(records.length >= 4);
     for (const record of records) {

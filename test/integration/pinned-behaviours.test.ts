@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { addDays } from '../../lambda/workspace/model/time.js';
-import { modernCall, post } from '../helpers/local.js';
+import { modernCall, post, urlOf } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Behaviours a check of the suite's strength found unpinned (a small deliberate bug in the code
@@ -275,9 +275,9 @@ describe('the size gate of bodies over 1 MiB', () => {
     const bogus = 'doers_pat_not-a-token-at-all';
 
     // Act
-    const late = await post(server.mcpUrl, attachmentCall(t.key, false), headers(bogus));
-    const early = await post(server.mcpUrl, attachmentCall(t.key, true), headers(bogus));
-    const lateButValid = await post(server.mcpUrl, attachmentCall(t.key, false), headers(ws.member.token));
+    const late = await post(urlOf(server), attachmentCall(t.key, false), headers(bogus));
+    const early = await post(urlOf(server), attachmentCall(t.key, true), headers(bogus));
+    const lateButValid = await post(urlOf(server), attachmentCall(t.key, false), headers(ws.member.token));
 
     // Assert
     assert.equal(late.status, 413, late.text.slice(0, 200));
@@ -297,7 +297,7 @@ describe('the size gate of bodies over 1 MiB', () => {
 
     for (const body of bodies) {
       // Act
-      const res = await post(server.mcpUrl, body, headers(ws.member.token, { 'mcp-name': 'attachment_add' }));
+      const res = await post(urlOf(server), body, headers(ws.member.token, { 'mcp-name': 'attachment_add' }));
 
       // Assert
       assert.equal(res.status, 413, `${body.method}: ${res.text.slice(0, 200)}`);

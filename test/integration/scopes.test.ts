@@ -16,7 +16,7 @@ import type { Scope } from '../../lambda/vocabulary.js';
 import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
-import { modernCall, type RawResponse, startTestServer } from '../helpers/local.js';
+import { modernCall, type RawResponse, startTestServer, urlOf } from '../helpers/local.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 
 // Scopes decide visibility and access (docs/auth.md), on the product's own tools, prompts and
@@ -137,7 +137,7 @@ describe('what a token may do', () => {
   });
 
   test('the same on the handshake era', async () => {
-    const res = await fetch(server.mcpUrl, {
+    const res = await fetch(urlOf(server), {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${readOnly}`, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'member_invite', arguments: {} } }),
@@ -173,7 +173,7 @@ describe('what a token may do', () => {
   test('the official SDK client sees the same: read tools listed, a write call refused with 403', async () => {
     const client = new Client({ name: 'scope-test', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${readOnly}` } } }),
+      new StreamableHTTPClientTransport(new URL(urlOf(server)), { requestInit: { headers: { authorization: `Bearer ${readOnly}` } } }),
     );
     try {
       const { tools } = await client.listTools();
@@ -195,7 +195,7 @@ describe('advertised scopes', () => {
   test('the metadata document and the 401 challenge name the scopes the registered tools need', async () => {
     const [meta, unauth] = await Promise.all([
       fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`).then((r) => r.json() as Promise<Record<string, unknown>>),
-      fetch(server.mcpUrl, {
+      fetch(urlOf(server), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',

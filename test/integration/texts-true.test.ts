@@ -4,7 +4,7 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import { doorSource } from '../../lambda/workspace/activity/records.js';
 import { mintToken } from '../../lambda/workspace/membership/credentials.js';
 import { OPERATOR } from '../../lambda/workspace/membership/rules.js';
-import { MODERN, modernCall, modernMeta, post } from '../helpers/local.js';
+import { MODERN, modernCall, modernMeta, post, urlOf } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Texts true to the person reading them: each finding of a review that tried the endpoint as a new
@@ -186,7 +186,7 @@ describe('words as a person reads them', () => {
 
     // Act: with form elicitation, so it asks.
     const asked = await post(
-      server.mcpUrl,
+      urlOf(server),
       {
         jsonrpc: '2.0',
         id: 1,
@@ -217,7 +217,7 @@ describe('bad input is refused as invalid, never a 500', () => {
     ] as const) {
       // Act
       const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args},"_meta":${JSON.stringify(modernMeta())}}}`;
-      const res = await post(server.mcpUrl, body, {
+      const res = await post(urlOf(server), body, {
         authorization: `Bearer ${ws.member.token}`,
         'mcp-protocol-version': MODERN,
         'mcp-method': 'tools/call',

@@ -6,7 +6,7 @@ import { addComment } from '../../lambda/workspace/comments/comment-writer.js';
 import type { Task } from '../../lambda/workspace/model/types.js';
 import { createTasks } from '../../lambda/workspace/tasks/task-writer.js';
 import { type CapacityProxy, startCapacityProxy } from '../helpers/capacity-proxy.js';
-import { MODERN, modernMeta, post, startTestServer } from '../helpers/local.js';
+import { MODERN, modernMeta, post, startTestServer, urlOf } from '../helpers/local.js';
 import { createTestWorkspace, type TestWorkspace, writeContextOf } from '../helpers/workspace-fixtures.js';
 
 // A tree's delete and its completion with its subtasks decide from the counts the tree keeps before
@@ -71,7 +71,7 @@ const tree = async (title: string, n: number, comments = 0): Promise<{ root: Tas
 const measured = async (name: string, args: Record<string, unknown>, asks = true) => {
   const from = units.consumed.length;
   const res = await post(
-    server.mcpUrl,
+    urlOf(server),
     {
       jsonrpc: '2.0',
       id: 1,
@@ -148,7 +148,7 @@ describe('a tree is decided from its counts before it is read', () => {
     assert.ok(acted.readUnits <= 16, `${acted.readUnits} read units to delete`);
     for (const t of subtasks) assert.equal(await server.app.services.tasks.get(ws.workspaceId, t.taskId), undefined);
     const listed = await post(
-      server.mcpUrl,
+      urlOf(server),
       {
         jsonrpc: '2.0',
         id: 2,

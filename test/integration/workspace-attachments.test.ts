@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { type EmbeddedS3, LOCAL_ATTACHMENT_BUCKET, startEmbeddedS3 } from '../../lambda/local/embedded-s3.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { type StoreWrites, writesOf } from '../../lambda/workspace/store/writes.js';
-import { modernCall } from '../helpers/local.js';
+import { modernCall, urlOf } from '../helpers/local.js';
 import { type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
@@ -76,7 +76,7 @@ const asking = async (token: string, answer: unknown) => {
     return answer as never;
   });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
   );
   return { client, asked };
 };
@@ -290,7 +290,7 @@ describe('attachments', () => {
     };
     const other = { ...one, params: { name: 'comment_add', arguments: { taskId: t.key, body: 'attachment_add', padding: content } } };
     const post = (body: unknown) =>
-      fetch(server.mcpUrl, {
+      fetch(urlOf(server), {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

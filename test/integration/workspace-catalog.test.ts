@@ -36,6 +36,9 @@ const TOOLS = [
   'tasks_update',
   'attachment_add',
   'attachment_delete',
+  'view_save',
+  'views_list',
+  'view_delete',
 ];
 const DESTRUCTIVE = [
   'attachment_delete',
@@ -45,8 +48,9 @@ const DESTRUCTIVE = [
   'project_archive',
   'project_delete',
   'task_delete',
+  'view_delete',
 ];
-const NOT_IDEMPOTENT = ['attachment_add', 'comment_add', 'member_invite', 'project_create', 'task_create', 'tasks_create'];
+const NOT_IDEMPOTENT = ['attachment_add', 'comment_add', 'member_invite', 'project_create', 'task_create', 'tasks_create', 'view_save'];
 const READ_ONLY = [
   'activity_list',
   'agenda_get',
@@ -57,6 +61,7 @@ const READ_ONLY = [
   'projects_list',
   'task_get',
   'tasks_search',
+  'views_list',
 ];
 
 let server: LocalServer;
@@ -72,7 +77,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 28 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
+  test('offers exactly the 31 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(
@@ -106,7 +111,7 @@ describe('tools/list', () => {
 
     assert.deepEqual(
       (await listTools(readOnly)).map((t) => t.name),
-      ['activity_list', 'agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search'],
+      ['activity_list', 'agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search', 'views_list'],
     );
     assert.deepEqual(
       (await listTools(team)).map((t) => t.name),

@@ -5,7 +5,7 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { javaAvailable, startDynamoDbLocal } from '../helpers/limits-harness.js';
-import { legacyCall, modernCall } from '../helpers/local.js';
+import { legacyCall, modernCall, urlOf } from '../helpers/local.js';
 import {
   addToken,
   caller,
@@ -53,7 +53,7 @@ const asking = async (token: string, answer: { action: 'accept'; content: { conf
     return answer;
   });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
   );
   return { client, asked };
 };

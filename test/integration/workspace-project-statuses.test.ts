@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { urlOf } from '../helpers/local.js';
 import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // A project's own workflow statuses, through the tools as a client calls them: the set on
@@ -75,7 +76,7 @@ const asking = async (
     return answer(params) as never;
   });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${ws.owner.token}` } } }),
+    new StreamableHTTPClientTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${ws.owner.token}` } } }),
   );
   return { client, asked };
 };

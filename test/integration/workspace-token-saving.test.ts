@@ -39,17 +39,27 @@ for (const [tool, args] of [
   });
 }
 
-// The budgets a model pays before and on its first call: every tool listed for a token with every
-// scope, and the demo owner's day. Each revision's listing is its own JSON (schema dialects differ).
+// The budgets a model pays before and on its first call: the tools listed for a token with every
+// scope (every group: /mcp?tools=all; the default groups: the bare /mcp), and the demo owner's day.
+// Each revision's listing is its own JSON (schema dialects differ).
+const LISTINGS = [
+  { query: 'tools=all', tools: 31, budget: 40_000 },
+  { query: '', tools: 16, budget: 20_000 },
+] as const;
 for (const version of ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']) {
-  test(`tools/list on ${version} for every scope stays within 40,000 bytes of JSON`, async (t) => {
-    const res = version === MODERN ? await modernCall(server, 'tools/list') : await legacyCall(server, 'tools/list', {}, { version });
+  for (const { query, tools, budget } of LISTINGS) {
+    test(`tools/list of /mcp${query ? `?${query}` : ''} on ${version} for every scope stays within ${budget.toLocaleString('en')} bytes of JSON`, async (t) => {
+      const res =
+        version === MODERN
+          ? await modernCall(server, 'tools/list', {}, { query })
+          : await legacyCall(server, 'tools/list', {}, { version, query });
 
-    const bytes = Buffer.byteLength(res.text);
-    t.diagnostic(`${version}: ${res.json.result.tools.length} tools in ${bytes} bytes`);
-    assert.equal(res.json.result.tools.length, 28, 'the token holds every scope, so every tool is listed');
-    assert.ok(bytes <= 40_000, `${bytes} bytes`);
-  });
+      const bytes = Buffer.byteLength(res.text);
+      t.diagnostic(`${version} /mcp?${query}: ${res.json.result.tools.length} tools in ${bytes} bytes`);
+      assert.equal(res.json.result.tools.length, tools, 'the token holds every scope, so every tool of the groups is listed');
+      assert.ok(bytes <= budget, `${bytes} bytes`);
+    });
+  }
 }
 
 test("agenda_get: the demo owner's day is at most 700 bytes of text", async (t) => {

@@ -18,7 +18,7 @@ import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
 import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { type JwksServer, type SigningKey, signingKey, signToken, startJwksServer, unsecuredToken } from '../helpers/jwks.js';
-import { legacyCall, MODERN, modernCall, modernMeta, post, type RawResponse } from '../helpers/local.js';
+import { legacyCall, MODERN, modernCall, modernMeta, post, type RawResponse, urlOf } from '../helpers/local.js';
 import { addToken, caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 
 /*
@@ -58,6 +58,8 @@ interface Seeded {
   readonly taskIds: readonly string[];
   readonly commentIds: readonly string[];
   readonly attachmentIds: readonly string[];
+  /** A shared saved view. */
+  readonly viewIds: readonly string[];
   readonly userIds: readonly string[];
   /** The activity records of its tasks' creation. */
   readonly activityIds: readonly string[];
@@ -103,6 +105,8 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
   }
   const file = await as('attachment_add', { taskId: taskIds[0], name: `secret-file-${tag}.txt`, text: `SECRET-FILE-${tag}` });
   const attachmentIds: string[] = [file.structuredContent.attachmentId];
+  const view = await as('view_save', { name: `SECRET-VIEW-${tag}`, query: `label:secret-label-${tag}`, shared: true });
+  const viewIds: string[] = [view.structuredContent.viewId];
   const members = [ws.owner, ws.admin, ws.member, ws.viewer];
   return {
     ws,
@@ -111,6 +115,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
     taskIds,
     commentIds,
     attachmentIds,
+    viewIds,
     userIds: [...members.map((m) => m.userId), userId],
     activityIds,
     secrets: [
@@ -123,6 +128,7 @@ const seedWorkspace = async (tag: string): Promise<Seeded> => {
       `SECRET-FILE-${tag}`,
       `secret-file-${tag}`,
       `SECRET-NAME-${tag}`,
+      `SECRET-VIEW-${tag}`,
       email,
       ws.workspaceId,
       ...members.map((m) => m.email),
@@ -235,7 +241,7 @@ const port = () => new URL(server.url).port;
 /** me_get as workspace 1's owner on the handshake era, with the headers given. */
 const meGetWith = (headers: Record<string, string>) =>
   raw(
-    server.mcpUrl,
+    urlOf(server),
     'POST',
     {
       host: `127.0.0.1:${port()}`,
@@ -248,7 +254,7 @@ const meGetWith = (headers: Record<string, string>) =>
   );
 
 const preflightWith = (headers: Record<string, string>) =>
-  raw(server.mcpUrl, 'OPTIONS', { host: `127.0.0.1:${port()}`, 'access-control-request-method': 'POST', ...headers });
+  raw(urlOf(server), 'OPTIONS', { host: `127.0.0.1:${port()}`, 'access-control-request-method': 'POST', ...headers });
 
 /** 403 -32600, no CORS grant, and not a word of the caller the credential names. */
 const assertRebindingRefused = (res: Raw): void => {
@@ -649,7 +655,7 @@ describe('replayed request states of multi round-trip requests (round-trip-and-e
 
   const roundTrip = (token: string, name: string, extra: Record<string, unknown> = {}) =>
     post(
-      server.mcpUrl,
+      urlOf(server),
       {
         jsonrpc: '2.0',
         id: 1,
@@ -722,7 +728,7 @@ describe('replayed request states of multi round-trip requests (round-trip-and-e
 // ---- 5. Ids of another workspace in every tool, prompt and resource -------------------------
 
 describe('ids of workspace 2 in every tool, prompt and resource template, used by the owner of workspace 1', () => {
-  type Kind = 'task' | 'project' | 'comment' | 'attachment' | 'user' | 'activity';
+  type Kind = 'task' | 'project' | 'comment' | 'attachment' | 'user' | 'activity' | 'view';
   type JsonSchema = {
     type?: string;
     enum?: unknown[];
@@ -735,7 +741,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     properties?: Record<string, JsonSchema>;
     required?: string[];
   };
-  const KINDS: readonly Kind[] = ['task', 'project', 'comment', 'attachment', 'user', 'activity'];
+  const KINDS: readonly Kind[] = ['task', 'project', 'comment', 'attachment', 'user', 'activity', 'view'];
   /** Tools whose id arguments filter a history rather than name something that must exist. */
   const HISTORY_FILTERS = new Set(['activity_list']);
 
@@ -783,6 +789,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     attachment: ws2.attachmentIds[0]!,
     user: ws2.userIds.at(-1)!,
     activity: ws2.activityIds[0]!,
+    view: ws2.viewIds[0]!,
   });
   // Workspace 1's own, untouched since seeding (so version 1 is their version): with them in the
   // other arguments, the foreign id is the one thing the call can be refused for.
@@ -793,6 +800,7 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
     attachment: ws1.attachmentIds[0]!,
     user: ws1.ws.member.userId,
     activity: ws1.activityIds[2]!,
+    view: ws1.viewIds[0]!,
   });
   const nowhere = (kind: Kind): string =>
     kind === 'user'
@@ -807,7 +815,9 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
               .replaceAll(/[^a-z]/g, '')
               .padEnd(10, 'q')
               .slice(0, 10)}`
-          : randomUUID();
+          : kind === 'view'
+            ? `view_${randomUUID().replaceAll('-', '').slice(0, 16)}`
+            : randomUUID();
 
   /** The answer with the request id and the probed ids blanked: what must not differ between an id of workspace 2 and one of nowhere. */
   const shape = (res: RawResponse, ids: readonly string[]): string => {
@@ -994,7 +1004,7 @@ describe('oversized and slow bodies', () => {
 
     const answers = await Promise.all(
       [undefined, ws1.ws.owner.token, jwt, 'doers_pat_never_minted'].map((token) =>
-        post(server.mcpUrl, body, { 'mcp-protocol-version': '2025-11-25', ...(token ? { authorization: `Bearer ${token}` } : {}) }),
+        post(urlOf(server), body, { 'mcp-protocol-version': '2025-11-25', ...(token ? { authorization: `Bearer ${token}` } : {}) }),
       ),
     );
 
@@ -1008,7 +1018,7 @@ describe('oversized and slow bodies', () => {
   });
 
   test('a body of exactly 1 MiB is read (the control)', async () => {
-    const res = await post(server.mcpUrl, pingOfSize(MAX_BODY_BYTES), {
+    const res = await post(urlOf(server), pingOfSize(MAX_BODY_BYTES), {
       authorization: `Bearer ${ws1.ws.owner.token}`,
       'mcp-protocol-version': '2025-11-25',
     });
@@ -1167,7 +1177,7 @@ describe('activity and undo across workspaces and users (workspace-activity.test
     const [a, b] = [ws1.taskIds[1]!, ws1.taskIds[2]!];
     const ask = (taskId: string, extra: Record<string, unknown> = {}) =>
       post(
-        server.mcpUrl,
+        urlOf(server),
         {
           jsonrpc: '2.0',
           id: 1,

@@ -10,6 +10,7 @@ import {
 } from '../model/activity.js';
 import { categoryOfKey, storedKey } from '../model/statuses.js';
 import type { Attachment, Comment, Project, Task } from '../model/types.js';
+import type { View } from '../model/views.js';
 import type { ActivityStore } from '../store/activity-store.js';
 
 /**
@@ -42,6 +43,7 @@ export const PROJECT_FIELDS = ['name', 'description', 'status', 'statuses', 'ret
 export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'status', 'deletedAt'] as const;
 export const TOKEN_FIELDS = ['label', 'userId', 'scopes', 'expiresAt', 'revokedAt'] as const;
 export const WORKSPACE_FIELDS = ['name', 'key', 'status'] as const;
+export const VIEW_FIELDS = ['name', 'query', 'sort', 'group', 'shared'] as const;
 
 const snapshot = (o: object): Record<string, unknown> => ({ ...o }) as Record<string, unknown>;
 
@@ -321,3 +323,34 @@ export const doorSource = (
   action: string,
   now: Date,
 ): ChangeSource => ({ actorId: actor.userId, actorName: actor.name, client: door, tool: `${door}: ${action}`, now });
+
+/** The record of a view saved, changed, deleted or put back: the whole view is what undo needs. */
+export const viewRecord = (
+  activity: ActivityStore,
+  source: ChangeSource,
+  action: 'created' | 'changed' | 'deleted' | 'restored',
+  before: View | undefined,
+  after: View,
+  extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
+): ActivityRecord =>
+  buildRecord(
+    source,
+    after.workspaceId,
+    {
+      kind: 'view',
+      action,
+      targetId: after.viewId,
+      targetLabel: after.name,
+      changes:
+        action === 'deleted'
+          ? [{ field: 'deletedAt', after: source.now.toISOString() }]
+          : action === 'restored'
+            ? [{ field: 'deletedAt', before: source.now.toISOString() }]
+            : fieldChanges(before, after, VIEW_FIELDS),
+      version: after.version,
+      ...(before ? { before: snapshot(before) } : {}),
+      after: snapshot(after),
+      ...extra,
+    },
+    activity.expiresAtFor(source.now),
+  );

@@ -8,7 +8,7 @@ import type { ClientInfo } from '../../vocabulary.js';
  * whole state before the change (or after it, for a creation) and the version the change produced.
  */
 
-export const ACTIVITY_KINDS = ['task', 'project', 'comment', 'attachment', 'member', 'token', 'workspace'] as const;
+export const ACTIVITY_KINDS = ['task', 'project', 'comment', 'attachment', 'member', 'token', 'workspace', 'view'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /** Records of these kinds need `team:read`; the others every member with `tasks:read` may read. */

@@ -565,6 +565,88 @@ export const cursorNotValid = (tool: string) =>
       `call ${tool} again without cursor to start over.`,
   );
 
+// ---- queries and views (model/query.ts, surface/task-query.ts, views/view-writer.ts) ----------------
+
+/** Where a refusal of a query points: the character (from 1) and the part as written. */
+const queryLead = (at: number, part: string) => `query: at character ${at + 1}, '${part}'`;
+const queryRefusal = (at: number, part: string, problem: string, example: string, extra: Readonly<Record<string, unknown>> = {}) =>
+  new InvalidArgumentRefusal(`${queryLead(at, part)} ${problem}; write it like ${example}.`, 'invalid-argument', {
+    param: 'query',
+    at,
+    part,
+    example,
+    ...extra,
+  });
+
+/** A query the grammar cannot read: an unclosed quote or parenthesis, or a stray one. */
+export const queryUnreadable = (at: number, part: string, problem: string, example: string) => queryRefusal(at, part, problem, example);
+
+/** A term whose field the language does not have. */
+export const queryFieldUnknown = (at: number, part: string, field: string, known: readonly string[]) =>
+  new InvalidArgumentRefusal(
+    `${queryLead(at, part)}: '${field}' is no field; the fields are ${known.join(', ')} (and plain words search titles, labels and notes).`,
+    'invalid-argument',
+    { param: 'query', at, part, known },
+  );
+
+/** A term of a known field with a value or an operator it does not take. */
+export const queryTermBad = (at: number, part: string, problem: string, example: string) => queryRefusal(at, part, problem, example);
+
+/** A query of more terms than a query takes. */
+export const queryTooLong = (at: number, most: number) =>
+  new InvalidArgumentRefusal(
+    `query: at character ${at + 1}, more than ${most} terms; a query takes at most ${most} (the fewest that say what you look for find the most).`,
+    'limit',
+    { param: 'query', at, most },
+  );
+
+/** A term naming a person, project or task that the workspace does not have (the inner refusal's words kept). */
+export const queryTermNamesNothing = (at: number, part: string, problem: string, known?: readonly string[]) =>
+  new InvalidArgumentRefusal(`${queryLead(at, part)}: ${problem}`, 'invalid-argument', {
+    param: 'query',
+    at,
+    part,
+    ...(known ? { known } : {}),
+  });
+
+/** A name that fits more than one member or project. */
+export const queryTermAmbiguous = (at: number, part: string, what: string, fits: readonly string[]) =>
+  queryRefusal(at, part, `fits ${fits.length} ${what}s (${fits.slice(0, 5).join(', ')})`, `${part.split(/[:=]/)[0]}:"${fits[0]}"`, {
+    fits,
+  });
+
+/** Two ways of choosing tasks in one search. */
+export const queryWithFilters = (given: readonly string[]) =>
+  invalid(
+    'query',
+    `a query says everything a search asks; leave out ${given.join(', ')} or write them into the query (assignee:me, due<friday).`,
+  );
+
+/** A view name the workspace has a view of already (a person's own, or a shared one). */
+export const viewNameTaken = (name: string, viewId: string) =>
+  new ConflictRefusal(
+    `name: a view named '${name}' exists already (${viewId}); choose another name, or view_delete it first. Nothing was written.`,
+    'taken',
+    {
+      param: 'name',
+      viewId,
+    },
+  );
+
+/** A view name or id that names no view this member can see. */
+export const viewNotFound = (ref: string, param = 'view') =>
+  new NotFoundRefusal(`${param}: no view '${ref}' here (views_list lists the views you can open).`, 'not-found', { param, ref });
+
+/** A view of another member's that is not shared: it cannot be changed or deleted by this member. */
+export const viewNotYours = (name: string) =>
+  new RoleTooLowRefusal(`Refused: the view '${name}' is another member's; only they, or an admin for a shared one, can delete it.`, {
+    needed: 'owner of the view',
+  });
+
+/** A workspace at its number of views. */
+export const viewsFull = (most: number) =>
+  limitReached('name', `this workspace has ${most} views, the most it keeps; view_delete one you no longer use first.`, { most });
+
 // ---- projects, members, workspaces ----------------------------------------------------------------
 
 /** `moveTo` given without the statuses it belongs to. */

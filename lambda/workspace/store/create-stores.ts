@@ -14,6 +14,7 @@ import { DynamoProjectStore } from './project-store.js';
 import type { AttachmentFiles, WorkspaceStores } from './stores.js';
 import { TaskNumbers } from './task-numbers.js';
 import { DynamoTaskStore } from './task-store.js';
+import { DynamoViewStore } from './view-store.js';
 import { withWrites } from './writes.js';
 
 const asRefusal = (err: unknown): never => {
@@ -58,6 +59,7 @@ export const createWorkspaceStores = (
   const attachments = new DynamoAttachmentStore(db, table);
   const activity = new DynamoActivityStore(db, table, activityDays);
   const calls = new CallClaims(db, table, callSeconds);
+  const views = new DynamoViewStore(db, table);
   const reads: WorkspaceStores = {
     directory,
     tokens,
@@ -71,6 +73,7 @@ export const createWorkspaceStores = (
     activity,
     numbers,
     calls,
+    views,
   };
   return withWrites(reads, {
     directory,
@@ -84,6 +87,7 @@ export const createWorkspaceStores = (
     activity,
     numbers,
     calls,
+    views,
     // What the storage layer could not do, in the workspace's words (model/refusals.ts): every writer's
     // write comes through here, so each door's caller gets the same refusal.
     commit: (ops) => commitWrites(db, ops).catch(asRefusal),

@@ -11,7 +11,7 @@ import {
 } from '../../platform/item-keys.js';
 import { MAX_READ_UNITS_PER_CALL } from '../model/limits.js';
 import type { Task } from '../model/types.js';
-import { and, Expression } from './expressions.js';
+import { and, Expression, or } from './expressions.js';
 import { toTask } from './task-items.js';
 import { statesCondition, type TaskFilter, type TaskPage, type TaskPosition } from './task-queries.js';
 
@@ -68,12 +68,14 @@ export class LegacyTaskLists {
             ReturnConsumedCapacity: 'TOTAL',
             // Unfiltered, exactly what is missing (one more tells whether the list is truncated);
             // filtered, more per round trip, since many items read may not match.
-            Limit: filterExpression ? Math.max(needed * 4, 100) : needed,
+            Limit: filterExpression || filter.residual ? Math.max(needed * 4, 100) : needed,
           }),
         );
         spent += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
         for (const item of out.Items ?? []) {
-          found.push({ task: this.task(item), segment: seg, orderKey: item.gsi1sk as string });
+          const task = this.task(item);
+          if (filter.residual && !filter.residual(task)) continue;
+          found.push({ task, segment: seg, orderKey: item.gsi1sk as string });
           if (found.length > limit) break;
         }
         startKey = out.LastEvaluatedKey;
@@ -114,7 +116,7 @@ export class LegacyTaskLists {
         for (const item of page.Items ?? []) tasks.push(this.task(item));
       }
     }
-    return tasks;
+    return filter.residual ? tasks.filter(filter.residual) : tasks;
   }
 
   async agendaOf(workspaceId: string, assigneeId: string, fromIso: string, toIso: string): Promise<{ open: Task[]; done: Task[] }> {
@@ -216,6 +218,8 @@ const filterOf = (x: Expression, f: TaskFilter): string | undefined => {
     equalsOrAbsent('assigneeId', f.assigneeId),
     equalsOrAbsent('projectId', f.projectId),
     equalsOrAbsent('priority', f.priority),
+    // No priority at all (p1 p2) matches no task: every task has its taskId.
+    f.priorities ? (f.priorities.length ? or(...f.priorities.map((p) => x.eq('priority', p))) : x.absent('taskId')) : undefined,
     f.label !== undefined ? x.contains('labels', f.label) : undefined,
     f.blocked === undefined ? undefined : f.blocked ? x.exists('openBlockers') : x.absent('openBlockers'),
     f.recurring === undefined ? undefined : f.recurring ? x.exists('repeat') : x.absent('repeat'),

@@ -12,6 +12,7 @@ import type { NamesSource } from './names.js';
 import type { ProjectStore } from './project-store.js';
 import type { TaskNumberLookup } from './task-numbers.js';
 import type { TaskStore } from './task-store.js';
+import type { ViewStore } from './view-store.js';
 
 /** What every writer is given: the stores, who changes it (with their role as it is now), and the change's source. */
 export interface WriteContext {
@@ -45,6 +46,8 @@ export interface WorkspaceStores {
   readonly numbers: TaskNumberLookup;
   /** Claims of calls that must not be made twice: made by the writers, read and answered by the surface. */
   readonly calls: CallClaims;
+  /** Saved views: the shared ones and each member's own. */
+  readonly views: ViewStore;
 }
 
 export interface AttachmentFiles extends FileParts {

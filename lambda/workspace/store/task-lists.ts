@@ -125,11 +125,15 @@ export class TaskLists {
     if (filter.parentId !== undefined || filter.words?.length || filter.label !== undefined)
       return this.searchEntries(workspaceId, filter, limit, after);
     const list = this.listOf(workspaceId, filter);
-    const priorities = filter.priority ? [filter.priority] : [...PRIORITIES];
+    const priorities = filter.priority ? [filter.priority] : [...(filter.priorities ?? PRIORITIES)];
+    // What a read item must also be: a status as its project reads it, and a query's whole condition.
+    const { shows, residual: query } = filter;
+    const keep = shows && query ? (t: Task) => shows(t) && query(t) : (shows ?? query);
     const residual = (x: Expression) => residualFilter(x, filter, list.kind);
     // Closed tasks are mostly done: leaving the canceled ones out filters few, so such a read asks
     // for a page plus one as an unfiltered one does (and goes on when some were canceled).
     const dense =
+      !query &&
       !!filter.states?.some((k) => categoryOfKey(k) === 'done') &&
       !residualFilter(new Expression(), { ...filter, states: undefined }, list.kind);
     const found: { task: Task; key: string }[] = [];
@@ -156,7 +160,8 @@ export class TaskLists {
             residual,
             budget,
             dense && seg.status === 'done',
-            filter.shows,
+            keep,
+            !!query,
           ),
         ),
       );
@@ -198,8 +203,10 @@ export class TaskLists {
     budget = READ_CEILING,
     /** The filter leaves out few (see search): read as if there were none. */
     dense = false,
-    /** What a read item must also be (a status as its project reads it). */
+    /** What a read item must also be (a status as its project reads it, a query). */
     keep?: (t: Task) => boolean,
+    /** `keep` leaves out many: read more per request, as for a filter expression. */
+    sparse = false,
   ): Promise<{ tasks: Task[]; units: number; stoppedAt?: string }> {
     const l = LISTS[kind];
     const tasks: Task[] = [];
@@ -220,7 +227,7 @@ export class TaskLists {
           ExclusiveStartKey: start,
           ReturnConsumedCapacity: 'TOTAL',
           // One more than wanted (the skipped last item of the page before may be among them).
-          Limit: filterExpression && !dense ? Math.max(2 * (want + 1), 50) : want + 1,
+          Limit: (filterExpression || sparse) && !dense ? Math.max(2 * (want + 1), 50) : want + 1,
         }),
       );
       units += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
@@ -443,6 +450,7 @@ const matchesFilter = (t: Task, f: TaskFilter): boolean => {
   if (f.assigneeId !== undefined && (t.assigneeId ?? null) !== f.assigneeId) return false;
   if (f.projectId !== undefined && (t.projectId ?? null) !== f.projectId) return false;
   if (f.priority !== undefined && t.priority !== f.priority) return false;
+  if (f.priorities !== undefined && !f.priorities.includes(t.priority)) return false;
   if (f.label !== undefined && !t.labels.map(labelKey).includes(labelKey(f.label))) return false;
   if (f.dueOnOrAfter !== undefined && (t.dueDate === undefined || t.dueDate < f.dueOnOrAfter)) return false;
   if (f.dueOnOrBefore !== undefined && (t.dueDate === undefined || t.dueDate > f.dueOnOrBefore)) return false;
@@ -452,5 +460,5 @@ const matchesFilter = (t: Task, f: TaskFilter): boolean => {
   if (f.parentId !== undefined && t.parentId !== f.parentId) return false;
   if (f.topLevel !== undefined && !t.parentId !== f.topLevel) return false;
   if (f.words?.length && !matchOf(taskWords({ ...t, nw: extrasOf(t).nw }), f.words).all) return false;
-  return true;
+  return !f.residual || f.residual(t);
 };

@@ -19,6 +19,8 @@ export interface TaskFilter {
   readonly projectId?: string | null;
   readonly label?: string;
   readonly priority?: Priority;
+  /** These priorities only: the partitions read (a query's priority<=2). */
+  readonly priorities?: readonly Priority[];
   readonly dueOnOrAfter?: string;
   readonly dueOnOrBefore?: string;
   /** Exclusive upper bound: "overdue" is due before the user's today. */
@@ -31,6 +33,11 @@ export interface TaskFilter {
   readonly parentId?: string;
   /** true: tasks that are no subtask; false: subtasks only. */
   readonly topLevel?: boolean;
+  /**
+   * What a task read must also be (a query's whole condition, surface/task-query.ts): checked on
+   * every task the other fields let through, so those only narrow what is read.
+   */
+  readonly residual?: ((t: Task) => boolean) | undefined;
 }
 
 /** Where a page ended: the search continues strictly after this task. */

@@ -10,10 +10,11 @@ import type { NamesWrites } from './names.js';
 import type { ProjectWrites } from './project-store.js';
 import type { TaskNumbers } from './task-numbers.js';
 import type { TaskWrites } from './task-store.js';
+import type { ViewWrites } from './view-store.js';
 
 /**
  * The item-writing part of the stores: the ops each kind's change writes and the two ways to send
- * them. Only the writers (workspace/tasks, projects, comments, attachments, membership) and the
+ * them. Only the writers (workspace/tasks, projects, comments, attachments, membership, views) and the
  * operator's own room (workspace/admin) import this module, and a rule in npm test keeps it so
  * (.dependency-cruiser.cjs, `writers-only-write`): a tool, the account page, the admin CLI, the seed,
  * an undo can read through the stores' bag, and change things only by calling a writer.
@@ -32,6 +33,7 @@ export interface StoreWrites {
   readonly grants: GrantWrites;
   /** Claims of calls that must not be made twice. */
   readonly calls: CallClaims;
+  readonly views: ViewWrites;
   /** Writes the ops all together or not at all (one TransactWriteItems; platform/transact.ts). */
   readonly commit: (ops: readonly WriteOp[]) => Promise<void>;
   /** Writes independent groups, each all or nothing, in as few transactions as fit; each group's error or undefined. */

@@ -5,7 +5,7 @@ import { linkViews } from './app-views.js';
 import { WORKSPACE_PROMPTS } from './prompts.js';
 import { WORKSPACE_RESOURCE_TEMPLATES } from './resources.js';
 import type { WorkspaceServices } from './services.js';
-import { ACTIVITY_TOOLS } from './tools/activity.js';
+import { activityList, changeUndo } from './tools/activity.js';
 import { agendaGet } from './tools/agenda.js';
 import { ATTACHMENT_TOOLS } from './tools/attachments.js';
 import { BULK_TOOLS } from './tools/bulk.js';
@@ -14,18 +14,29 @@ import { meGet } from './tools/me.js';
 import { MEMBER_TOOLS } from './tools/members.js';
 import { PROJECT_TOOLS } from './tools/projects.js';
 import { TASK_TOOLS } from './tools/tasks.js';
+import { VIEW_TOOLS } from './tools/views.js';
 
-/** Everything the deployed function offers; `tools/list` sorts it by name. Some render in an MCP Apps view. */
-export const PRODUCT_TOOLS: readonly ToolDefinition<WorkspaceServices>[] = linkViews([
-  meGet,
-  agendaGet,
-  ...TASK_TOOLS,
-  ...BULK_TOOLS,
-  ...PROJECT_TOOLS,
-  ...COMMENT_TOOLS,
-  ...ATTACHMENT_TOOLS,
-  ...MEMBER_TOOLS,
-  ...ACTIVITY_TOOLS,
+type Tool = ToolDefinition<WorkspaceServices>;
+const inGroup = (group: string, defs: readonly Tool[]): Tool[] => defs.map((d) => ({ ...d, group }));
+
+/**
+ * Everything the deployed function offers, in groups (docs/clients.md, "Tool groups"): a connection
+ * lists the default groups, or those its URL names (`/mcp?tools=projects,people`, `tools=all`).
+ * `tools/list` sorts them by name. Some render in an MCP Apps view.
+ */
+export const PRODUCT_TOOLS: readonly Tool[] = linkViews([
+  // What a person needs every day: their tasks, their comments, and taking a change back.
+  ...inGroup('tasks', [meGet, agendaGet, ...TASK_TOOLS, ...COMMENT_TOOLS, changeUndo]),
+  // Many tasks in one call: planning and triage sessions, imports from a list.
+  ...inGroup('bulk', BULK_TOOLS),
+  ...inGroup('views', VIEW_TOOLS),
+  ...inGroup('projects', PROJECT_TOOLS),
+  ...inGroup('people', MEMBER_TOOLS),
+  ...inGroup('files', ATTACHMENT_TOOLS),
+  ...inGroup('history', [activityList]),
 ]);
+
+/** What `/mcp` lists without `tools=`. */
+export const DEFAULT_TOOL_GROUPS: readonly string[] = ['tasks', 'views'];
 export const PRODUCT_PROMPTS: readonly PromptDefinition[] = WORKSPACE_PROMPTS;
 export const PRODUCT_RESOURCE_TEMPLATES: readonly ResourceTemplateDefinition<WorkspaceServices>[] = WORKSPACE_RESOURCE_TEMPLATES;

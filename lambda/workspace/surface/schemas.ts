@@ -83,6 +83,29 @@ const taskCore = {
   version: z.number().check(z.int()),
 };
 
+/**
+ * What a listing says of a task in a list or a change: the fields a client acts on. The answers carry
+ * the whole summary (or more); these keep `tools/list` small (docs/protocol.md, "Listed output").
+ */
+export const taskBriefListed = z.object({
+  key: taskKeyOut,
+  taskId: z.string(),
+  title: z.string(),
+  status: z.optional(z.string()),
+  priority: z.optional(z.enum(PRIORITIES)),
+  dueDate: z.optional(dateOut),
+  assigneeName: z.optional(z.string()),
+  version: z.optional(z.number().check(z.int())),
+});
+export const changedTaskListed = z.object({
+  key: taskKeyOut,
+  taskId: z.string(),
+  title: z.string(),
+  status: z.string(),
+  version: z.number().check(z.int()),
+  activityId: z.optional(z.string()),
+});
+
 /** A search hit: everything but the notes (read those with task_get). */
 export const taskSummaryOutput = z.object(taskCore);
 export type TaskSummaryOutput = z.output<typeof taskSummaryOutput>;
@@ -122,6 +145,22 @@ export const taskOutput = z.object({
   completedBy: z.optional(z.string()),
 });
 export type TaskOutput = z.output<typeof taskOutput>;
+
+/** task_get as listed: the task's fields, its subtasks, files and links by what names them. */
+export const taskListed = z.extend(taskBriefListed, {
+  statusCategory: z.optional(z.string()),
+  dueTime: z.optional(z.string()),
+  projectName: z.optional(z.string()),
+  labels: z.optional(z.array(z.string())),
+  repeat: z.optional(z.string()),
+  parent: z.optional(z.string()),
+  notes: z.optional(z.string()),
+  completedAt: z.optional(z.string()),
+  createdByName: z.optional(z.string()),
+  subtasks: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string(), status: z.string() }))),
+  files: z.optional(z.array(z.object({ attachmentId: z.string(), name: z.string() }))),
+  blockedBy: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean() }))),
+});
 
 export const projectOutput = z.object({
   projectId: z.string(),

@@ -21,7 +21,9 @@ import {
 import { undoStatusSet } from '../model/status-sets.js';
 import { setOf } from '../model/statuses.js';
 import type { Attachment, Comment, Project } from '../model/types.js';
+import type { View } from '../model/views.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
+import { changeView, deleteView, restoreView } from '../saved-views/view-writer.js';
 import { loadNames } from '../store/lookups.js';
 import type { Names } from '../store/names.js';
 import type { WriteContext } from '../store/stores.js';
@@ -202,6 +204,29 @@ const undoAttachment = async (ctx: UndoContext, record: ActivityRecord, names: N
   }
 };
 
+// ---- views ---------------------------------------------------------------------------------------
+
+const undoView = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
+  const kept = (record.after ?? record.before) as unknown as View;
+  try {
+    const now = (await ctx.stores.views.visible(ctx.caller.workspaceId, ctx.caller.userId)).find((v) => v.viewId === record.targetId);
+    if (record.action === 'deleted') {
+      if (now) return conflictNamingLater(ctx, record, names, race());
+      return { undo: (await restoreView(ctx, kept, record)).record };
+    }
+    // It must still be as the change left it.
+    if (!now || now.version !== record.version) return conflictNamingLater(ctx, record, names, race());
+    if (record.action === 'changed' && record.before) {
+      const was = record.before as unknown as View;
+      const fields = { name: was.name, query: was.query, sort: was.sort, group: was.group, shared: was.shared };
+      return { undo: (await changeView(ctx, now, fields, record)).record };
+    }
+    return { undo: (await deleteView(ctx, now, record)).record };
+  } catch (err) {
+    return conflictNamingLater(ctx, record, names, err);
+  }
+};
+
 // ---- members -------------------------------------------------------------------------------------
 
 const undoMember = async (ctx: UndoContext, record: ActivityRecord, names: Names): Promise<UndoResult> => {
@@ -274,5 +299,7 @@ export const undoChange = async (ctx: UndoContext, record: ActivityRecord): Prom
       return undoToken(ctx, record);
     case 'workspace':
       throw workspaceSwitchNotUndoable(record.activityId);
+    case 'view':
+      return undoView(ctx, record, names);
   }
 };

@@ -6,7 +6,7 @@ import { defineTool } from '../define-tool.js';
 import { toSummary } from '../outputs.js';
 import { cursorFor, isString, positionFrom } from '../paging.js';
 import { moreLine, taskLine } from '../render.js';
-import { dateArg, dateOut, listFields, pagingArgs, taskSummaryOutput } from '../schemas.js';
+import { dateArg, dateOut, listFields, pagingArgs, taskBriefListed, taskSummaryOutput } from '../schemas.js';
 import { READ } from './annotations.js';
 
 const input = z.strictObject({
@@ -38,6 +38,7 @@ export const agendaGet = defineTool({
     'priority; tasks_search for the rest.',
   input,
   output,
+  listedOutput: z.extend(output, { tasks: z.array(taskBriefListed) }),
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {

@@ -140,6 +140,8 @@ export const tasksCreate = defineTool({
   listedInput: z.strictObject({ tasks: listedArray(createItem, 'tasks to create') }),
   itemsDescribe: ['blockedBy', 'parent'],
   output: bulkOutput,
+  // Each item's outcome is what a client acts on: listed whole.
+  listedOutput: bulkOutput,
   annotations: CREATE,
   scope: 'tasks:write',
   itemsOf: (args) => args.tasks.length,
@@ -237,6 +239,8 @@ export const tasksUpdate = defineTool({
   listedInput: z.strictObject({ tasks: listedArray(updateItem, 'changes') }),
   itemsDescribe: ['taskId', 'version'],
   output: bulkOutput,
+  // Each item's outcome is what a client acts on: listed whole.
+  listedOutput: bulkOutput,
   annotations: UPDATE,
   scope: 'tasks:write',
   itemsOf: (args) => args.tasks.length,

@@ -1,11 +1,21 @@
 import * as z from 'zod/mini';
+import type { WithTextNotes } from '../../../mcp/tool-registry.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
-import { dueRangeReversed, nothingToChange, overdueOnlyOpen, versionConflict } from '../../model/refusals.js';
+import { MAX_QUERY_LENGTH, type Sort } from '../../model/query.js';
+import {
+  dueRangeReversed,
+  nothingToChange,
+  overdueOnlyOpen,
+  queryWithFilters,
+  versionConflict,
+  viewNotFound,
+} from '../../model/refusals.js';
 import { categoryOfKey, DEFAULT_SET, phaseOf, readStatusFilter, type StatusFilter, setOf } from '../../model/statuses.js';
 import { keyField, parseTaskRef, taskNameOf } from '../../model/task-refs.js';
 import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
+import { queryOfView, VIEW_GROUPS } from '../../model/views.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
 import { attachmentsOf, subtaskEntriesOf } from '../../store/task-items.js';
 import { inStates } from '../../store/task-queries.js';
@@ -21,6 +31,7 @@ import { cursorFor, positionFrom } from '../paging.js';
 import { moreLine, taskBlock, taskLine, taskName, undoLine, writtenLine } from '../render.js';
 import {
   activityIdOutput,
+  changedTaskListed,
   dateArg,
   dateOut,
   labelArg,
@@ -28,8 +39,11 @@ import {
   newTaskFields,
   pagingArgs,
   priorityArg,
+  type TaskSummaryOutput,
+  taskBriefListed,
   taskChangeFields,
   taskKeyOut,
+  taskListed,
   taskOutput,
   taskRefArg,
   taskSummaryOutput,
@@ -37,6 +51,7 @@ import {
 } from '../schemas.js';
 import { writeContext } from '../sources.js';
 import { namesAField, newTaskOf, notesOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
+import { planQuery } from '../task-query.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 /** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
@@ -44,31 +59,82 @@ const changedTaskOutput = z.extend(taskSummaryOutput, activityIdOutput);
 
 // ---- tasks_search -------------------------------------------------------------------------------
 
+/** The fields of a summary a client may ask for alone (`fields`); key, taskId and title come always. */
+const SUMMARY_FIELDS = [
+  'status',
+  'statusCategory',
+  'priority',
+  'dueDate',
+  'dueTime',
+  'assigneeId',
+  'assigneeName',
+  'projectId',
+  'projectName',
+  'labels',
+  'repeat',
+  'completedAt',
+  'parent',
+  'attachments',
+  'blockedBy',
+  'version',
+] as const;
+
 const searchInput = z.strictObject({
+  query: z
+    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_QUERY_LENGTH)))
+    .check(z.describe('assignee:me -status:done due<friday sort:due … (instead of the filters below)')),
+  view: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe("A saved view's name or id")),
   text: z
     .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
     .check(z.describe('Words in title, labels or notes start; a key finds its task')),
   status: z
-    ._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)), 'open')
+    .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))
     .check(z.describe('open (default), done, any, or statuses/categories, comma-separated')),
   assignee: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('"me", "none", "anyone" or a userId')),
   project: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('A projectId or "none"')),
   label: z.optional(labelArg),
   priority: z.optional(priorityArg),
-  dueBefore: z.optional(dateArg).check(z.describe('Due on or before (date or words)')),
-  dueAfter: z.optional(dateArg).check(z.describe('Due on or after (date or words)')),
-  overdue: z.optional(z.boolean()).check(z.describe('Open, due before today')),
-  blocked: z.optional(z.boolean()).check(z.describe('Waiting on an open task')),
-  recurring: z.optional(z.boolean()).check(z.describe('Has a repeat rule')),
-  parent: z.optional(taskRefArg).check(z.describe('Its direct subtasks')),
+  dueBefore: z.optional(dateArg).check(z.describe('On or before')),
+  dueAfter: z.optional(dateArg).check(z.describe('On or after')),
+  overdue: z.optional(z.boolean()),
+  blocked: z.optional(z.boolean()).check(z.describe('Waits on an open task')),
+  recurring: z.optional(z.boolean()),
+  parent: z.optional(taskRefArg).check(z.describe('Its subtasks')),
   topLevel: z.optional(z.boolean()).check(z.describe('Not a subtask')),
+  fields: z
+    .optional(z.array(z.enum(SUMMARY_FIELDS)).check(z.maxLength(SUMMARY_FIELDS.length)))
+    .check(z.describe('Only these fields of each task (key, id and title always)')),
   ...pagingArgs,
 });
+
+/** The filters a query replaces: given with one, refused. */
+const FILTER_ARGS = [
+  'text',
+  'status',
+  'assignee',
+  'project',
+  'label',
+  'priority',
+  'dueBefore',
+  'dueAfter',
+  'overdue',
+  'blocked',
+  'recurring',
+  'parent',
+  'topLevel',
+] as const;
 
 const searchOutput = z.object({
   today: dateOut.check(z.describe("Today in the user's time zone")),
   ...listFields,
-  tasks: z.array(taskSummaryOutput),
+  partial: z.optional(z.boolean().check(z.describe('Sorted or read among the first matches only; narrow the query for all'))),
+  view: z.optional(z.object({ viewId: z.string(), name: z.string(), group: z.enum(VIEW_GROUPS), query: z.string() })),
+  tasks: z.array(
+    z.partial(
+      taskSummaryOutput,
+      Object.fromEntries(SUMMARY_FIELDS.map((f) => [f, true])) as { [K in (typeof SUMMARY_FIELDS)[number]]: true },
+    ),
+  ),
 });
 
 const isTaskPosition = (v: unknown): v is TaskPosition => {
@@ -91,10 +157,18 @@ export const tasksSearch = defineTool({
     'Finds tasks by text, status, assignee, project, label, priority, due dates, overdue or blocked; summaries by due date ' +
     'then priority, without notes (task_get has them). Narrow rather than page.',
   input: searchInput,
+  // The names of `fields` are said in its description: their enum was 260 bytes of every listing.
+  listedInput: z.extend(searchInput, {
+    fields: z
+      .optional(z.array(z.string().check(z.maxLength(20))).check(z.maxLength(SUMMARY_FIELDS.length)))
+      .check(z.describe('Only these fields of each task (dueDate, assigneeName, status, priority, labels…; key, id and title always)')),
+  }),
   output: searchOutput,
+  listedOutput: z.extend(searchOutput, { tasks: z.array(taskBriefListed) }),
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {
+    if (args.query !== undefined || args.view !== undefined) return trimmed(await searchByQuery(args, ctx), args.fields);
     const { principal, services, now } = ctx;
     const today = dateInZone(now, principal.timeZone);
     const read = { now, timeZone: principal.timeZone, forward: true };
@@ -120,7 +194,7 @@ export const tasksSearch = defineTool({
     ]);
     // Status names are the project's, or, across projects, any set's (a name finds its status in each).
     const sets = project ? [setOf(project)] : [DEFAULT_SET, ...[...names.projects.values()].filter((p) => p.statuses).map(setOf)];
-    const asked = readStatusFilter(args.status, sets, 'status', (id) => setOf(id ? names.projects.get(id) : undefined));
+    const asked = readStatusFilter(args.status ?? 'open', sets, 'status', (id) => setOf(id ? names.projects.get(id) : undefined));
     // Only open tasks are overdue: of the statuses asked, the open ones.
     const openAsked = asked.states?.filter((k) => phaseOf(categoryOfKey(k) ?? 'unstarted') === 'open');
     if (args.overdue && (asked.status === 'done' || openAsked?.length === 0)) throw overdueOnlyOpen();
@@ -142,7 +216,10 @@ export const tasksSearch = defineTool({
         task && (statuses.status === 'any' || task.status === statuses.status) && inStates(task, statuses.states, statuses.shows)
           ? [task]
           : [];
-      return { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)), textNotes };
+      return trimmed(
+        { today, returned: shown.length, truncated: false, tasks: shown.map((t) => toSummary(t, names)), textNotes },
+        args.fields,
+      );
     }
     const page = await services.tasks.search(
       principal,
@@ -164,22 +241,130 @@ export const tasksSearch = defineTool({
       args.limit,
       after,
     );
-    return {
-      today,
-      returned: page.tasks.length,
-      truncated: page.next !== undefined,
-      ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
-      tasks: page.tasks.map((t) => toSummary(t, names)),
-      textNotes,
-    };
+    return trimmed(
+      {
+        today,
+        returned: page.tasks.length,
+        truncated: page.next !== undefined,
+        ...(page.next ? { nextCursor: await cursorFor(ctx, args, page.next) } : {}),
+        tasks: page.tasks.map((t) => toSummary(t, names)),
+        textNotes,
+      },
+      args.fields,
+    );
   },
-  render: (r, reader) =>
-    r.returned === 0
+  render: (r, reader) => {
+    const head = r.view ? `View '${r.view.name}' (${r.view.query}): ` : '';
+    const line = (t: (typeof r.tasks)[number]) =>
+      'labels' in t && 'priority' in t && 'version' in t && 'status' in t
+        ? taskLine(t as TaskSummaryOutput, r.today, { reader })
+        : fieldsLine(t);
+    const partial = r.partial ? '\n(Among the first matches only: narrow the query to see them all in this order.)' : '';
+    return r.returned === 0
       ? r.truncated
-        ? `No tasks match in what one call reads.${moreLine(r)}`
-        : 'No tasks match.'
-      : `${r.returned} task(s):\n${r.tasks.map((t) => taskLine(t, r.today, { reader })).join('\n')}${moreLine(r)}`,
+        ? `${head}No tasks match in what one call reads.${moreLine(r)}`
+        : `${head}No tasks match.`
+      : `${head}${r.returned} task(s):\n${r.tasks.map(line).join('\n')}${moreLine(r)}${partial}`;
+  },
 });
+
+type SearchArgs = z.output<typeof searchInput>;
+type SearchAnswer = WithTextNotes<Omit<z.input<typeof searchOutput>, 'tasks'> & { tasks: TaskSummaryOutput[] }>;
+
+/** An answer with only the fields asked for of each task (all of them when `fields` is absent). */
+const trimmed = (answer: SearchAnswer, fields: readonly (typeof SUMMARY_FIELDS)[number][] | undefined): SearchAnswer => {
+  if (!fields) return answer;
+  const keep = new Set<string>(['key', 'taskId', 'title', ...fields]);
+  return {
+    ...answer,
+    tasks: answer.tasks.map((t) => Object.fromEntries(Object.entries(t).filter(([k]) => keep.has(k))) as TaskSummaryOutput),
+  };
+};
+
+/** A task's line from the fields a client asked for. */
+const fieldsLine = (t: Readonly<Record<string, unknown>> & { title: string; taskId: string; key?: string | undefined }): string => {
+  const rest = Object.entries(t)
+    .filter(([k]) => k !== 'key' && k !== 'taskId' && k !== 'title')
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? (x.key ?? x.taskId) : x)).join(', ') : v}`);
+  return `- ${t.key ?? `[${t.taskId}]`} ${t.title}${rest.length ? ` · ${rest.join(' · ')}` : ''}`;
+};
+
+/** Matches read to sort in an order no list keeps (priority, created, title…): the first this many, sorted. */
+const SORT_WINDOW = 100;
+
+const cmp = (a: string | number | undefined, b: string | number | undefined): number =>
+  a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a < b ? -1 : 1;
+
+/** The order `sort` asks for; ties by due date, then priority, then key. */
+const sortOrder = (sort: Sort): ((a: Task, b: Task) => number) => {
+  const by = (t: Task): string | number | undefined =>
+    sort.by === 'due'
+      ? t.dueDate
+      : sort.by === 'priority'
+        ? t.priority
+        : sort.by === 'created'
+          ? t.createdAt
+          : sort.by === 'updated'
+            ? t.updatedAt
+            : sort.by === 'completed'
+              ? t.completedAt
+              : sort.by === 'title'
+                ? t.title.toLocaleLowerCase()
+                : (t.number ?? 0);
+  const sign = sort.desc ? -1 : 1;
+  return (a, b) =>
+    sign * cmp(by(a), by(b)) || cmp(a.dueDate, b.dueDate) || cmp(a.priority, b.priority) || cmp(a.number ?? 0, b.number ?? 0);
+};
+
+/** A search by query or by saved view (surface/task-query.ts plans it). */
+const searchByQuery = async (args: SearchArgs, ctx: Parameters<typeof writeContext>[0]): Promise<SearchAnswer> => {
+  const { principal, services, now } = ctx;
+  const given: string[] = FILTER_ARGS.filter((k) => args[k] !== undefined);
+  if (args.query !== undefined && args.view !== undefined) given.unshift('view');
+  if (given.length) throw queryWithFilters(given);
+  const today = dateInZone(now, principal.timeZone);
+  const [names, view] = await Promise.all([
+    loadNames(services, principal),
+    args.view === undefined ? undefined : services.views.find(principal.workspaceId, principal.userId, args.view),
+  ]);
+  if (args.view !== undefined && !view) throw viewNotFound(args.view);
+  const query = view ? queryOfView(view) : args.query!;
+  const plan = await planQuery(services, principal, names, now, query);
+  const shown = view ? { view: { viewId: view.viewId, name: view.name, group: view.group, query } } : {};
+  const answer = (tasks: readonly Task[], more: { nextCursor?: string; partial?: boolean } = {}): SearchAnswer => ({
+    today,
+    returned: tasks.length,
+    truncated: more.nextCursor !== undefined,
+    ...more,
+    ...shown,
+    tasks: tasks.map((t) => toSummary(t, names)),
+    textNotes: plan.notes,
+  });
+  const keep = plan.filter.residual!;
+  if (plan.taskIds) {
+    const found = await Promise.all(plan.taskIds.map((id) => services.tasks.get(principal.workspaceId, id)));
+    const tasks = found.filter((t): t is Task => !!t && !t.deletedAt && keep(t));
+    return answer(plan.sort ? [...tasks].sort(sortOrder(plan.sort)) : tasks);
+  }
+  const native =
+    !plan.sort ||
+    (plan.sort.by === 'due' && !plan.sort.desc) ||
+    (plan.sort.by === 'completed' && plan.sort.desc && plan.filter.status === 'done');
+  if (!native) {
+    const page = await services.tasks.search(principal, plan.filter, SORT_WINDOW);
+    const sorted = [...page.tasks].sort(sortOrder(plan.sort!));
+    const partial = page.next !== undefined || sorted.length > args.limit;
+    return answer(sorted.slice(0, args.limit), partial ? { partial: true } : {});
+  }
+  // The cursor is bound to what the view ran, so a view changed between pages starts over.
+  const bound = view ? { ...args, viewQuery: query } : args;
+  const after = await positionFrom(ctx, bound, isTaskPosition);
+  const page = await services.tasks.search(principal, plan.filter, args.limit, after);
+  return answer(page.tasks, {
+    ...(page.next ? { nextCursor: await cursorFor(ctx, bound, page.next) } : {}),
+    ...(page.cut ? { partial: true } : {}),
+  });
+};
 
 // ---- task_get -----------------------------------------------------------------------------------
 
@@ -189,6 +374,7 @@ export const taskGet = defineTool({
   description: 'One whole task, notes and links included, with its version.',
   input: z.strictObject({ taskId: taskRefArg }),
   output: taskOutput,
+  listedOutput: taskListed,
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, { services, principal }) => {
@@ -207,6 +393,7 @@ export const taskCreate = defineTool({
   description: 'Creates a task and returns its key; calling it twice makes two (tasks_create makes many).',
   input: z.strictObject(newTaskFields),
   output: changedTaskOutput,
+  listedOutput: changedTaskListed,
   annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -237,6 +424,7 @@ export const taskUpdate = defineTool({
     'Changes fields of a task; give only what changes and the version read (a stale one is a conflict). tasks_update changes many.',
   input: z.strictObject({ taskId: taskRefArg, version: versionArg.check(z.describe('The version read')), ...taskChangeFields }),
   output: changedTaskOutput,
+  listedOutput: changedTaskListed,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -274,12 +462,14 @@ const completeInput = z.extend(stateInput, {
   withSubtasks: z.optional(z.boolean()).check(z.describe('Completes its open subtasks too')),
 });
 
-const completedOutput = z.extend(changedTaskOutput, {
+const completedExtras = {
   doneFor: z.optional(dateOut),
   openSubtasks: z.optional(z.array(z.string()).check(z.describe('Subtasks left open'))),
   completedSubtasks: z.optional(z.array(z.string())),
   unblocked: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string() }))),
-});
+};
+const completedOutput = z.extend(changedTaskOutput, completedExtras);
+const completedListed = z.extend(changedTaskListed, completedExtras);
 
 /** Completes or reopens: the writer moves what waits on it in the same write. */
 const setStatus = async (ctx: Parameters<typeof writeContext>[0], args: z.output<typeof completeInput>, status: Task['status']) => {
@@ -344,6 +534,7 @@ export const taskComplete = defineTool({
   description: 'Marks a task done, listing tasks that waited only on it. Prefer it to task_delete for finished work.',
   input: completeInput,
   output: completedOutput,
+  listedOutput: completedListed,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: (args, ctx) => setStatus(ctx, args, 'done'),
@@ -357,6 +548,7 @@ export const taskReopen = defineTool({
   description: 'Reopens a closed task (work left after all); what waits on it is blocked again.',
   input: stateInput,
   output: changedTaskOutput,
+  listedOutput: changedTaskListed,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: (args, ctx) => setStatus(ctx, args, 'open'),

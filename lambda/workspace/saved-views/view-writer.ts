@@ -1,0 +1,125 @@
+import { viewRecord } from '../activity/records.js';
+import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
+import type { ActivityRecord } from '../model/activity.js';
+import { checkQuery } from '../model/query.js';
+import { viewNotYours, viewsFull } from '../model/refusals.js';
+import { MAX_VIEWS, newViewId, queryOfView, type View, type ViewGroup } from '../model/views.js';
+import { writeClaimed } from '../store/confirmed.js';
+import type { WriteContext } from '../store/stores.js';
+import { writesOf } from '../store/writes.js';
+
+/**
+ * The one writer of saved views, for every door (the tools, change_undo, the demo seed). Anyone may
+ * keep views of their own; sharing one with the workspace takes a member. A view is changed or
+ * deleted by its owner, or a shared one by an admin. Each change is one write with its record; a
+ * deleted view lives on in its record (undo puts it back under its name, if the name is still free).
+ */
+
+export interface ViewFields {
+  readonly name: string;
+  readonly query: string;
+  readonly sort?: string | undefined;
+  readonly group: ViewGroup;
+  readonly shared: boolean;
+}
+
+export interface WrittenView {
+  readonly view: View;
+  readonly record: ActivityRecord;
+}
+
+const check = 'views_list shows whether it was written.';
+
+/** A view's query must read (its names are read when it runs: a member renamed meanwhile is found then). */
+const readable = (v: ViewFields): void => void checkQuery(queryOfView(v));
+
+export const saveView = async (ctx: WriteContext, fields: ViewFields): Promise<WrittenView> => {
+  const { stores, caller, source } = ctx;
+  if (fields.shared) requireRole(caller, 'member', 'sharing a view');
+  readable(fields);
+  const seen = await stores.views.visible(caller.workspaceId, caller.userId);
+  if (seen.filter((v) => v.shared === fields.shared).length >= MAX_VIEWS) throw viewsFull(MAX_VIEWS);
+  const at = source.now.toISOString();
+  const view: View = {
+    workspaceId: caller.workspaceId,
+    viewId: newViewId(),
+    name: fields.name,
+    query: fields.query,
+    ...(fields.sort ? { sort: fields.sort } : {}),
+    group: fields.group,
+    shared: fields.shared,
+    ownerId: caller.userId,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  const record = viewRecord(stores.activity, source, 'created', undefined, view);
+  const w = writesOf(stores);
+  await writeClaimed(ctx, record.activityId, check, (claim) =>
+    w.commit([...claim, ...w.views.createOps(view), w.activity.recordOp(record)]),
+  );
+  return { view, record };
+};
+
+/** A private view is its owner's alone; a shared one its owner's (a member) or an admin's. */
+const mayChange = (ctx: WriteContext, view: View, action: string): void => {
+  if (view.shared) requireOwnOrAdmin(ctx.caller, view.ownerId, action);
+  else if (view.ownerId !== ctx.caller.userId) throw viewNotYours(view.name);
+};
+
+/** Changes a view; `undoes` when an undo puts back what it was. */
+export const changeView = async (ctx: WriteContext, was: View, fields: ViewFields, undoes?: ActivityRecord): Promise<WrittenView> => {
+  const { stores, caller, source } = ctx;
+  mayChange(ctx, was, 'change views');
+  if (fields.shared && !was.shared) requireRole(caller, 'member', 'sharing a view');
+  readable(fields);
+  const { sort: _sort, ...rest } = was;
+  const now: View = {
+    ...rest,
+    name: fields.name,
+    query: fields.query,
+    ...(fields.sort ? { sort: fields.sort } : {}),
+    group: fields.group,
+    shared: fields.shared,
+    updatedAt: source.now.toISOString(),
+    version: was.version + 1,
+  };
+  const record = viewRecord(stores.activity, source, 'changed', was, now, undoes ? { undoOf: undoes.activityId } : {});
+  const w = writesOf(stores);
+  await writeClaimed(ctx, record.activityId, check, (claim) =>
+    w.commit([
+      ...claim,
+      ...w.views.changeOps(was, now),
+      w.activity.recordOp(record),
+      ...(undoes ? [w.activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
+    ]),
+  );
+  return { view: now, record };
+};
+
+export const deleteView = async (ctx: WriteContext, view: View, undoes?: ActivityRecord): Promise<WrittenView> => {
+  const { stores, source } = ctx;
+  mayChange(ctx, view, 'delete views');
+  const record = viewRecord(stores.activity, source, 'deleted', view, view, undoes ? { undoOf: undoes.activityId } : {});
+  const w = writesOf(stores);
+  await writeClaimed(ctx, record.activityId, check, (claim) =>
+    w.commit([
+      ...claim,
+      w.views.removeOp(view),
+      w.activity.recordOp(record),
+      ...(undoes ? [w.activity.markUndoneOp(undoes, record.activityId, record.at)] : []),
+    ]),
+  );
+  return { view, record };
+};
+
+/** Puts a deleted view back under its name (an undo of its delete): the rights its delete needed. */
+export const restoreView = async (ctx: WriteContext, view: View, undoes: ActivityRecord): Promise<WrittenView> => {
+  const { stores, source } = ctx;
+  mayChange(ctx, view, 'restore views');
+  const back: View = { ...view, updatedAt: source.now.toISOString(), version: view.version + 1 };
+  const record = viewRecord(stores.activity, source, 'restored', view, back, { undoOf: undoes.activityId });
+  const w = writesOf(stores);
+  await w.commit([...w.views.createOps(back), w.activity.recordOp(record), w.activity.markUndoneOp(undoes, record.activityId, record.at)]);
+  return { view: back, record };
+};

@@ -1,0 +1,291 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { addDays, dateInZone } from '../../lambda/workspace/model/time.js';
+import {
+  addMember,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
+
+/**
+ * The query language of tasks_search (docs/workspace.md, "Queries"): each field as a person types
+ * it, the same tasks as the structured filters for the same meaning, and refusals that name the
+ * position, the part and a way to write it.
+ */
+
+let server: LocalServer;
+let ws: TestWorkspace;
+let today: string;
+const ids: Record<string, string> = {};
+const keys: Record<string, string> = {};
+
+const as = (token: string) => caller(server, token);
+const titles = (r: { structuredContent?: any }) => (r.structuredContent.tasks as { title: string }[]).map((t) => t.title).sort();
+const refusal = (r: object) => (r as { _meta?: Record<string, any> })._meta?.['sh.doers/refusal'];
+
+before(async () => {
+  server = await startWorkspaceServer();
+  ws = await createTestWorkspace(server);
+  today = dateInZone(new Date(), 'UTC');
+  const admin = as(ws.admin.token);
+  const project = (await admin('project_create', { name: 'Website relaunch' })).structuredContent.projectId;
+  ids.project = project;
+  const make = async (key: string, args: Record<string, unknown>) => {
+    const r = (await admin('task_create', args)).structuredContent;
+    ids[key] = r.taskId;
+    keys[key] = r.key;
+  };
+  await make('overdue', {
+    title: 'Invoice Acme',
+    dueDate: addDays(today, -2),
+    priority: 'P3',
+    assignee: ws.member.userId,
+    projectId: project,
+    labels: ['legal'],
+  });
+  await make('today', { title: 'Call the printer', dueDate: today, priority: 'P1', assignee: 'me' });
+  await make('later', { title: 'Plan the launch party', dueDate: addDays(today, 5), priority: 'P2', projectId: project, labels: ['fun'] });
+  await make('undated', { title: 'Read about pricing', priority: 'P4', repeat: 'every monday', dueDate: addDays(today, 30) });
+  await make('done', { title: 'Book the venue', dueDate: addDays(today, -1), projectId: project, assignee: ws.member.userId });
+  await make('sub', { title: 'Draft the press kit', parent: ids.later, priority: 'P2', assignee: ws.member.userId });
+  await make('review', { title: 'Review the contract', priority: 'P1', projectId: project, status: 'In review', blockedBy: [ids.today] });
+  await admin('task_complete', { taskId: ids.done });
+  await admin('attachment_add', { taskId: ids.later, name: 'plan.txt', content: Buffer.from('plan').toString('base64') });
+});
+after(() => server.close());
+
+describe('tasks_search query: terms as people type them', () => {
+  const cases: [string, (k: typeof ids) => string[]][] = [
+    ['assignee:me', () => ['Call the printer']],
+    ['no:assignee', () => ['Plan the launch party', 'Read about pricing', 'Review the contract']],
+    ['project:"Website relaunch"', () => ['Invoice Acme', 'Plan the launch party', 'Review the contract']],
+    ['status:"In review"', () => ['Review the contract']],
+    ['status:started', () => ['Review the contract']],
+    ['is:done', () => ['Book the venue']],
+    ['is:overdue', () => ['Invoice Acme']],
+    ['is:blocked', () => ['Review the contract']],
+    ['is:recurring', () => ['Read about pricing']],
+    ['is:subtask', () => ['Draft the press kit']],
+    ['label:legal', () => ['Invoice Acme']],
+    ['p1', () => ['Call the printer', 'Review the contract']],
+    ['priority<=2 -is:subtask', () => ['Call the printer', 'Plan the launch party', 'Review the contract']],
+    ['due:today', () => ['Call the printer']],
+    ['due<today', () => ['Invoice Acme']],
+    ['due>=today', () => ['Call the printer', 'Plan the launch party', 'Read about pricing']],
+    ['due:none', () => ['Draft the press kit', 'Review the contract']],
+    [
+      'created>-7d is:open',
+      () => [
+        'Call the printer',
+        'Draft the press kit',
+        'Invoice Acme',
+        'Plan the launch party',
+        'Read about pricing',
+        'Review the contract',
+      ],
+    ],
+    ['completed:today', () => ['Book the venue']],
+    ['has:files', () => ['Plan the launch party']],
+    ['pricing', () => ['Read about pricing']],
+    ['(due:today OR is:overdue) -p1', () => ['Invoice Acme']],
+    ['assignee:member -status:done', () => ['Draft the press kit', 'Invoice Acme']],
+    ['assignee:member is:open OR is:done', () => ['Book the venue', 'Draft the press kit', 'Invoice Acme']],
+  ];
+  for (const [query, expected] of cases) {
+    test(`'${query}' finds what it says`, async () => {
+      const r = await as(ws.admin.token)('tasks_search', { query });
+
+      assert.equal(r.isError, false, toolText(r));
+      assert.deepEqual(titles(r), [...expected(ids)].sort());
+    });
+  }
+
+  test('parent: and key: name tasks by key', async () => {
+    const search = as(ws.viewer.token);
+
+    assert.deepEqual(titles(await search('tasks_search', { query: `parent:${keys.later}` })), ['Draft the press kit']);
+    assert.deepEqual(titles(await search('tasks_search', { query: `key:${keys.overdue}` })), ['Invoice Acme']);
+  });
+
+  test('sort:priority and sort:updated-desc order the matches', async () => {
+    const search = as(ws.viewer.token);
+
+    const byPriority = (await search('tasks_search', { query: 'is:open -is:subtask sort:priority' })).structuredContent.tasks;
+    assert.deepEqual(
+      byPriority.map((t: { priority: string }) => t.priority),
+      ['P1', 'P1', 'P2', 'P3', 'P4'],
+    );
+    const updated = (await search('tasks_search', { query: 'sort:updated-desc' })).structuredContent.tasks.map(
+      (t: { title: string }) => t.title,
+    );
+    assert.equal(updated.length, 6);
+  });
+
+  test('a query finds the same tasks as the structured filters of the same meaning', async () => {
+    const search = as(ws.viewer.token);
+    const pairs: [string, Record<string, unknown>][] = [
+      ['assignee:me', { assignee: 'me' }],
+      ['no:assignee', { assignee: 'none' }],
+      [`project:"Website relaunch"`, { project: ids.project }],
+      ['status:started', { status: 'started' }],
+      ['is:overdue', { overdue: true }],
+      ['is:blocked', { blocked: true }],
+      ['label:legal', { label: 'legal' }],
+      ['p2', { priority: 'P2' }],
+      ['due<=today', { dueBefore: today }],
+      ['pricing', { text: 'pricing' }],
+    ];
+    for (const [query, filters] of pairs) {
+      assert.deepEqual(titles(await search('tasks_search', { query })), titles(await search('tasks_search', filters)), query);
+    }
+  });
+
+  test('fields keeps each task to what was asked, and the text one line per task', async () => {
+    const r = await as(ws.viewer.token)('tasks_search', { query: 'is:open', fields: ['dueDate'] });
+
+    assert.equal(r.isError, false, toolText(r));
+    for (const t of r.structuredContent.tasks)
+      assert.deepEqual(Object.keys(t).sort(), ['dueDate', 'key', 'taskId', 'title'].filter((k) => k in t).sort());
+    assert.ok(r.structuredContent.tasks.every((t: object) => !('labels' in t) && !('version' in t)));
+    assert.equal(
+      toolText(r)
+        .split('\n')
+        .filter((l) => l.startsWith('- ')).length,
+      r.structuredContent.returned,
+    );
+  });
+});
+
+describe('tasks_search query: refusals name the part and how to write it', () => {
+  const refusals: [string, RegExp, string?][] = [
+    ['asignee:me', /at character 1, 'asignee:me': 'asignee' is no field; the fields are assignee, no, project/],
+    ['project:"Website relaunch', /at character 9, .*opens a quote that is never closed/],
+    ['(due:today OR is:overdue p1', /at character 1, .*opens a parenthesis that is never closed/],
+    ['is:open due<frday', /at character 9, 'due<frday': 'frday' is not a date this server reads/],
+    ['sort:colour', /'sort:colour' sorts by one of due, priority, created, updated, completed, title, key/],
+    ['is:later', /'is:later' is one of open, done, canceled, blocked, overdue, recurring, subtask; write it like is:overdue/],
+    ['assignee:nobody', /'assignee:nobody': no member 'nobody' here/],
+    ['project:Nowhere', /no project 'Nowhere' here; the projects are Website relaunch/],
+    ['status:Someday', /'status:Someday': 'Someday' is no status here/],
+    ['priority>p5', /priority is 1 \(most urgent\) to 4/],
+    ['a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21', /more than 20 terms/, 'limit'],
+    ['label>x', /label takes ':' only/],
+  ];
+  for (const [query, words, reason] of refusals) {
+    test(`'${query}' is refused`, async () => {
+      const r = await as(ws.viewer.token)('tasks_search', { query });
+
+      assert.equal(r.isError, true);
+      assert.match(toolText(r), /^query: /);
+      assert.match(toolText(r), words);
+      assert.equal(refusal(r).reason, reason ?? 'invalid-argument');
+      assert.equal(refusal(r).data.param, 'query');
+      assert.equal(typeof refusal(r).data.at, 'number');
+    });
+  }
+
+  test('a query with structured filters is refused naming them', async () => {
+    const r = await as(ws.viewer.token)('tasks_search', { query: 'is:open', assignee: 'me' });
+
+    assert.equal(r.isError, true);
+    assert.match(toolText(r), /^query: .*leave out assignee/);
+  });
+});
+
+describe('saved views', () => {
+  test('a shared view saved by one member runs for another, and views_list lists it', async () => {
+    const saved = await as(ws.member.token)('view_save', {
+      name: 'Team overdue',
+      query: 'is:overdue',
+      sort: 'priority',
+      shared: true,
+      group: 'assignee',
+    });
+    assert.equal(saved.isError, false, toolText(saved));
+
+    const run = await as(ws.viewer.token)('tasks_search', { view: 'team OVERDUE' });
+    const listed = await as(ws.admin.token)('views_list');
+
+    assert.equal(run.isError, false, toolText(run));
+    assert.deepEqual(titles(run), ['Invoice Acme']);
+    assert.equal(run.structuredContent.view.name, 'Team overdue');
+    assert.equal(run.structuredContent.view.group, 'assignee');
+    assert.match(toolText(run), /^View 'Team overdue' \(is:overdue sort:priority\)/);
+    assert.ok(listed.structuredContent.views.some((v: { name: string; shared: boolean }) => v.name === 'Team overdue' && v.shared));
+  });
+
+  test('a private view is its owner own: another member neither sees nor runs it', async () => {
+    await as(ws.admin.token)('view_save', { name: 'Mine only', query: 'assignee:me' });
+
+    const other = await as(ws.member.token)('tasks_search', { view: 'Mine only' });
+    const listed = await as(ws.member.token)('views_list');
+
+    assert.equal(other.isError, true);
+    assert.equal(refusal(other).reason, 'not-found');
+    assert.match(toolText(other), /^view: no view 'Mine only' here/);
+    assert.ok(!listed.structuredContent.views.some((v: { name: string }) => v.name === 'Mine only'));
+  });
+
+  test('a name used twice is refused, and nothing is written', async () => {
+    const r = await as(ws.member.token)('view_save', { name: 'team overdue', query: 'is:open' });
+    const listed = await as(ws.member.token)('views_list');
+
+    assert.equal(r.isError, true);
+    assert.equal(refusal(r).reason, 'taken');
+    assert.match(toolText(r), /^name: a view named 'team overdue' exists already/);
+    assert.equal(listed.structuredContent.views.filter((v: { name: string }) => v.name.toLowerCase() === 'team overdue').length, 1);
+  });
+
+  test('a view whose query cannot be read is refused before it is saved', async () => {
+    const r = await as(ws.member.token)('view_save', { name: 'Broken', query: 'due<frday' });
+    const listed = await as(ws.member.token)('views_list');
+
+    assert.equal(r.isError, true);
+    assert.match(toolText(r), /^query: at character 1, 'due<frday'/);
+    assert.ok(!listed.structuredContent.views.some((v: { name: string }) => v.name === 'Broken'));
+  });
+
+  test('a view of another workspace is not found', async () => {
+    const other = await createTestWorkspace(server);
+    await as(other.member.token)('view_save', { name: 'Elsewhere', query: 'is:open', shared: true });
+
+    const r = await as(ws.member.token)('tasks_search', { view: 'Elsewhere' });
+
+    assert.equal(r.isError, true);
+    assert.equal(refusal(r).reason, 'not-found');
+  });
+
+  test('view_delete takes it away and change_undo puts it back', async () => {
+    await as(ws.member.token)('view_save', { name: 'Short lived', query: 'p1' });
+
+    const deleted = await as(ws.member.token)('view_delete', { view: 'Short lived' });
+    const gone = await as(ws.member.token)('tasks_search', { view: 'Short lived' });
+    const undone = await as(ws.member.token)('change_undo', { activityId: deleted.structuredContent.activityId });
+    const back = await as(ws.member.token)('tasks_search', { view: 'Short lived' });
+
+    assert.equal(deleted.isError, false, toolText(deleted));
+    assert.equal(gone.isError, true);
+    assert.equal(undone.isError, false, toolText(undone));
+    assert.equal(back.isError, false, toolText(back));
+    assert.deepEqual(titles(back), ['Call the printer', 'Review the contract']);
+  });
+
+  test('a shared view is changed by its owner or an admin, not by another member', async () => {
+    const saved = await as(ws.member.token)('view_save', { name: 'Fun things', query: 'label:fun', shared: true });
+    const second = await addMember(server, ws.workspaceId, 'member', 'UTC');
+    const viewId = saved.structuredContent.viewId;
+
+    const byOther = await as(second.token)('view_save', { viewId, name: 'Fun things', query: 'p1', shared: true });
+    const byAdmin = await as(ws.admin.token)('view_save', { viewId, name: 'Fun stuff', query: 'label:fun p2', shared: true });
+    const run = await as(second.token)('tasks_search', { view: 'Fun stuff' });
+
+    assert.equal(byOther.isError, true);
+    assert.equal(refusal(byOther).reason, 'role');
+    assert.equal(byAdmin.isError, false, toolText(byAdmin));
+    assert.deepEqual(titles(run), ['Plan the launch party']);
+  });
+});

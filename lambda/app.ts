@@ -75,7 +75,11 @@ export const createApp = (rt: Runtime): App => {
     rt.observer,
     DEFAULT_TOOL_GROUPS,
   );
-  const prompts = new PromptRegistry([...PRODUCT_PROMPTS, ...(rt.fixtures?.prompts ?? [])], (name) => tools.scopeOf(name));
+  const prompts = new PromptRegistry(
+    [...PRODUCT_PROMPTS, ...(rt.fixtures?.prompts ?? [])],
+    (name) => tools.scopeOf(name),
+    (name) => tools.groupOf(name),
+  );
   const resources = new ResourceRegistry<WorkspaceServices>(
     [...PRODUCT_RESOURCE_TEMPLATES, ...(rt.fixtures?.templates ?? [])],
     [...(rt.views ? viewResources(rt.views) : []), ...(rt.fixtures?.resources ?? [])],

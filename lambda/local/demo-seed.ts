@@ -11,6 +11,7 @@ import { NO_STATUSES, planStatusSet } from '../workspace/model/status-sets.js';
 import { addDays, dateInZone, instantInZone } from '../workspace/model/time.js';
 import type { Priority } from '../workspace/model/types.js';
 import { createProject } from '../workspace/projects/project-writer.js';
+import { saveView } from '../workspace/saved-views/view-writer.js';
 import type { WorkspaceStores } from '../workspace/store/stores.js';
 import { createTasks } from '../workspace/tasks/task-writer.js';
 import { DEMO_WORKSPACE_ID } from './local-data.js';
@@ -218,4 +219,16 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, now: Date): Promi
     ]);
     if (!outcome!.ok) thereAlready(outcome!.error);
   }
+  // Two shared views every member opens as their own ("assignee:me" is whoever runs it).
+  const seen = await services.views.visible(ws, DEMO_OWNER.userId);
+  for (const view of DEMO_VIEWS) {
+    if (seen.some((v) => v.name === view.name)) continue;
+    await saveView(contextOf(DEMO_OWNER.userId), { ...view, shared: true }).catch(thereAlready);
+  }
 };
+
+/** The demo's saved views (docs/workspace.md, "Views"). */
+export const DEMO_VIEWS = [
+  { name: 'Overdue for the team', query: 'is:overdue', sort: 'priority', group: 'assignee' },
+  { name: 'My week', query: 'assignee:me is:open due<=+7d', sort: 'due', group: 'due' },
+] as const;

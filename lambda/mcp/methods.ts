@@ -121,7 +121,7 @@ const list = (key: string, items: readonly unknown[]): MethodResult => ({ result
 /** Methods of both eras; the dispatcher adds `initialize`/`ping` or `server/discover` by era. */
 export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
   'tools/list': (app, c) => list('tools', app.tools.list(c.principal, c.meta.era.version, c.tools)),
-  'prompts/list': (app, c) => list('prompts', app.prompts.list(c.principal)),
+  'prompts/list': (app, c) => list('prompts', app.prompts.list(c.principal, c.tools)),
   'resources/list': (app, c) => list('resources', app.resources.listResources(c.principal)),
   'resources/templates/list': (app, c) => list('resourceTemplates', app.resources.listTemplates(c.principal)),
   'prompts/get': async (app, c) => {

@@ -4,7 +4,7 @@ import type { Principal, Scope } from '../vocabulary.js';
 import { describeIssues } from './json-schema.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
-import { covers, type InputRequired, isInputRequired } from './tool-registry.js';
+import { ALL_TOOLS, covers, type InputRequired, isInputRequired, type ToolSelection } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
 export interface PromptMessage {
@@ -49,16 +49,23 @@ export const userText = (text: string): PromptMessage[] => [{ role: 'user', cont
 interface RegisteredPrompt {
   readonly def: PromptDefinition;
   readonly scopes: readonly Scope[];
+  /** The tool groups its tools are in: a connection that does not list them all does not list it. */
+  readonly groups: readonly string[];
   readonly listed: Record<string, unknown>;
   readonly strictArgs: z.core.$ZodType;
 }
 
 export class PromptRegistry {
   private readonly prompts = new Map<string, RegisteredPrompt>();
-  private readonly listCache = new ScopeCache<readonly Record<string, unknown>[]>();
+  /** Per tool selection (tool-registry.ts): the listing per scope set. */
+  private readonly listCache = new Map<string, ScopeCache<readonly Record<string, unknown>[]>>();
 
   /** `scopeOfTool` answers undefined for a tool that is not registered: such a prompt is dropped. */
-  constructor(defs: readonly PromptDefinition[], scopeOfTool: (tool: string) => Scope | null | undefined) {
+  constructor(
+    defs: readonly PromptDefinition[],
+    scopeOfTool: (tool: string) => Scope | null | undefined,
+    groupOfTool: (tool: string) => string | undefined = () => undefined,
+  ) {
     for (const def of [...defs].sort(byKey((d) => d.name))) {
       const shape = def.args._zod.def.shape;
       const toolScopes = def.tools.map(scopeOfTool);
@@ -66,6 +73,7 @@ export class PromptRegistry {
       this.prompts.set(def.name, {
         def,
         scopes: [...new Set(toolScopes.filter((s): s is Scope => !!s))],
+        groups: [...new Set(def.tools.flatMap((t) => groupOfTool(t) ?? []))],
         strictArgs: z.strictObject(shape),
         listed: {
           name: def.name,
@@ -80,9 +88,17 @@ export class PromptRegistry {
     }
   }
 
-  list(principal: Principal): readonly Record<string, unknown>[] {
-    return this.listCache.get(principal, () =>
-      [...this.prompts.values()].filter((p) => p.scopes.every((s) => covers(principal, s))).map((p) => p.listed),
+  /** The prompts a principal may run whose tools the connection lists (`selection`: every group when absent). */
+  list(principal: Principal, selection: ToolSelection = ALL_TOOLS): readonly Record<string, unknown>[] {
+    let cache = this.listCache.get(selection.key);
+    if (!cache) {
+      cache = new ScopeCache();
+      this.listCache.set(selection.key, cache);
+    }
+    return cache.get(principal, () =>
+      [...this.prompts.values()]
+        .filter((p) => p.scopes.every((s) => covers(principal, s)) && p.groups.every((g) => !selection.groups || selection.groups.has(g)))
+        .map((p) => p.listed),
     );
   }
 

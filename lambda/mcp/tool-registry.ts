@@ -223,6 +223,10 @@ export class ToolRegistry<S> {
     return this.tools.get(name)?.scope;
   }
 
+  groupOf(name: string): string | undefined {
+    return this.tools.get(name)?.group;
+  }
+
   /** Scopes the registered tools need: `scopes_supported` and the challenge's `scope`. */
   get requiredScopes(): Scope[] {
     return [...new Set([...this.tools.values()].flatMap((t) => (t.scope ? [t.scope] : [])))];

@@ -211,12 +211,29 @@ describe('prompts', () => {
       assert.match(messages[0].content.text, /Report only what the tools returned/);
     }
     const weekly = await modernCall(server, 'prompts/get', { name: 'weekly_review', arguments: {} });
-    assert.match(
-      weekly.json.result.messages[0].content.text,
-      /recurring true and dueBefore seven days from today for what repeats next week/,
-    );
+    assert.match(weekly.json.result.messages[0].content.text, /query "assignee:me is:recurring due<=\+7d" for what repeats next week/);
     const catchUp = await modernCall(server, 'prompts/get', { name: 'catch_up_on', arguments: { project: 'Acme renewal' } });
     assert.match(catchUp.json.result.messages[0].content.text, /"Acme renewal"/);
+  });
+
+  test('every query a prompt names runs as tasks_search reads it', async () => {
+    const queries: string[] = [];
+    for (const [name, args] of [
+      ['daily_briefing', {}],
+      ['weekly_review', {}],
+      ['triage_inbox', {}],
+      ['catch_up_on', { project: 'Acme renewal' }],
+    ] as const) {
+      const text: string = (await modernCall(server, 'prompts/get', { name, arguments: args })).json.result.messages[0].content.text;
+      for (const m of text.matchAll(/query "([^"]+)"|'([^']*project:[^']*)'/g))
+        queries.push((m[1] ?? m[2]!).replace('<its name>', 'Acme renewal'));
+    }
+
+    assert.ok(queries.length >= 8, queries.join(' | '));
+    for (const query of queries) {
+      const r = await callTool(server, 'tasks_search', { query });
+      assert.equal(r.isError, false, `${query}: ${r.content[0]!.text}`);
+    }
   });
 
   test('a missing required or an undeclared argument is -32602', async () => {

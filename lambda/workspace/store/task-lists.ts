@@ -84,7 +84,12 @@ const segmentsOf = (f: TaskFilter): Segment[] => {
     const hi = his.sort()[0]!;
     if (lo <= hi) out.push({ status: 'open', lo, hi });
   }
-  if (f.status !== 'open') out.push({ status: 'done', lo: 'X#', hi: 'X#\uffff' });
+  if (f.status !== 'open') {
+    // Most recent first: a completion range bounds the read on both sides (`X#<completedAt>#<id>`).
+    const lo = f.completedFrom === undefined ? 'X#' : `X#${f.completedFrom}`;
+    const hi = f.completedBefore === undefined ? 'X#\uffff' : `X#${f.completedBefore}`;
+    if (lo <= hi) out.push({ status: 'done', lo, hi });
+  }
   return out;
 };
 
@@ -455,6 +460,8 @@ const matchesFilter = (t: Task, f: TaskFilter): boolean => {
   if (f.dueOnOrAfter !== undefined && (t.dueDate === undefined || t.dueDate < f.dueOnOrAfter)) return false;
   if (f.dueOnOrBefore !== undefined && (t.dueDate === undefined || t.dueDate > f.dueOnOrBefore)) return false;
   if (f.dueBefore !== undefined && (t.dueDate === undefined || t.dueDate >= f.dueBefore)) return false;
+  if (f.completedFrom !== undefined && (t.completedAt === undefined || t.completedAt < f.completedFrom)) return false;
+  if (f.completedBefore !== undefined && (t.completedAt === undefined || t.completedAt >= f.completedBefore)) return false;
   if (f.blocked !== undefined && (t.openBlockers?.length ?? 0) > 0 !== f.blocked) return false;
   if (f.recurring !== undefined && !!t.repeat !== f.recurring) return false;
   if (f.parentId !== undefined && t.parentId !== f.parentId) return false;

@@ -25,6 +25,9 @@ export interface TaskFilter {
   readonly dueOnOrBefore?: string;
   /** Exclusive upper bound: "overdue" is due before the user's today. */
   readonly dueBefore?: string;
+  /** Done tasks completed at or after this instant (ISO), and before `completedBefore`: a range of the done list. */
+  readonly completedFrom?: string;
+  readonly completedBefore?: string;
   /** true: waiting on an open task; false: not. */
   readonly blocked?: boolean;
   /** true: has a repeat rule; false: has none. */

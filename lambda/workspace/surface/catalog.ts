@@ -12,7 +12,7 @@ import { BULK_TOOLS } from './tools/bulk.js';
 import { COMMENT_TOOLS } from './tools/comments.js';
 import { meGet } from './tools/me.js';
 import { MEMBER_TOOLS } from './tools/members.js';
-import { PROJECT_TOOLS } from './tools/projects.js';
+import { PROJECT_TOOLS, projectsList } from './tools/projects.js';
 import { TASK_TOOLS } from './tools/tasks.js';
 import { VIEW_TOOLS } from './tools/views.js';
 
@@ -26,11 +26,15 @@ const inGroup = (group: string, defs: readonly Tool[]): Tool[] => defs.map((d) =
  */
 export const PRODUCT_TOOLS: readonly Tool[] = linkViews([
   // What a person needs every day: their tasks, their comments, and taking a change back.
-  ...inGroup('tasks', [meGet, agendaGet, ...TASK_TOOLS, ...COMMENT_TOOLS, changeUndo]),
+  // projects_list too: a task's projectId is found there.
+  ...inGroup('tasks', [meGet, agendaGet, ...TASK_TOOLS, ...COMMENT_TOOLS, changeUndo, projectsList]),
   // Many tasks in one call: planning and triage sessions, imports from a list.
   ...inGroup('bulk', BULK_TOOLS),
   ...inGroup('views', VIEW_TOOLS),
-  ...inGroup('projects', PROJECT_TOOLS),
+  ...inGroup(
+    'projects',
+    PROJECT_TOOLS.filter((t) => t !== projectsList),
+  ),
   ...inGroup('people', MEMBER_TOOLS),
   ...inGroup('files', ATTACHMENT_TOOLS),
   ...inGroup('history', [activityList]),

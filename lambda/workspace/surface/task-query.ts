@@ -13,7 +13,7 @@ import {
 } from '../model/query.js';
 import { queryTermAmbiguous, queryTermBad, queryTermNamesNothing } from '../model/refusals.js';
 import { DEFAULT_SET, foldedName, readStatusFilter, type StatusFilter, setOf, statusOf } from '../model/statuses.js';
-import { addDays, dateInZone } from '../model/time.js';
+import { addDays, dateInZone, instantInZone } from '../model/time.js';
 import { PRIORITIES, type Priority, type Task } from '../model/types.js';
 import type { Names } from '../store/names.js';
 import type { WorkspaceStores } from '../store/stores.js';
@@ -388,6 +388,13 @@ const planTerm = async (term: Term, r: Reading): Promise<Planned> => {
           ? {
               narrows: (f: Mutable<TaskFilter>) => {
                 if (f.status === 'any') f.status = 'done';
+                // The days as instants of the member's zone: the done list is keyed by the instant.
+                const [lo, hi] = span;
+                const startOf = (day: string) => new Date(instantInZone(day, '00:00', tz)).toISOString();
+                const from = op === ':' || op === '>=' ? startOf(lo) : op === '>' ? startOf(addDays(hi, 1)) : undefined;
+                const before = op === ':' || op === '<=' ? startOf(addDays(hi, 1)) : op === '<' ? startOf(lo) : undefined;
+                if (from !== undefined && (f.completedFrom === undefined || from > f.completedFrom)) f.completedFrom = from;
+                if (before !== undefined && (f.completedBefore === undefined || before < f.completedBefore)) f.completedBefore = before;
               },
             }
           : {}),

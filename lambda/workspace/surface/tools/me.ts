@@ -23,6 +23,8 @@ export const meGet = defineTool({
   description: "The calling user: name, e-mail, workspace and its task key, role, time zone, today there, and the token's scopes.",
   input: z.strictObject({}),
   output: meOutput,
+  // The scopes as strings: which there are, the protected-resource metadata lists (scopes_supported).
+  listedOutput: z.extend(meOutput, { scopes: z.array(z.string()) }),
   annotations: READ,
   scope: null,
   run: async (_args, { principal, now }) => ({

@@ -65,6 +65,7 @@ export const projectsList = defineTool({
   description: 'Lists the projects with their projectIds (archived too with includeArchived).',
   input: listInput,
   output: listOutput,
+  listedOutput: z.object({ ...listFields, projects: z.array(z.object({ projectId: z.string(), name: z.string(), status: z.string() })) }),
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {

@@ -154,8 +154,8 @@ export const tasksSearch = defineTool({
   name: 'tasks_search',
   title: 'Search tasks',
   description:
-    'Finds tasks by text, status, assignee, project, label, priority, due dates, overdue or blocked; summaries by due date ' +
-    'then priority, without notes (task_get has them). Narrow rather than page.',
+    'Finds tasks by query (or the filters): summaries by due date then priority unless sorted, without notes (task_get ' +
+    'has them). Narrow rather than page.',
   input: searchInput,
   // The names of `fields` are said in its description: their enum was 260 bytes of every listing.
   listedInput: z.extend(searchInput, {

@@ -29,6 +29,10 @@ const viewOutput = z.object({
   version: z.number().check(z.int()),
 });
 
+/** A view as listed: what names it and what it runs (the answers carry its owner and version too). */
+const viewListed = z.object({ viewId: z.string(), name: z.string(), query: z.string(), group: z.string(), shared: z.boolean() });
+const changedViewListed = z.object({ viewId: z.string(), name: z.string(), activityId: z.string() });
+
 const toViewOutput = (v: View, ownerName?: string): z.input<typeof viewOutput> => ({
   viewId: v.viewId,
   name: v.name,
@@ -60,6 +64,7 @@ export const viewSave = defineTool({
     viewId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))).check(z.describe('Changes this view instead')),
   }),
   output: z.extend(viewOutput, activityIdOutput),
+  listedOutput: changedViewListed,
   annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -84,6 +89,7 @@ export const viewsList = defineTool({
   description: 'The saved views you can open: your own and the shared ones.',
   input: z.strictObject({}),
   output: z.object({ views: z.array(viewOutput) }),
+  listedOutput: z.object({ views: z.array(viewListed) }),
   annotations: READ,
   scope: 'tasks:read',
   run: async (_args, { services, principal }) => {
@@ -103,6 +109,7 @@ export const viewDelete = defineTool({
   description: 'Deletes a saved view by name or id (change_undo puts it back).',
   input: z.strictObject({ view: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)) }),
   output: z.extend(viewOutput, activityIdOutput),
+  listedOutput: changedViewListed,
   annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, ctx) => {

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { LocalServer } from '../../lambda/local/server.js';
+import { legacyCall, modernCall, urlOf } from '../helpers/local.js';
+import { startWorkspaceServer } from '../helpers/workspace-fixtures.js';
+
+/**
+ * Tool groups (docs/clients.md, "Tool groups"): the bare /mcp lists the groups a person needs every
+ * day, ?tools=all every group, ?tools=a,b the named ones; the URL is all a client keeps (claude.ai
+ * and ChatGPT take nothing else), and the official clients keep its query on every request.
+ */
+
+const DEFAULT_TOOLS = [
+  'agenda_get',
+  'change_undo',
+  'comment_add',
+  'comment_delete',
+  'comments_list',
+  'me_get',
+  'projects_list',
+  'task_complete',
+  'task_create',
+  'task_delete',
+  'task_get',
+  'task_reopen',
+  'task_update',
+  'tasks_search',
+  'view_delete',
+  'view_save',
+  'views_list',
+];
+const PROJECT_TOOLS = ['project_archive', 'project_create', 'project_delete', 'project_get', 'project_update'];
+
+let server: LocalServer;
+before(async () => {
+  server = await startWorkspaceServer();
+});
+after(() => server.close());
+
+const listed = async (query: string) => (await modernCall(server, 'tools/list', {}, { query })).json.result;
+const names = (result: { tools: { name: string }[] }) => result.tools.map((t) => t.name);
+
+describe('which tools a connection lists', () => {
+  test('the bare /mcp lists the default groups, on every revision, with all four prompts', async () => {
+    const modern = await listed('');
+    const legacy = await legacyCall(server, 'tools/list', {}, { query: '' });
+    const prompts = await modernCall(server, 'prompts/list', {}, { query: '' });
+
+    assert.deepEqual(names(modern), DEFAULT_TOOLS);
+    assert.deepEqual(names(legacy.json.result), DEFAULT_TOOLS);
+    assert.deepEqual(
+      prompts.json.result.prompts.map((p: { name: string }) => p.name),
+      ['catch_up_on', 'daily_briefing', 'triage_inbox', 'weekly_review'],
+    );
+  });
+
+  test('?tools= names groups: exactly those, "default" standing for the defaults, "all" for every one', async () => {
+    const projects = await listed('tools=projects');
+    const more = await listed('tools=default,projects');
+    const all = await listed('tools=all');
+    const prompts = await modernCall(server, 'prompts/list', {}, { query: 'tools=projects' });
+
+    assert.deepEqual(names(projects), PROJECT_TOOLS);
+    assert.deepEqual(names(more), [...DEFAULT_TOOLS, ...PROJECT_TOOLS].sort());
+    assert.equal(names(all).length, 31);
+    assert.deepEqual(prompts.json.result.prompts, [], 'no prompt can run on the project tools alone');
+  });
+
+  test('the order is by name and stays the same from one listing to the next, each with its cache hint', async () => {
+    for (const query of ['', 'tools=all', 'tools=files,people']) {
+      const first = await listed(query);
+      const again = await listed(query);
+
+      assert.deepEqual(names(first), [...names(first)].sort(), query);
+      assert.deepEqual(again.tools, first.tools, query);
+      assert.equal(first.ttlMs, 300_000);
+      assert.equal(first.cacheScope, 'private', 'a listing depends on the token and the URL: no shared cache may keep it');
+    }
+  });
+
+  test('a group that does not exist is -32602 naming it and every group there is, on any request', async () => {
+    const list = await modernCall(server, 'tools/list', {}, { query: 'tools=projects,reports' });
+    const init = await legacyCall(
+      server,
+      'initialize',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      { query: 'tools=reports' },
+    );
+
+    for (const res of [list, init]) {
+      assert.equal(res.json.error.code, -32602);
+      assert.match(
+        res.json.error.message,
+        /^tools=[a-z,]+: no tool group 'reports'; the groups are tasks, bulk, views, projects, people, files, history \(or all; the URL without tools= lists tasks, views\)/,
+      );
+    }
+  });
+
+  test('a tool outside the chosen groups is refused naming its group and the URL to use, and changes nothing', async () => {
+    const before = (await modernCall(server, 'tools/call', { name: 'projects_list', arguments: {} }, { query: '' })).json.result;
+
+    const res = await modernCall(server, 'tools/call', { name: 'project_create', arguments: { name: 'Not made' } }, { query: '' });
+    const afterwards = (await modernCall(server, 'tools/call', { name: 'projects_list', arguments: {} }, { query: '' })).json.result;
+
+    assert.equal(res.json.error.code, -32602);
+    assert.match(
+      res.json.error.message,
+      /^Tool project_create is in the tool group 'projects', which this connection's URL does not list; connect with \/mcp\?tools=tasks,views,projects/,
+    );
+    assert.deepEqual(afterwards.structuredContent.projects, before.structuredContent.projects);
+  });
+});
+
+describe('the official clients keep the URL', () => {
+  const bearer = () => ({ Authorization: `Bearer ${server.token}` });
+
+  test('v1 (2025-11-25) lists and calls the groups its URL names', async () => {
+    const client = new LegacyClient({ name: 'groups-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(urlOf(server, 'tools=projects')), { requestInit: { headers: bearer() } }));
+
+    const { tools } = await client.listTools();
+    const got = await client.callTool({ name: 'project_get', arguments: { projectId: 'nowhere' } });
+    await client.close();
+
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      PROJECT_TOOLS,
+    );
+    assert.equal(got.isError, true, 'called, and refused for the id it names');
+  });
+
+  test('v2 (2026-07-28) on the bare URL lists the defaults and is told which URL a project tool needs', async () => {
+    const client = new ModernClient({ name: 'groups-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new ModernTransport(new URL(urlOf(server, '')), { requestInit: { headers: bearer() } }));
+
+    const { tools } = await client.listTools();
+    const refused = await client.callTool({ name: 'project_create', arguments: { name: 'x' } }).catch((e: Error) => e);
+    await client.close();
+
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      DEFAULT_TOOLS,
+    );
+    assert.ok(refused instanceof Error);
+    assert.match(refused.message, /tools=tasks,views,projects/);
+  });
+});

@@ -121,8 +121,8 @@ const migrate: Command = {
       });
       out.stdout(
         s.already
-          ? `${workspaceId}: in the current layout already${s.removed ? `; removed ${s.removed} leftover item(s) of the old one` : ''}.`
-          : `${workspaceId}: migrated in ${s.seconds} s: ${s.tasks} task(s) (${s.written} written by this run, ${s.deleted} deleted ones kept for undo, ${s.withNotes} with notes), ${s.entries} search entries, ${s.counts} count items, ${s.recordsMoved} activity records moved, ${s.numbered} numbered, ${s.removed} old items removed.`,
+          ? `${workspaceId}: in the current layout already${s.removed ? `; removed ${s.removed} leftover item(s) of the old one` : ''}${s.recordsIndexed ? `; ${s.recordsIndexed} activity record(s) indexed by project and kind` : ''}.`
+          : `${workspaceId}: migrated in ${s.seconds} s: ${s.tasks} task(s) (${s.written} written by this run, ${s.deleted} deleted ones kept for undo, ${s.withNotes} with notes), ${s.entries} search entries, ${s.counts} count items, ${s.recordsMoved} activity records moved (${s.recordsIndexed} indexed), ${s.numbered} numbered, ${s.removed} old items removed.`,
       );
     }
   },

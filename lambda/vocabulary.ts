@@ -64,6 +64,12 @@ export interface Workspace {
   readonly layout?: number;
   /** Set while a migration moves its tasks (when it began): task changes wait until it is done. */
   readonly migrating?: string;
+  /**
+   * Every activity record of it is in the history's index by project and by kind: true for every
+   * workspace made since, set on one from before by npm run admin -- migrate (until then those
+   * filters read the whole history, a page at a time).
+   */
+  readonly activityIndexed?: boolean;
 }
 
 /** The layout every new workspace gets, and the one task changes need. */
@@ -175,6 +181,8 @@ export interface Principal {
   /** How the workspace's tasks are stored (Workspace.layout), and whether a migration is moving them now. */
   readonly layout: number;
   readonly migrating?: boolean;
+  /** Workspace.activityIndexed as read with this principal. */
+  readonly activityIndexed?: boolean;
   /**
    * What the credential is called by its owner: a personal token's label, a connected app's client
    * name. Activity records name the client by it when the request's `clientInfo` does not.

@@ -206,6 +206,7 @@ export const createCredentialGate = (
           taskCounter: workspace.taskCounter ?? 0,
           layout: workspace.layout ?? 1,
           ...(workspace.migrating ? { migrating: true } : {}),
+          ...(workspace.activityIndexed ? { activityIndexed: true } : {}),
           ...(identity.label ? { credentialLabel: identity.label } : {}),
         };
         if (cacheMs > 0)

@@ -179,6 +179,14 @@ export const activitySk = (activityId: string): string => `${ACTIVITY_PREFIX}${a
 export const activityOfTargetGsiPk = (workspaceId: string, kind: string, targetId: string): string =>
   `WS#${workspaceId}#ACT#${kind}#${targetId}`;
 export const activityOfActorGsiPk = (workspaceId: string, userId: string): string => `WS#${workspaceId}#ACT#BY#${userId}`;
+/**
+ * The history's third index (gsi3): a task's, comment's or attachment's record under its project
+ * (`-` for none), every other record under its kind, so a page by project or by a rare kind reads
+ * what it returns (workspace/store/activity-store.ts).
+ */
+export const activityOfProjectGsiPk = (workspaceId: string, projectId: string | undefined): string =>
+  `WS#${workspaceId}#ACT#P#${projectId ?? '-'}`;
+export const activityOfKindGsiPk = (workspaceId: string, kind: string): string => `WS#${workspaceId}#ACT#K#${kind}`;
 
 /**
  * Sort key of the workspace's links epoch: every change that adds a link reads it before looking for

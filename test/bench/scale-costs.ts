@@ -8,7 +8,7 @@ import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { itemSize, writeUnitsOf } from '../../lambda/platform/item-size.js';
 import { startCapacityProxy } from '../helpers/capacity-proxy.js';
 import { startTestServer } from '../helpers/local.js';
-import { type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
+import { QUERY_READS, queryArgs, type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
 import { caller } from '../helpers/workspace-fixtures.js';
 
 /**
@@ -84,6 +84,7 @@ const READS: [name: string, tool: string, args: (s: SeededWorkspace) => Record<s
   ['tasks_search text, a word in 1 of 6 tasks', 'tasks_search', () => ({ text: 'review' })],
   ['tasks_search project and assignee', 'tasks_search', (s) => ({ project: s.projects[3], assignee: s.people[3] })],
   ['tasks_search blocked', 'tasks_search', () => ({ blocked: true })],
+  ...QUERY_READS.map(([name, query]): (typeof READS)[number] => [`tasks_search query: ${name}`, 'tasks_search', () => queryArgs(query)]),
   ['agenda_get (one person)', 'agenda_get', (s) => ({ date: s.day, assignee: s.people[4] })],
   ['agenda_get anyone', 'agenda_get', (s) => ({ date: s.day, assignee: 'anyone' })],
   ['agenda_get nobody', 'agenda_get', (s) => ({ date: s.day, assignee: 'none' })],
@@ -92,6 +93,9 @@ const READS: [name: string, tool: string, args: (s: SeededWorkspace) => Record<s
   ['task_get', 'task_get', (s) => ({ taskId: s.keys[100] })],
   ['activity_list', 'activity_list', () => ({})],
   ['activity_list a task', 'activity_list', (s) => ({ task: s.keys[100] })],
+  ['activity_list a project', 'activity_list', (s) => ({ project: s.projects[3] })],
+  ['activity_list a kind (view, none but one)', 'activity_list', () => ({ kind: 'view' })],
+  ['activity_list a kind (project)', 'activity_list', () => ({ kind: 'project' })],
 ];
 
 /** A proxy that keeps the bodies of the writes it passes (what each partition key was given). */

@@ -84,5 +84,28 @@ export const seedWorkspace = async (
   for (let i = 0; i < linked.length; i += 50) {
     await owner('tasks_update', { tasks: linked.slice(i, i + 50).map((k) => ({ taskId: k, blockedBy: [keys[keys.indexOf(k) - 1]!] })) });
   }
+  await owner('view_save', { name: 'Mine', query: 'assignee:me is:open', sort: 'due', shared: true });
   return { ws, projects, people, keys, day };
 };
+
+/**
+ * Queries a person would type, on a seeded workspace (its people[0] is the owner, who runs them):
+ * the read-cost test runs them at 300 and 3,000 tasks, the bench at 2,000 and 20,000. The last ones
+ * are served by no index of their own: a bounded read of the list they fall back to.
+ */
+export const QUERY_READS: readonly [name: string, query: string][] = [
+  ['unassigned, not done, due within a month, by due date', 'no:assignee -status:done due<=+30d sort:due'],
+  ['a project by name and a priority', 'project:"Project 3" p2'],
+  ['a label, open', 'label:l3 is:open'],
+  ['due today or overdue, P1', '(due:today OR is:overdue) p1'],
+  ['a word with one hit', 'quetzal'],
+  ['the inbox', 'no:project'],
+  ['top priorities due in a week or later', 'priority<=2 due>=+7d'],
+  ['done in the last week', 'completed>=-7d'],
+  ['a saved view', ''],
+  ['no index: not labelled q4', '-label:q4'],
+  ['no index: sorted by priority', 'sort:priority'],
+];
+
+/** tasks_search's arguments for one of QUERY_READS (the saved view by its name). */
+export const queryArgs = (query: string): Record<string, unknown> => (query ? { query } : { view: 'Mine' });

@@ -45,7 +45,7 @@ export const createTestWorkspace = async (
     name: `Test ${workspaceId}`,
     status: 'active',
     createdAt,
-    ...(opts.layout !== undefined ? { layout: opts.layout } : {}),
+    ...(opts.layout !== undefined ? { layout: opts.layout, activityIndexed: false } : {}),
   });
   const make = async (role: Role): Promise<TestMember> => {
     const userId = `usr_${role}_${randomUUID().slice(0, 8)}`;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { BatchWriteCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { migrateWorkspace } from '../../lambda/workspace/admin/migrate.js';
-import { addToken, caller, startWorkspaceServer, toolText } from '../helpers/workspace-fixtures.js';
+import { addToken, caller, createTestWorkspace, startWorkspaceServer, toolText } from '../helpers/workspace-fixtures.js';
 
 // A workspace as the version before data layout 2 stored it (test/fixtures/layout-1-workspace.json:
 // its items, made by that version's own tools, and what its read tools answered), loaded into a
@@ -29,6 +29,25 @@ let owner: ReturnType<typeof caller>;
 let viewer: ReturnType<typeof caller>;
 const db = () => createDocumentClient({ endpoint: server.dynamodbEndpoint });
 const table = () => server.app.config.tables.workspace;
+
+/** Activity filters read from the history's partitions before the migration, from its index after. */
+const HISTORY_READS: readonly Record<string, string>[] = [{ project: fixture.projects.p1 }, { kind: 'project' }, { kind: 'comment' }];
+
+/** Every item of a workspace, in any partition of it. */
+const itemsOfWorkspace = async (ws: string): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateScan(
+    { client: db() },
+    {
+      TableName: table(),
+      FilterExpression: 'pk = :pk OR begins_with(pk, :sub)',
+      ExpressionAttributeValues: { ':pk': `WS#${ws}`, ':sub': `WS#${ws}#` },
+      ConsistentRead: true,
+    },
+  ))
+    items.push(...(page.Items ?? []));
+  return items;
+};
 
 /** Every item of the workspace, in any partition of it. */
 const itemsOf = async (): Promise<Record<string, unknown>[]> => {
@@ -136,6 +155,8 @@ describe('a workspace of the version before, migrated', () => {
   });
 
   test('stopped half way, reads still answer and changes say the move is under way; run again, it finishes, and every read answers the same', async () => {
+    // The history by project and by kind before: read from its partitions, as the version before kept them.
+    const historyBefore = await Promise.all(HISTORY_READS.map((args) => owner('activity_list', { ...args, limit: 100 })));
     // Act: the first run stops after its first batch of tasks, as a killed process would.
     const stop = new Error('stopped');
     let stoppedAt = 0;
@@ -167,6 +188,51 @@ describe('a workspace of the version before, migrated', () => {
     assert.equal(again.already, true);
     assert.equal(again.removed, 0);
     await readsAgree('after');
+    // Every record in the history's index by project and kind, once; the same pages read from it.
+    assert.equal(summary.recordsIndexed, 0, 'the records moved are indexed as they move');
+    assert.equal(again.recordsIndexed, 0);
+    const workspace = await server.app.services.directory.getWorkspace(WS);
+    assert.equal(workspace?.activityIndexed, true);
+    const historyAfter = await Promise.all(HISTORY_READS.map((args) => owner('activity_list', { ...args, limit: 100 })));
+    for (const [i, args] of HISTORY_READS.entries()) {
+      const ids = (r: { structuredContent?: any }) => r.structuredContent.entries.map((e: { activityId: string }) => e.activityId);
+      assert.ok(ids(historyBefore[i]!).length > 0, JSON.stringify(args));
+      assert.deepEqual(ids(historyAfter[i]!), ids(historyBefore[i]!), JSON.stringify(args));
+    }
+  });
+
+  test('a workspace in layout 2 from before the history index gets its records indexed by migrate, and the same pages', async () => {
+    // Arrange: a workspace whose records were written without the index, as the version before wrote them.
+    const old = await createTestWorkspace(server);
+    const as = caller(server, old.owner.token);
+    const project = (await as('project_create', { name: 'Indexed later' })).structuredContent.projectId;
+    for (let i = 0; i < 5; i++) await as('task_create', { title: `Old ${i}`, projectId: project });
+    for (const item of await itemsOfWorkspace(old.workspaceId)) {
+      if (String(item.sk).startsWith('ACT#'))
+        await db().send(
+          new UpdateCommand({ TableName: table(), Key: { pk: item.pk, sk: item.sk }, UpdateExpression: 'REMOVE gsi3pk, gsi3sk' }),
+        );
+    }
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: `WS#${old.workspaceId}`, sk: 'META' },
+        UpdateExpression: 'REMOVE activityIndexed',
+      }),
+    );
+    const before = await caller(server, old.owner.token)('activity_list', { project, limit: 100 });
+
+    // Act
+    const summary = await migrateWorkspace(db(), table(), old.workspaceId, { drainMs: 0 });
+    const after = await caller(server, old.owner.token)('activity_list', { project, limit: 100 });
+    const byKind = await caller(server, old.owner.token)('activity_list', { kind: 'project', limit: 100 });
+
+    // Assert
+    assert.equal(summary.already, true);
+    assert.equal(summary.recordsIndexed, 6, 'the project and the five tasks');
+    assert.deepEqual(after.structuredContent.entries, before.structuredContent.entries);
+    assert.equal(after.structuredContent.returned, 6, 'the project and its five tasks');
+    assert.equal(byKind.structuredContent.returned, 1);
   });
 
   test('after it, every task is in layout 2 once, nothing of layout 1 is left, and no record was lost or doubled', async () => {

@@ -4,7 +4,7 @@ import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { type CapacityProxy, startCapacityProxy } from '../helpers/capacity-proxy.js';
 import { startTestServer } from '../helpers/local.js';
-import { type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
+import { QUERY_READS, queryArgs, type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
 import { caller, toolText } from '../helpers/workspace-fixtures.js';
 
 // Every read path costs about what it returns, whatever the size of the workspace: the same calls on
@@ -79,6 +79,11 @@ const CASES: Case[] = [
   ['activity_list', 'activity_list', () => ({})],
   ['activity_list, a task', 'activity_list', (s) => ({ task: s.keys[100] })],
   ['activity_list, an actor', 'activity_list', () => ({ actor: 'me' })],
+  ['activity_list, a project', 'activity_list', (s) => ({ project: s.projects[3] })],
+  ['activity_list, a rare kind (views)', 'activity_list', () => ({ kind: 'view' })],
+  ['activity_list, projects', 'activity_list', () => ({ kind: 'project' })],
+  ['activity_list, a project and a kind', 'activity_list', (s) => ({ project: s.projects[3], kind: 'task' })],
+  ...QUERY_READS.map(([name, query]): Case => [`tasks_search query: ${name}`, 'tasks_search', () => queryArgs(query)]),
 ];
 
 describe('reads cost what they return, not what the workspace holds', () => {

@@ -7,11 +7,13 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent } from '../../platform/dynamodb.js';
-import { ACTIVITY_PREFIX, activityPk, activitySk, TASK_PREFIX, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
+import { ACTIVITY_PREFIX, activityPk, activityShardPks, activitySk, TASK_PREFIX, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
 import { commitWrites } from '../../platform/transact.js';
 import { CURRENT_LAYOUT, type Workspace } from '../../vocabulary.js';
+import type { ActivityRecord } from '../model/activity.js';
 import { workspaceNotFound } from '../model/refusals.js';
 import type { Task } from '../model/types.js';
+import { indexPartition } from '../store/activity-store.js';
 import { countOps, entryOps } from '../store/task-derived.js';
 import { notesItemOf, taskItemOf, taskKey, toTask } from '../store/task-items.js';
 import { numberExistingTasks } from './numbering.js';
@@ -33,6 +35,9 @@ import { numberExistingTasks } from './numbering.js';
  *    delete from layout 1, so it is in exactly one place at any moment and readers find it in either.
  * 6. The workspace is switched to layout 2, the mark removed: changes work again, on layout 2.
  * 7. After another `drainMs` (a reader that still saw layout 1 is done), the tasks of layout 1 are deleted.
+ * 8. Every record gets its entry in the history's index by project and kind (gsi3; one Update each,
+ *    of those without), and the workspace is marked `activityIndexed`: activity_list by project or
+ *    by kind reads that index from then on. A workspace in layout 2 already gets this step alone.
  *
  * Comments and task number claims stay where they are: layout 2 reads them there.
  */
@@ -51,6 +56,8 @@ export interface MigrationSummary {
   readonly counts: number;
   readonly recordsMoved: number;
   readonly removed: number;
+  /** Records given their entry in the history's index by project and kind (step 8). */
+  readonly recordsIndexed: number;
   readonly seconds: number;
 }
 
@@ -230,7 +237,18 @@ export const migrateWorkspace = async (
             const id = String(item.activityId);
             return [
               {
-                item: { Put: { TableName: table, Item: { ...item, pk: activityPk(workspaceId, id.split('.')[0]!), sk: activitySk(id) } } },
+                item: {
+                  Put: {
+                    TableName: table,
+                    Item: {
+                      ...item,
+                      pk: activityPk(workspaceId, id.split('.')[0]!),
+                      sk: activitySk(id),
+                      gsi3pk: indexPartition(item as unknown as ActivityRecord),
+                      gsi3sk: id,
+                    },
+                  },
+                },
               },
               { item: { Delete: { TableName: table, Key: { pk: item.pk, sk: item.sk } } } },
             ];
@@ -268,6 +286,45 @@ export const migrateWorkspace = async (
     );
     removed += keys.length;
   }
+  // 8. The history's index by project and kind, for the records written before it.
+  let recordsIndexed = 0;
+  if (!meta.activityIndexed) {
+    for (const pk of activityShardPks(workspaceId)) {
+      for await (const page of paginateQuery(
+        { client: db },
+        {
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :act)',
+          FilterExpression: 'attribute_not_exists(gsi3pk)',
+          ExpressionAttributeValues: { ':pk': pk, ':act': ACTIVITY_PREFIX },
+          ConsistentRead: true,
+        },
+      )) {
+        await inParallel(page.Items ?? [], async (item) => {
+          // An Update of the two keys only: an undo marking the record meanwhile is kept.
+          await db.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: { pk: item.pk, sk: item.sk },
+              UpdateExpression: 'SET gsi3pk = :p, gsi3sk = :s',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':p': indexPartition(item as unknown as ActivityRecord), ':s': item.activityId },
+            }),
+          );
+          recordsIndexed++;
+        });
+      }
+    }
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: wsPk(workspaceId), sk: WORKSPACE_SK },
+        UpdateExpression: 'SET activityIndexed = :t',
+        ExpressionAttributeValues: { ':t': true },
+      }),
+    );
+    say(`${workspaceId}: ${recordsIndexed} activity record(s) indexed by project and kind`);
+  }
   return {
     workspaceId,
     already,
@@ -280,6 +337,7 @@ export const migrateWorkspace = async (
     counts: countItems,
     recordsMoved,
     removed,
+    recordsIndexed,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   };
 };

@@ -18,10 +18,11 @@ export type Caller = Pick<
   | 'timeZone'
   | 'layout'
   | 'migrating'
+  | 'activityIndexed'
 >;
 
 /** The workspace as a read needs it: which layout its tasks and records are in, and whether they are being moved. */
-export type WorkspaceRef = Pick<Caller, 'workspaceId' | 'layout' | 'migrating'>;
+export type WorkspaceRef = Pick<Caller, 'workspaceId' | 'layout' | 'migrating' | 'activityIndexed'>;
 
 /**
  * The caller a door other than a tool call acts as (the local server's demo seed, the admin CLI's
@@ -42,4 +43,5 @@ export const callerOf = (
   timeZone: who.timeZone ?? 'UTC',
   layout: workspace.layout ?? 1,
   ...(workspace.migrating ? { migrating: true } : {}),
+  ...(workspace.activityIndexed ? { activityIndexed: true } : {}),
 });

@@ -3,6 +3,8 @@ import { batchGetConsistent } from '../../platform/dynamodb.js';
 import {
   ACTIVITY_PREFIX,
   activityOfActorGsiPk,
+  activityOfKindGsiPk,
+  activityOfProjectGsiPk,
   activityOfTargetGsiPk,
   activityPk,
   activityShardPks,
@@ -65,6 +67,16 @@ export const targetPartition = (r: Pick<ActivityRecord, 'workspaceId' | 'kind' |
     ? activityOfTargetGsiPk(r.workspaceId, 'task', r.taskId ?? r.targetId)
     : activityOfTargetGsiPk(r.workspaceId, r.kind, r.targetId);
 
+/** Kinds whose records are a task's (its own, its comments', its files'): indexed by their project. */
+const TASK_KINDS: ReadonlySet<ActivityKind> = new Set(['task', 'comment', 'attachment']);
+
+/** The record's entry in the history's third index: by project for a task's, by kind for the rest. */
+export const indexPartition = (r: Pick<ActivityRecord, 'workspaceId' | 'kind' | 'projectId'>): string =>
+  TASK_KINDS.has(r.kind) ? activityOfProjectGsiPk(r.workspaceId, r.projectId) : activityOfKindGsiPk(r.workspaceId, r.kind);
+
+/** The read units one page of the history may spend, as every other read (docs/workspace.md, "Access patterns"). */
+const PAGE_READ_UNITS = 50;
+
 const DAY_SECONDS = 86_400;
 /** A filtered page reads this many records per request, since many may not match. */
 const FILTERED_READ = 200;
@@ -121,14 +133,16 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
             gsi1sk: record.activityId,
             gsi2pk: activityOfActorGsiPk(record.workspaceId, record.actorId),
             gsi2sk: record.activityId,
+            gsi3pk: indexPartition(record),
+            gsi3sk: record.activityId,
             clientSearch: record.client.toLowerCase(),
             ...record,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      // By target (gsi1) and by actor (gsi2).
-      indexEntries: 2,
+      // By target (gsi1), by actor (gsi2), by project or kind (gsi3).
+      indexEntries: 3,
     };
   }
 
@@ -169,6 +183,8 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
     const hi = after ?? activityIdBound(q.untilMs ?? now.getTime() + DAY_SECONDS * 1000, 'high');
     if (lo > hi) return { records: [] };
 
+    // The index by project and kind holds every record of a workspace made (or migrated) since it came.
+    const indexed = !!ws.activityIndexed && ws.layout === 2 && !ws.migrating;
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const filters: string[] = [];
@@ -198,6 +214,34 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
           onMain: false,
         },
       ];
+    } else if (indexed && q.projectId !== undefined) {
+      // A project's history: its tasks' records (with their comments' and files') and, unless the
+      // kind says otherwise, the project's own.
+      const gsi3 = (pk: string): Source => ({
+        IndexName: 'gsi3',
+        KeyConditionExpression: 'gsi3pk = :gpk AND gsi3sk BETWEEN :lo AND :hi',
+        values: { ':gpk': pk, ':lo': lo, ':hi': hi },
+        onMain: false,
+      });
+      sources = [];
+      if (q.kind === undefined || TASK_KINDS.has(q.kind)) sources.push(gsi3(activityOfProjectGsiPk(workspaceId, q.projectId)));
+      if (q.kind === undefined || q.kind === 'project')
+        sources.push({
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :tpk AND gsi1sk BETWEEN :lo AND :hi',
+          values: { ':tpk': activityOfTargetGsiPk(workspaceId, 'project', q.projectId), ':lo': lo, ':hi': hi },
+          onMain: false,
+        });
+      if (!sources.length) return { records: [] };
+    } else if (indexed && q.kind !== undefined && !TASK_KINDS.has(q.kind)) {
+      sources = [
+        {
+          IndexName: 'gsi3',
+          KeyConditionExpression: 'gsi3pk = :gpk AND gsi3sk BETWEEN :lo AND :hi',
+          values: { ':gpk': activityOfKindGsiPk(workspaceId, q.kind), ':lo': lo, ':hi': hi },
+          onMain: false,
+        },
+      ];
     } else {
       // The whole history: every partition's range, merged newest first.
       sources = partitionsOf(ws).map((pk) => ({
@@ -206,8 +250,10 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
         onMain: true,
       }));
     }
-    if (q.kind !== undefined) equals('kind', q.kind);
-    if (q.projectId !== undefined) equals('projectId', q.projectId);
+    // What the index read says already is no filter: a filter makes each request read more.
+    const byIndex = sources.some((s) => s.IndexName === 'gsi3');
+    if (q.kind !== undefined && !(byIndex && q.projectId === undefined)) equals('kind', q.kind);
+    if (q.projectId !== undefined && !byIndex) equals('projectId', q.projectId);
     if (q.client !== undefined) {
       names['#clientSearch'] = 'clientSearch';
       values[':client'] = q.client;
@@ -220,7 +266,7 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
         return `:team${i}`;
       });
       filters.push(`#kind IN (${team.join(', ')})`);
-    } else if (!q.includeTeam && q.taskId === undefined && q.kind === undefined) {
+    } else if (!q.includeTeam && q.taskId === undefined && q.kind === undefined && !byIndex) {
       names['#kind'] = 'kind';
       const hidden = [...TEAM_KINDS].map((k, i) => {
         values[`:team${i}`] = k;
@@ -233,7 +279,11 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
       sources.map(async (source) => {
         const found: ActivityRecord[] = [];
         let startKey: Record<string, unknown> | undefined;
-        for (let request = 0; request < MAX_REQUESTS_PER_PAGE && found.length <= limit; request++) {
+        let units = 0;
+        const budget = PAGE_READ_UNITS / sources.length;
+        // Filtered, a page's worth first, then more per request while few match, never past the units left.
+        let ask = limit + 2;
+        for (let request = 0; request < MAX_REQUESTS_PER_PAGE && found.length <= limit && units < budget; request++) {
           const out = await this.db.send(
             new QueryCommand({
               TableName: this.table,
@@ -244,9 +294,12 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
               ExpressionAttributeValues: { ...values, ...source.values },
               ScanIndexForward: false,
               ExclusiveStartKey: startKey,
-              Limit: filters.length ? FILTERED_READ : limit + 2 - found.length,
+              ReturnConsumedCapacity: 'TOTAL',
+              Limit: filters.length ? ask : limit + 2 - found.length,
             }),
           );
+          units += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
+          ask = Math.max(limit + 2, Math.min(FILTERED_READ, ask * 4, Math.floor((budget - units) * 4)));
           for (const item of out.Items ?? []) {
             const record = toRecord(item);
             if (record.expiresAt <= nowSeconds || record.activityId === after) continue;
@@ -259,7 +312,7 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
         if (found.length > limit || !startKey) return { found, stoppedAt: undefined };
         // This source took its share of requests: nothing is known below the last record it read.
         const k = startKey as Record<string, string>;
-        return { found, stoppedAt: source.onMain ? k.sk!.slice(ACTIVITY_PREFIX.length) : (k.gsi1sk ?? k.gsi2sk) };
+        return { found, stoppedAt: source.onMain ? k.sk!.slice(ACTIVITY_PREFIX.length) : (k.gsi1sk ?? k.gsi2sk ?? k.gsi3sk) };
       }),
     );
     const stops = read.map((r) => r.stoppedAt).filter((x): x is string => x !== undefined);

@@ -123,8 +123,8 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
           item: {
             Put: {
               TableName: this.table,
-              // A new workspace starts in the current layout: nothing of it needs migrating.
-              Item: { pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, layout: CURRENT_LAYOUT, ...ws },
+              // A new workspace starts in the current layout, its history indexed: nothing of it needs migrating.
+              Item: { pk: wsPk(ws.workspaceId), sk: WORKSPACE_SK, layout: CURRENT_LAYOUT, activityIndexed: true, ...ws },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },

@@ -217,6 +217,10 @@ export class TaskLists {
     const tasks: Task[] = [];
     let units = 0;
     let start: Record<string, unknown> | undefined;
+    // A query's condition is checked here, on what is read: the first request asks for a page, and
+    // each next one for more while it matches little, never for more than the units left.
+    let ask = want + 1;
+    let scanned = 0;
     if (range.lo > range.hi) return { tasks, units };
     do {
       const x = new Expression();
@@ -232,10 +236,11 @@ export class TaskLists {
           ExclusiveStartKey: start,
           ReturnConsumedCapacity: 'TOTAL',
           // One more than wanted (the skipped last item of the page before may be among them).
-          Limit: (filterExpression || sparse) && !dense ? Math.max(2 * (want + 1), 50) : want + 1,
+          Limit: filterExpression && !dense ? Math.max(2 * (want + 1), 50) : sparse && !dense ? ask : want + 1,
         }),
       );
       units += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
+      scanned += out.ScannedCount ?? 0;
       for (const item of out.Items ?? []) {
         if (item[l.sk] === range.skip) continue;
         const task = this.task(item);
@@ -244,6 +249,10 @@ export class TaskLists {
         if (tasks.length >= want) return { tasks, units };
       }
       start = out.LastEvaluatedKey;
+      if (sparse) {
+        const perItem = units / Math.max(scanned, 1);
+        ask = Math.max(want + 1 - tasks.length, Math.min(ask * 4, 200, Math.floor((budget - units) / perItem) + 1));
+      }
       if (start && units >= budget) {
         // The merge key of the last item read: the page cannot say what lies past it here.
         const [, due, id] = String(start[l.sk]).split('#');

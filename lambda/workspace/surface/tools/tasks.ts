@@ -290,7 +290,7 @@ const fieldsLine = (t: Readonly<Record<string, unknown>> & { title: string; task
 };
 
 /** Matches read to sort in an order no list keeps (priority, created, title…): the first this many, sorted. */
-const SORT_WINDOW = 100;
+const SORT_WINDOW = 50;
 
 const cmp = (a: string | number | undefined, b: string | number | undefined): number =>
   a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a < b ? -1 : 1;

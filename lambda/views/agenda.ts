@@ -2,7 +2,8 @@
  * The agenda view (`ui://doers/agenda`), rendered by a host beside `agenda_get`'s result: overdue,
  * today, upcoming and done today, each task with its controls, and a form to add one. It starts
  * from the result the host hands it (`structuredContent`) and reads the rest — upcoming and done
- * today, which `agenda_get` does not carry — with `tasks_search` through the host.
+ * today, which `agenda_get` does not carry — with `tasks_search` through the host. A saved view
+ * picked there adds a section of its tasks, under its name.
  */
 import './styles.css';
 import { itemState, type Notice, taskActions } from './shared/actions.js';
@@ -10,6 +11,7 @@ import { addDays, dayIn, shortDate } from './shared/dates.js';
 import { h, renderInto } from './shared/dom.js';
 import { startView, type ToolOutcome } from './shared/host.js';
 import { date, isObject, type Json, num, str, type Task, toTasks } from './shared/model.js';
+import { type SavedView, savedViewsOf, viewPicker } from './shared/saved-views.js';
 import { addForm, noticeBar, taskItem } from './shared/task-item.js';
 
 const root = document.getElementById('view')!;
@@ -27,6 +29,9 @@ const state = {
   complete: false,
   failed: undefined as string | undefined,
   notice: undefined as Notice | undefined,
+  views: undefined as SavedView[] | undefined,
+  view: undefined as SavedView | undefined,
+  viewTasks: [] as Task[],
 };
 const items = itemState();
 
@@ -41,7 +46,7 @@ const host = startView('agenda', {
     }
     absorb(out.data);
     render();
-    void loadMore().then(render);
+    void loadMore().then(render).then(loadViews);
   },
   cancelled: (reason) => {
     state.failed = `The agenda was not read: ${reason}`;
@@ -82,12 +87,36 @@ async function loadMore(): Promise<void> {
   state.complete = true;
 }
 
+/** The saved views to pick from, read once through the host. */
+async function loadViews(): Promise<void> {
+  if (state.views) return;
+  const out = await host.call('views_list', {});
+  state.views = out.ok ? savedViewsOf(out.data) : [];
+  render();
+}
+
+/** The picked view's tasks, read by the view through the host. */
+async function loadView(): Promise<void> {
+  if (!state.view) return;
+  const out = await host.call('tasks_search', { view: state.view.viewId, limit: 20 });
+  if (out.ok) state.viewTasks = toTasks(out.data.tasks);
+  else state.notice = { kind: 'error', text: out.text || 'The view could not be read.' };
+}
+
+function openView(view: SavedView | undefined): void {
+  state.view = view;
+  state.viewTasks = [];
+  render();
+  void loadView().then(render);
+}
+
 async function reload(): Promise<void> {
   const { cursor: _c, ...args } = state.args;
   const out = await host.call('agenda_get', args);
   if (out.ok) absorb(out.data);
   else state.notice = { kind: 'error', text: out.text || 'The agenda could not be read.' };
   await loadMore();
+  await loadView();
   render();
 }
 
@@ -144,8 +173,10 @@ function render(): void {
       {},
       h('h1', {}, isToday ? 'Today' : 'Agenda', h('span', { class: 'quiet' }, ` · ${shortDate(day, host.locale())}`)),
       h('span', { class: 'summary' }, summary),
+      state.views?.length ? viewPicker(state.views, state.view?.viewId, openView) : null,
     ),
     noticeBar(state.notice, () => notify(undefined)),
+    state.view ? section('view', state.view.name, state.viewTasks, 'Nothing matches this view.') : null,
     section('overdue', 'Overdue', overdue, 'Nothing overdue.'),
     section(
       'today',

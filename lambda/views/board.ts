@@ -7,7 +7,8 @@
  * host. By status, a card moves to another column by its Status control: a `task_update` of its
  * status with the version shown, which the server refuses as a conflict when someone changed the
  * task meanwhile (the view then says what they changed). A subtask whose parent is in its column
- * sits under it, and the parent shows how many of its subtasks on the board are done.
+ * sits under it, and the parent shows how many of its subtasks on the board are done. A saved
+ * view (tasks_search's `view`, or one picked on the board) is shown under its name, in its grouping.
  */
 import './styles.css';
 import { itemState, type Notice, taskActions } from './shared/actions.js';
@@ -15,6 +16,7 @@ import { addDays } from './shared/dates.js';
 import { h, renderInto } from './shared/dom.js';
 import { startView, type ToolOutcome } from './shared/host.js';
 import { date, isObject, type Json, str, type Task, toTasks } from './shared/model.js';
+import { type SavedView, savedViewsOf, toSavedView, viewPicker } from './shared/saved-views.js';
 import { addForm, noticeBar, taskItem } from './shared/task-item.js';
 
 const root = document.getElementById('view')!;
@@ -46,7 +48,14 @@ const state = {
   statuses: undefined as Status[] | undefined,
   /** Each shown task's status category (backlog … done, canceled) by task id, as the server gave it. */
   categories: new Map<string, string>(),
+  /** The saved view the board shows, if it shows one. */
+  view: undefined as SavedView | undefined,
+  /** The saved views there are to open (views_list's), once read. */
+  views: undefined as SavedView[] | undefined,
 };
+
+/** A view's grouping as the board's columns: a list is by due date. */
+const groupingOf = (group: string): Grouping => (group === 'assignee' || group === 'status' ? group : 'due');
 const items = itemState();
 
 const host = startView('board', {
@@ -60,7 +69,7 @@ const host = startView('board', {
     }
     absorb(out.data);
     render();
-    void reload();
+    void reload().then(loadViews);
   },
   cancelled: (reason) => {
     state.failed = `The board was not read: ${reason}`;
@@ -86,7 +95,35 @@ function absorb(data: Json): void {
     state.title =
       (state.projectId && state.tasks.find((t) => t.projectName)?.projectName) || (state.projectId ? 'Project' : 'Search results');
   }
+  const view = toSavedView(data.view);
+  if (view) showView(view);
   state.failed = undefined;
+}
+
+/** The board of a saved view: its tasks (read by the view, so a change to it shows), its name, its grouping. */
+function showView(view: SavedView): void {
+  state.view = view;
+  state.query = { view: view.viewId };
+  state.projectId = undefined;
+  state.statuses = undefined;
+  state.title = view.name;
+  state.grouping = groupingOf(view.group);
+}
+
+/** The saved views to pick from, read once through the host (a host without views_list shows no picker). */
+async function loadViews(): Promise<void> {
+  if (state.views) return;
+  const out = await host.call('views_list', {});
+  state.views = out.ok ? savedViewsOf(out.data) : [];
+  render();
+}
+
+function openView(view: SavedView | undefined): void {
+  if (!view) return;
+  showView(view);
+  state.loaded = false;
+  render();
+  void reload();
 }
 
 /** The status category of each task of a result that says it (servers before statuses do not). */
@@ -112,8 +149,8 @@ async function reload(): Promise<void> {
   const categories = new Map<string, string>();
   let cursor: string | undefined;
   let pages = 0;
-  // By status every column is shown, the closed ones too.
-  const query = state.grouping === 'status' ? { ...state.query, status: 'any' } : state.query;
+  // By status every column is shown, the closed ones too (a view shows what it names).
+  const query = state.grouping === 'status' && !state.view ? { ...state.query, status: 'any' } : state.query;
   if (state.grouping === 'status') await loadStatuses();
   do {
     const out = await host.call('tasks_search', { ...query, limit: 100, ...(cursor ? { cursor } : {}) });
@@ -280,6 +317,8 @@ function render(): void {
         h('h1', {}, state.title),
         h('span', { class: 'summary' }, `${open} open${state.more ? ', more than shown' : ''}`),
       ),
+      state.view ? h('p', { class: 'quiet view-query' }, state.view.query || 'every open task') : null,
+      state.views?.length ? viewPicker(state.views, state.view?.viewId, openView) : null,
       groupingToggle(),
     ),
     noticeBar(state.notice, () => notify(undefined)),

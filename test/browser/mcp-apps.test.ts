@@ -473,6 +473,59 @@ describe('the board view (ui://doers/board) in a web host', () => {
   });
 });
 
+describe('saved views in the views', () => {
+  test("a saved view opens on the board under its name, in its grouping, with the view's tasks", async () => {
+    // Arrange: the demo's shared view, as the model ran it
+    const expected = await read('tasks_search', { view: 'Overdue for the team', limit: 100 });
+
+    // Act
+    const { page, view, problems } = await open('tasks_search', { view: 'Overdue for the team' });
+
+    // Assert
+    try {
+      await view.waitForSelector('.view-picker select');
+      assert.ok(expected.tasks.length > 0, 'the demo has overdue tasks');
+      assert.equal(await view.$eval('h1', (e) => e.textContent), 'Overdue for the team');
+      assert.equal(await view.$eval('.view-query', (e) => e.textContent), 'is:overdue sort:priority');
+      assert.equal(await view.$eval('.columns', (e) => e.getAttribute('data-grouping')), 'assignee');
+      assert.deepEqual((await taskIdsIn(view, '.columns')).sort(), expected.tasks.map((t: any) => t.taskId).sort());
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('picking a saved view on a project board, and on the agenda, shows its tasks under its name', async () => {
+    const expected = await read('tasks_search', { view: 'My week', limit: 100 });
+    const board = await open('project_get', { projectId: DEMO_PROJECTS.acme.projectId });
+    const agenda = await open('agenda_get', {});
+
+    try {
+      for (const { view } of [board, agenda]) {
+        await view.waitForSelector('.view-picker select');
+        const viewId = await view.$$eval('.view-picker option', (os) => os.find((o) => o.textContent === 'My week')!.getAttribute('value'));
+        await view.select('.view-picker select', viewId!);
+      }
+      await board.view.waitForFunction(() => document.querySelector('h1')?.textContent === 'My week');
+      await board.view.waitForSelector('main[aria-busy="false"]');
+      await agenda.view.waitForSelector('section[data-section="view"] h2');
+
+      assert.ok(expected.tasks.length > 0, 'the demo owner has tasks this week');
+      assert.deepEqual((await taskIdsIn(board.view, '.columns')).sort(), expected.tasks.map((t: any) => t.taskId).sort());
+      assert.equal(await board.view.$eval('.columns', (e) => e.getAttribute('data-grouping')), 'due');
+      assert.match(await agenda.view.$eval('section[data-section="view"] h2', (e) => e.textContent ?? ''), /^My week/);
+      assert.deepEqual(
+        (await taskIdsIn(agenda.view, 'section[data-section="view"]')).sort(),
+        expected.tasks.slice(0, 20).map((t: any) => t.taskId).sort(),
+      );
+      assert.deepEqual([...board.problems, ...agenda.problems], []);
+    } finally {
+      await board.page.close();
+      await agenda.page.close();
+    }
+  });
+});
+
 describe('recurring tasks in the views', () => {
   test('ticking a recurring task shows its rule and next date, and Undo puts the occurrence back', async () => {
     // Arrange: a task due today that repeats every day, for the demo user

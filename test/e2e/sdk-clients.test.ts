@@ -8,6 +8,7 @@ import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
 import { startTestServer, urlOf } from '../helpers/local.js';
+import { addToken } from '../helpers/workspace-fixtures.js';
 
 /**
  * Real MCP clients against the local server (the handler Lambda runs) with a bearer token: the
@@ -210,6 +211,44 @@ const assertBulk = ({ created, items, updated }: Awaited<ReturnType<typeof bulkR
   assert.match(results[1]!.reason!, /^version: Conflict: DEMO-\d+ is at version 1, not 7/);
 };
 
+/** Ten queries a person would type, on the demo workspace: each must read (and find something, mostly). */
+const TEN_QUERIES = [
+  'assignee:me -status:done due<friday sort:due',
+  'is:overdue',
+  'assignee:grace is:open',
+  'project:"Website relaunch" status:started',
+  'no:assignee',
+  'p1 OR priority:2',
+  '(due:today OR is:overdue) p1',
+  'is:done completed>=-7d sort:completed-desc',
+  'label:design OR label:seo',
+  'has:subtasks',
+];
+
+/**
+ * The query language and saved views through a real client, which checks every result against the
+ * listed outputSchema: ten queries, a shared view saved by the owner and run by another member.
+ */
+const queriesRoundTrip = async (owner: AnyClient, member: AnyClient, tag: string) => {
+  await Promise.all([owner.listTools(), member.listTools()]);
+  const found: number[] = [];
+  for (const query of TEN_QUERIES) {
+    const r = await owner.callTool({ name: 'tasks_search', arguments: { query } });
+    assert.equal(r.isError, false, `${query}: ${JSON.stringify(r.content)}`);
+    found.push((r.structuredContent as { returned: number }).returned);
+  }
+  const saved = await owner.callTool({
+    name: 'view_save',
+    arguments: { name: `${tag} overdue by person`, query: 'is:overdue', group: 'assignee', shared: true },
+  });
+  const run = await member.callTool({ name: 'tasks_search', arguments: { view: `${tag} overdue by person` } });
+  const direct = await member.callTool({ name: 'tasks_search', arguments: { query: 'is:overdue' } });
+  const listed = await member.callTool({ name: 'views_list', arguments: {} });
+  return { found, saved, run, direct, listed };
+};
+
+const memberToken = () => addToken(server, DEMO_WORKSPACE_ID, 'usr_alan', ['tasks:read', 'tasks:write']);
+
 describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshake)', () => {
   test('connects with a bearer token, lists tools and calls me_get', async () => {
     const started = new Date();
@@ -275,6 +314,27 @@ describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshak
   });
 });
 
+describe('official v1 SDK client: queries and views', () => {
+  test('ten queries, a shared view saved by the owner and run by another member, every result valid against its outputSchema', async () => {
+    const owner = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    const member = new LegacyClient({ name: 'doers-e2e-v1-member', version: '1.0.0' });
+    await owner.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
+    await member.connect(
+      new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${await memberToken()}` } } }),
+    );
+
+    const out = await queriesRoundTrip(owner, member, 'SDK v1');
+    await Promise.all([owner.close(), member.close()]);
+
+    assert.ok(out.found.filter((n) => n > 0).length >= 8, `found ${out.found.join(', ')}`);
+    assert.equal(out.saved.isError, false, JSON.stringify(out.saved.content));
+    assert.equal(out.run.isError, false, JSON.stringify(out.run.content));
+    assert.equal((out.run.structuredContent as any).view.name, 'SDK v1 overdue by person');
+    assert.deepEqual((out.run.structuredContent as any).tasks, (out.direct.structuredContent as any).tasks);
+    assert.ok((out.listed.structuredContent as any).views.some((v: any) => v.name === 'SDK v1 overdue by person' && v.shared));
+  });
+});
+
 describe('official v1 SDK client: attachments', () => {
   test('adds a text file and a PNG, lists them, reads both back, deletes one and undoes it, every result valid', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
@@ -284,6 +344,27 @@ describe('official v1 SDK client: attachments', () => {
     await client.close();
 
     assertAttachments(outcome);
+  });
+});
+
+describe('official 2026-07-28 client: queries and views', () => {
+  test('ten queries, a shared view saved by the owner and run by another member, every result valid against its outputSchema', async () => {
+    const client = (name: string) => new ModernClient({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    const owner = client('doers-e2e-v2');
+    const member = client('doers-e2e-v2-member');
+    await owner.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
+    await member.connect(
+      new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: { Authorization: `Bearer ${await memberToken()}` } } }),
+    );
+
+    const out = await queriesRoundTrip(owner as unknown as AnyClient, member as unknown as AnyClient, 'SDK v2');
+    await Promise.all([owner.close(), member.close()]);
+
+    assert.ok(out.found.filter((n) => n > 0).length >= 8, `found ${out.found.join(', ')}`);
+    assert.equal(out.saved.isError, false, JSON.stringify(out.saved.content));
+    assert.equal((out.run.structuredContent as any).view.group, 'assignee');
+    assert.deepEqual((out.run.structuredContent as any).tasks, (out.direct.structuredContent as any).tasks);
+    assert.ok((out.listed.structuredContent as any).views.some((v: any) => v.name === 'SDK v2 overdue by person'));
   });
 });
 

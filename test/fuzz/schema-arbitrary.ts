@@ -90,6 +90,66 @@ const stringValue = (schema: JsonSchema): fc.Arbitrary<string> => {
   return fc.oneof({ weight: 6, arbitrary: small }, { weight: 1, arbitrary: longest.filter((s) => s.length >= min) });
 };
 
+/**
+ * tasks_search's and view_save's query language (docs/workspace.md, "Queries"): terms of every field
+ * and a few that are not, every operator, values quoted or bare, words, AND, OR, - and NOT,
+ * parentheses (closed or not), quotes (closed or not): what a person, or a model, types.
+ */
+const QUERY_FIELDS = [
+  'assignee',
+  'no',
+  'project',
+  'status',
+  'is',
+  'label',
+  'priority',
+  'due',
+  'created',
+  'updated',
+  'completed',
+  'parent',
+  'key',
+  'has',
+  'sort',
+];
+const queryTerm: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(
+      fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...QUERY_FIELDS) }, { weight: 1, arbitrary: fc.stringMatching(/^[a-z]{1,8}$/) }),
+      fc.constantFrom(':', '=', '<', '<=', '>', '>='),
+      fc.oneof(
+        fc.constantFrom(
+          'me',
+          'none',
+          'open',
+          'done',
+          'overdue',
+          'files',
+          'today',
+          'friday',
+          '-7d',
+          '+2w',
+          'this-week',
+          '2026-02-30',
+          'p1',
+          '3',
+          'due-desc',
+        ),
+        fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/),
+        fc.string({ maxLength: 12 }).map((v) => `"${v.replaceAll('"', '')}"`),
+      ),
+    )
+    .map(([f, op, v]) => `${f}${op}${v}`),
+  fc.constantFrom('p1', 'p4', 'review', 'OR', 'AND', 'NOT', '-', '"', '(', ')', '""'),
+  fc.string({ maxLength: 10, unit: 'grapheme' }),
+);
+export const queryValue: fc.Arbitrary<string> = fc
+  .array(
+    fc.tuple(fc.constantFrom('', '-', 'NOT ', '('), queryTerm, fc.constantFrom('', ')', ' OR', ' AND')).map((p) => p.join('')),
+    { minLength: 0, maxLength: 24 },
+  )
+  .map((parts) => parts.join(' ').slice(0, 1000));
+
 /** Values the schema accepts (as far as this subset says: zod may still refine, e.g. a trimmed string). */
 export const validValue = (schema: JsonSchema, known: KnownValues = {}, key?: string): fc.Arbitrary<unknown> => {
   checkKeywords(schema);
@@ -99,6 +159,10 @@ export const validValue = (schema: JsonSchema, known: KnownValues = {}, key?: st
   switch (schema.type) {
     case 'string': {
       const generic = stringValue(schema);
+      if (key === 'query') {
+        const fits = (q: string) => q.trim().length >= (schema.minLength ?? 0) && q.length <= (schema.maxLength ?? 1000);
+        return fc.oneof({ weight: 3, arbitrary: queryValue.filter(fits) }, { weight: 1, arbitrary: generic });
+      }
       const pool = key === undefined ? undefined : known[key];
       if (!pool) return generic;
       const existing = fromPool(pool).chain((v) => (v === undefined ? generic : fc.constant(v)));

@@ -60,24 +60,7 @@ const changedTaskOutput = z.extend(taskSummaryOutput, activityIdOutput);
 // ---- tasks_search -------------------------------------------------------------------------------
 
 /** The fields of a summary a client may ask for alone (`fields`); key, taskId and title come always. */
-const SUMMARY_FIELDS = [
-  'status',
-  'statusCategory',
-  'priority',
-  'dueDate',
-  'dueTime',
-  'assigneeId',
-  'assigneeName',
-  'projectId',
-  'projectName',
-  'labels',
-  'repeat',
-  'completedAt',
-  'parent',
-  'attachments',
-  'blockedBy',
-  'version',
-] as const;
+const SUMMARY_FIELDS = ['status', 'priority', 'dueDate', 'assigneeName', 'projectName', 'labels', 'parent', 'version'] as const;
 
 const searchInput = z.strictObject({
   query: z
@@ -129,10 +112,17 @@ const searchOutput = z.object({
   ...listFields,
   partial: z.optional(z.boolean().check(z.describe('Sorted or read among the first matches only; narrow the query for all'))),
   view: z.optional(z.object({ viewId: z.string(), name: z.string(), group: z.enum(VIEW_GROUPS), query: z.string() })),
+  // With `fields`, a task carries those and its key, id and title only.
   tasks: z.array(
     z.partial(
       taskSummaryOutput,
-      Object.fromEntries(SUMMARY_FIELDS.map((f) => [f, true])) as { [K in (typeof SUMMARY_FIELDS)[number]]: true },
+      Object.fromEntries(
+        Object.keys(taskSummaryOutput._zod.def.shape)
+          .filter((k) => k !== 'taskId' && k !== 'title')
+          .map((k) => [k, true]),
+      ) as {
+        [K in Exclude<keyof typeof taskSummaryOutput._zod.def.shape, 'taskId' | 'title'>]: true;
+      },
     ),
   ),
 });
@@ -157,12 +147,6 @@ export const tasksSearch = defineTool({
     'Finds tasks by query (or the filters): summaries by due date then priority unless sorted, without notes (task_get ' +
     'has them). Narrow rather than page.',
   input: searchInput,
-  // The names of `fields` are said in its description: their enum was 260 bytes of every listing.
-  listedInput: z.extend(searchInput, {
-    fields: z
-      .optional(z.array(z.string().check(z.maxLength(20))).check(z.maxLength(SUMMARY_FIELDS.length)))
-      .check(z.describe('Only these fields of each task (dueDate, assigneeName, status, priority, labels…; key, id and title always)')),
-  }),
   output: searchOutput,
   listedOutput: z.extend(searchOutput, { tasks: z.array(taskBriefListed) }),
   annotations: READ,

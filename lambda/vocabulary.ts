@@ -188,6 +188,11 @@ export interface Principal {
    * name. Activity records name the client by it when the request's `clientInfo` does not.
    */
   readonly credentialLabel?: string;
+  /**
+   * The tool groups a connected app's grant was given for (it asked for the resource
+   * `/mcp?tools=a,b`): listed when a request's URL names none (docs/clients.md, "Tool groups").
+   */
+  readonly toolGroups?: string;
 }
 
 /** What an MCP client says of itself (`clientInfo`): logged and recorded, never trusted. */

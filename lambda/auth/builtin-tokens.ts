@@ -69,6 +69,7 @@ export const builtinTokenVerifier = (keys: KeySource, reader: AccessReader, publ
       validUntilMs: payload.exp! * 1000,
       ...(grant.issuedAt !== undefined ? { issuedAtMs: grant.issuedAt * 1000, issuedInWholeSeconds: true } : {}),
       label: items.clientName ?? appLabel(grant.clientId),
+      ...(typeof payload.tools === 'string' ? { toolGroups: payload.tools } : {}),
     };
   },
 });

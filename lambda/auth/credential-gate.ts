@@ -40,6 +40,8 @@ export interface VerifiedIdentity {
   readonly issuedInWholeSeconds?: boolean;
   /** What its owner calls it: a token's label, a connected app's name (records name the client by it when the request does not). */
   readonly label?: string;
+  /** The tool groups its grant was given for (`resource` /mcp?tools=…): what a request without tools= lists. */
+  readonly toolGroups?: string;
 }
 
 /**
@@ -208,6 +210,7 @@ export const createCredentialGate = (
           ...(workspace.migrating ? { migrating: true } : {}),
           ...(workspace.activityIndexed ? { activityIndexed: true } : {}),
           ...(identity.label ? { credentialLabel: identity.label } : {}),
+          ...(identity.toolGroups ? { toolGroups: identity.toolGroups } : {}),
         };
         if (cacheMs > 0)
           principals.set(cacheKey, { principal, untilMs: Math.min(now.getTime() + cacheMs, identity.validUntilMs ?? Infinity) });

@@ -72,7 +72,8 @@ export const createDispatcher = <S>(app: McpApp<S>): Dispatch => {
     checkStandardHeaders(req, headers, modern);
     if (isNotification) return { status: 202 };
     // A group the URL names that does not exist is refused on every request, so the mistake shows at once.
-    const tools = app.tools.select(headers.tools);
+    // The URL's choice, or else the one a connected app's grant keeps.
+    const tools = app.tools.select(headers.tools ?? principal.toolGroups);
 
     const out: MethodResult = await method!(app as McpApp<unknown>, { req, meta, principal, now, tools });
     const result =

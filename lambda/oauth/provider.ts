@@ -113,7 +113,13 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
     // The grant outlives the browser session: it ends with its refresh tokens or a revocation.
     expiresWithSession: async () => false,
     // The grant id travels in the access token, so the MCP function can check it still stands.
-    extraTokenClaims: async (_ctx, token) => ('grantId' in token && token.grantId ? { gid: token.grantId } : undefined),
+    // The grant's id, and the tool groups its resource named (/mcp?tools=a,b): a refresh keeps both.
+    extraTokenClaims: async (_ctx, token) => {
+      if (!('grantId' in token) || !token.grantId) return undefined;
+      const resource = 'resourceServer' in token ? token.resourceServer?.identifier() : undefined;
+      const tools = resource ? toolGroupsOf(resource, mcpUrl) : undefined;
+      return { gid: token.grantId, ...(tools ? { tools } : {}) };
+    },
     findAccount: async (ctx, sub, token) => {
       const ref = memberRefOfAccountId(sub);
       if (!ref) return undefined;
@@ -167,7 +173,9 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
         defaultResource: () => mcpUrl,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => {
-          if (resource !== mcpUrl) throw new errors.InvalidTarget(`the only resource here is ${mcpUrl}`);
+          // The endpoint, as a connection's URL may name it: with the tool groups it chose (kept in the grant).
+          if (resource !== mcpUrl && toolGroupsOf(resource, mcpUrl) === undefined)
+            throw new errors.InvalidTarget(`the only resource here is ${mcpUrl} (with ?tools=a,b naming tool groups, if any)`);
           return {
             scope: scopes,
             audience: mcpUrl,
@@ -238,3 +246,12 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
 };
 
 export type { KoaContextWithOIDC };
+
+/** The tool groups a resource names (`<mcpUrl>?tools=a,b`, nothing else in its query), or undefined. */
+export const toolGroupsOf = (resource: string, mcpUrl: string): string | undefined => {
+  const url = URL.parse(resource);
+  if (!url || `${url.origin}${url.pathname}` !== mcpUrl || url.hash) return undefined;
+  const params = [...url.searchParams.keys()];
+  const tools = url.searchParams.get('tools');
+  return params.length === 1 && tools && /^[a-z]+(,[a-z]+)*$/.test(tools) ? tools : undefined;
+};

@@ -516,7 +516,10 @@ describe('saved views in the views', () => {
       assert.match(await agenda.view.$eval('section[data-section="view"] h2', (e) => e.textContent ?? ''), /^My week/);
       assert.deepEqual(
         (await taskIdsIn(agenda.view, 'section[data-section="view"]')).sort(),
-        expected.tasks.slice(0, 20).map((t: any) => t.taskId).sort(),
+        expected.tasks
+          .slice(0, 20)
+          .map((t: any) => t.taskId)
+          .sort(),
       );
       assert.deepEqual([...board.problems, ...agenda.problems], []);
     } finally {

@@ -3,8 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { legacyCall, modernCall, urlOf } from '../helpers/local.js';
+import { approve, pkcePair } from '../helpers/oauth.js';
 import { startWorkspaceServer } from '../helpers/workspace-fixtures.js';
 
 /**
@@ -146,5 +148,105 @@ describe('the official clients keep the URL', () => {
     );
     assert.ok(refused instanceof Error);
     assert.match(refused.message, /tools=tasks,views,projects/);
+  });
+});
+
+describe('a connected app keeps its groups in its grant', () => {
+  const REDIRECT = 'http://127.0.0.1:5555/cb';
+  const form = async (path: string, body: Record<string, string>) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  };
+  const register = async (): Promise<string> => {
+    const res = await fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Groups app' }),
+    });
+    return ((await res.json()) as { client_id: string }).client_id;
+  };
+  const authorize = async (clientId: string, resource: string) => {
+    const pkce = pkcePair();
+    const url = new URL(`${server.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'tasks:read tasks:write',
+      resource,
+      state: 'groups',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
+    return { back: await approve(url, { email: DEMO_OWNER.email }), pkce };
+  };
+
+  test('an app that asked for /mcp?tools=projects lists those on the bare /mcp, also after a refresh', async () => {
+    // Arrange: a client that takes its resource from the URL it was given, query and all
+    const clientId = await register();
+    const resource = `${server.mcpUrl}?tools=projects`;
+    const { back, pkce } = await authorize(clientId, resource);
+    const code = back.searchParams.get('code')!;
+
+    // Act
+    const tokens = await form('/oauth/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: pkce.verifier,
+      resource,
+    });
+    const refreshed = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token!,
+      client_id: clientId,
+    });
+    const listing = await modernCall(server, 'tools/list', {}, { token: tokens.body.access_token!, query: '' });
+    const afterRefresh = await modernCall(server, 'tools/list', {}, { token: refreshed.body.access_token!, query: '' });
+    const urlWins = await modernCall(server, 'tools/list', {}, { token: tokens.body.access_token!, query: 'tools=views' });
+
+    // Assert
+    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+    const claims = JSON.parse(Buffer.from(tokens.body.access_token!.split('.')[1]!, 'base64url').toString());
+    assert.equal(claims.aud, server.mcpUrl, 'the audience is the endpoint: one resource');
+    assert.equal(claims.tools, 'projects');
+    assert.deepEqual(names(listing.json.result), ['project_archive', 'project_create', 'project_delete', 'project_get', 'project_update']);
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    assert.deepEqual(names(afterRefresh.json.result), names(listing.json.result));
+    assert.deepEqual(names(urlWins.json.result), ['view_delete', 'view_save', 'views_list'], "a URL's own tools= comes first");
+  });
+
+  test('a resource with anything else in its query, or another path, is refused (invalid_target) on doers own page', async () => {
+    const clientId = await register();
+
+    for (const resource of [`${server.mcpUrl}?tools=projects&x=1`, `${server.mcpUrl}?debug=1`, `${server.url}/other`]) {
+      const url = new URL(`${server.url}/oauth/authorize`);
+      for (const [k, v] of Object.entries({
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'tasks:read',
+        resource,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+      }))
+        url.searchParams.set(k, v);
+
+      const res = await fetch(url, { redirect: 'manual' });
+
+      // Refused on doers' own page, before anyone signs in: never a redirect to the client.
+      assert.equal(res.status, 400, resource);
+      assert.match(
+        await res.text(),
+        /<p id="error">the only resource here is http:\/\/127\.0\.0\.1:\d+\/mcp \(with \?tools=a,b naming tool groups, if any\)/,
+        resource,
+      );
+    }
   });
 });

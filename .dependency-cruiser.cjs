@@ -53,7 +53,7 @@ const WORKSPACE_LEVELS = [
   ['store'],
   ['activity'],
   ['membership'],
-  ['tasks', 'projects', 'comments', 'attachments'],
+  ['tasks', 'projects', 'comments', 'attachments', 'saved-views'],
   ['undo', 'admin'],
   ['surface'],
 ];

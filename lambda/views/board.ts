@@ -149,8 +149,9 @@ async function reload(): Promise<void> {
   const categories = new Map<string, string>();
   let cursor: string | undefined;
   let pages = 0;
-  // By status every column is shown, the closed ones too (a view shows what it names).
-  const query = state.grouping === 'status' && !state.view ? { ...state.query, status: 'any' } : state.query;
+  // By status every column is shown, the closed ones too (a view or a query shows what it names).
+  const named = state.view !== undefined || state.query.query !== undefined;
+  const query = state.grouping === 'status' && !named ? { ...state.query, status: 'any' } : state.query;
   if (state.grouping === 'status') await loadStatuses();
   do {
     const out = await host.call('tasks_search', { ...query, limit: 100, ...(cursor ? { cursor } : {}) });

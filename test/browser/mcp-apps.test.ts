@@ -495,6 +495,25 @@ describe('saved views in the views', () => {
     }
   });
 
+  test('a query opens on the board, and by status it keeps to what the query names', async () => {
+    const query = 'project:"Website relaunch" -p4';
+    const expected = await read('tasks_search', { query, limit: 100 });
+    const { page, view, problems } = await open('tasks_search', { query });
+
+    try {
+      assert.ok(expected.tasks.length > 0);
+      assert.deepEqual((await taskIdsIn(view, '.columns')).sort(), expected.tasks.map((t: any) => t.taskId).sort());
+      await view.click('input[name="grouping"][value="status"]');
+      await view.waitForSelector('.columns[data-grouping="status"]');
+      await view.waitForSelector('main[aria-busy="false"]');
+      assert.deepEqual((await taskIdsIn(view, '.columns')).sort(), expected.tasks.map((t: any) => t.taskId).sort());
+      assert.equal(await view.$('.notice.error'), null, 'no refusal shown');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('picking a saved view on a project board, and on the agenda, shows its tasks under its name', async () => {
     const expected = await read('tasks_search', { view: 'My week', limit: 100 });
     const board = await open('project_get', { projectId: DEMO_PROJECTS.acme.projectId });

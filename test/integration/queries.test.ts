@@ -288,4 +288,17 @@ describe('saved views', () => {
     assert.equal(byAdmin.isError, false, toolText(byAdmin));
     assert.deepEqual(titles(run), ['Plan the launch party']);
   });
+
+  test("a private view's changes are in its owner's history only; a shared one's in everyone's", async () => {
+    await as(ws.member.token)('view_save', { name: 'Secret plans', query: 'label:legal' });
+    await as(ws.member.token)('view_save', { name: 'Open plans', query: 'label:fun', shared: true });
+
+    const mine = await as(ws.member.token)('activity_list', { kind: 'view', limit: 100 });
+    const theirs = await as(ws.admin.token)('activity_list', { kind: 'view', limit: 100 });
+
+    const labels = (r: { structuredContent?: any }) => r.structuredContent.entries.map((e: { summary: string }) => e.summary).join('\n');
+    assert.match(labels(mine), /saved the view 'Secret plans': 'label:legal'/);
+    assert.match(labels(theirs), /saved the view 'Open plans'/);
+    assert.doesNotMatch(labels(theirs), /Secret plans/);
+  });
 });

@@ -270,6 +270,12 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
         return `disabled the workspace ${label}`;
       case 'workspace:enabled':
         return `enabled the workspace ${label}`;
+      case 'view:created':
+        return `saved the view ${label}: ${quote(String(r.changes.find((c) => c.field === 'query')?.after ?? ''))}`;
+      case 'view:deleted':
+        return `deleted the view ${label}`;
+      case 'view:restored':
+        return `restored the view ${label}`;
       default: {
         const due1 = changes.length === 1 && changes[0]!.field === 'dueDate';
         if (due1) return `moved due of ${label} from ${due(changes[0]!.before)} to ${due(changes[0]!.after)}`;

@@ -565,7 +565,7 @@ export const cursorNotValid = (tool: string) =>
       `call ${tool} again without cursor to start over.`,
   );
 
-// ---- queries and views (model/query.ts, surface/task-query.ts, views/view-writer.ts) ----------------
+// ---- queries and views (model/query.ts, surface/task-query.ts, saved-views/view-writer.ts) ----------------
 
 /** Where a refusal of a query points: the character (from 1) and the part as written. */
 const queryLead = (at: number, part: string) => `query: at character ${at + 1}, '${part}'`;
@@ -617,9 +617,10 @@ export const queryTermAmbiguous = (at: number, part: string, what: string, fits:
 
 /** Two ways of choosing tasks in one search. */
 export const queryWithFilters = (given: readonly string[]) =>
-  invalid(
-    'query',
-    `a query says everything a search asks; leave out ${given.join(', ')} or write them into the query (assignee:me, due<friday).`,
+  new InvalidArgumentRefusal(
+    `query: a query says everything a search asks; leave out ${given.join(', ')} or write them into the query (assignee:me, due<friday).`,
+    'invalid-argument',
+    { param: 'query', given },
   );
 
 /** A view name the workspace has a view of already (a person's own, or a shared one). */

@@ -9,8 +9,9 @@ import type { WriteContext } from '../store/stores.js';
 import { writesOf } from '../store/writes.js';
 
 /**
- * The one writer of saved views, for every door (the tools, change_undo, the demo seed). Anyone may
- * keep views of their own; sharing one with the workspace takes a member. A view is changed or
+ * The one writer of saved views, for every door (the tools, change_undo, the demo seed). A view is
+ * its owner's; sharing one with the workspace takes a member (the tools ask for tasks:write, which a
+ * viewer's role does not give, so through them every view is a member's). A view is changed or
  * deleted by its owner, or a shared one by an admin. Each change is one write with its record; a
  * deleted view lives on in its record (undo puts it back under its name, if the name is still free).
  */

@@ -30,7 +30,17 @@ export interface ActivityQuery {
   readonly includeTeam: boolean;
   /** Only member, token and workspace records (the account page's list for admins). */
   readonly onlyTeam?: boolean;
+  /** Who reads: another member's private saved views are not in their history (their names and queries are the owner's). */
+  readonly readerId?: string;
 }
+
+/** A record of a saved view its reader may not see: a private one of someone else. */
+const privateToAnother = (r: ActivityRecord, readerId: string | undefined): boolean =>
+  readerId !== undefined &&
+  r.kind === 'view' &&
+  r.actorId !== readerId &&
+  (r.after as { shared?: unknown } | undefined)?.shared !== true &&
+  (r.before as { shared?: unknown } | undefined)?.shared !== true;
 
 export interface ActivityPage {
   readonly records: readonly ActivityRecord[];
@@ -302,7 +312,7 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
           ask = Math.max(limit + 2, Math.min(FILTERED_READ, ask * 4, Math.floor((budget - units) * 4)));
           for (const item of out.Items ?? []) {
             const record = toRecord(item);
-            if (record.expiresAt <= nowSeconds || record.activityId === after) continue;
+            if (record.expiresAt <= nowSeconds || record.activityId === after || privateToAnother(record, q.readerId)) continue;
             found.push(record);
             if (found.length > limit) break;
           }

@@ -160,6 +160,7 @@ export const activityList = defineTool({
         ...(sinceMs !== undefined ? { sinceMs } : {}),
         ...(untilMs !== undefined ? { untilMs } : {}),
         includeTeam,
+        readerId: principal.userId,
       },
       args.limit,
       now,

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { InsufficientScopeError, InvalidParamsError, LimitExceededError, ToolRefusal } from '../errors.js';
 import type { CallGuard } from '../limits/call-guard.js';
 import type { Observer, ToolOutcome } from '../observability/observer.js';
+import { withAdmission } from '../platform/admission-gate.js';
 import { type Principal, roleCutting, type Scope } from '../vocabulary.js';
 import { describeIssues, issuesOf, toJsonSchema } from './json-schema.js';
 import { byKey } from './ordering.js';
@@ -323,10 +324,26 @@ export class ToolRegistry<S> {
     }
 
     items = def.itemsOf?.(parsed.data);
+    // The call starts beside its admission: its reads go out at once, its writes wait for the
+    // admission (platform/admission-gate.ts). A call the limits refuse answers the refusal; what it
+    // read is dropped, and it wrote nothing.
+    const admission = this.guard.acquire(ctx.principal);
+    const admitted = admission.then(() => undefined);
+    // Heard by the writes that wait for it; a read-only call never asks.
+    admitted.catch(() => undefined);
+    const deferred: Promise<unknown>[] = [];
+    const defer = (work: Promise<unknown>) => {
+      deferred.push(work.catch(() => undefined));
+    };
+    const running = withAdmission(admitted, () => def.run(parsed.data, { ...ctx, toolName: name, defer }));
+    // Settled in any case: a refused call's run fails on its first write, unheard.
+    running.catch(() => undefined);
     let release: () => Promise<void>;
     try {
-      release = await this.guard.acquire(ctx.principal);
+      release = await admission;
     } catch (err) {
+      // What the refused call began (its reads, deferred work) is waited for, never answered.
+      await Promise.allSettled([running, ...deferred]);
       if (!(err instanceof LimitExceededError)) {
         audit('failed'); // the limits could not be checked (answered 503)
         throw err;
@@ -342,12 +359,8 @@ export class ToolRegistry<S> {
       };
     }
     let outcome: ToolOutcome = 'failed';
-    const deferred: Promise<unknown>[] = [];
-    const defer = (work: Promise<unknown>) => {
-      deferred.push(work.catch(() => undefined));
-    };
     try {
-      const out = await def.run(parsed.data, { ...ctx, toolName: name, defer });
+      const out = await running;
       if (isInputRequired(out)) {
         outcome = 'input_required';
         return { result: {}, inputRequired: out };

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NETWORK_FAILURES } from '../errors.js';
+import { afterAdmission } from './admission-gate.js';
 import { callBudget } from './call-budget.js';
 
 export interface DynamoClientOptions {
@@ -23,6 +24,7 @@ export const createDocumentClient = (opts: DynamoClientOptions = {}): DynamoDBDo
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   });
   meterReads(client);
+  waitForAdmission(client);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -54,6 +56,25 @@ const meterReads = (client: DynamoDBClient): void => {
       return result;
     },
     { step: 'initialize', name: 'doersCallBudget', override: true },
+  );
+};
+
+const WRITE_COMMANDS = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
+
+/** A call's writes wait for its admission (platform/admission-gate.ts); its reads do not. */
+const waitForAdmission = (client: DynamoDBClient): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (WRITE_COMMANDS.has(context.commandName ?? '')) await afterAdmission();
+      return next(args);
+    },
+    { step: 'initialize', name: 'doersAdmissionGate', override: true },
   );
 };
 

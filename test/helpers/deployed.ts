@@ -176,8 +176,24 @@ export const countedInvoke = async (
   fn: DeployedFunction,
   instance: Instance,
   event: unknown,
-): Promise<{ answer: BundleAnswer; ops: string[] }> => {
+): Promise<{ answer: BundleAnswer; ops: string[]; steps: number }> => {
   fn.proxy.operations.length = 0;
+  fn.proxy.timings.length = 0;
   const answer = await instance.invoke(event);
-  return { answer, ops: [...fn.proxy.operations] };
+  return { answer, ops: [...fn.proxy.operations], steps: sequentialSteps(fn.proxy.timings) };
+};
+
+/**
+ * The round trips a call waits for one after another: the longest chain of requests each sent after
+ * the one before it was answered. Requests in flight together are one step, whatever their number;
+ * in a region each step costs a network round trip.
+ */
+export const sequentialSteps = (timings: readonly { start: number; end: number }[]): number => {
+  const depth: number[] = [];
+  for (const [i, t] of timings.entries()) {
+    let before = 0;
+    for (let j = 0; j < i; j++) if (timings[j]!.end <= t.start) before = Math.max(before, depth[j]!);
+    depth.push(before + 1);
+  }
+  return Math.max(0, ...depth);
 };

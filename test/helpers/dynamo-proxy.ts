@@ -36,6 +36,13 @@ export interface DynamoProxy {
   /** Operations seen (X-Amz-Target without the API prefix), in order. */
   readonly operations: string[];
   /**
+   * Milliseconds every request waits before it is forwarded: a region's round trip, so requests sent
+   * together overlap however fast the local store answers (0: none).
+   */
+  delayMs: number;
+  /** When each operation arrived and when its answer was out (performance.now()), in arrival order. */
+  readonly timings: { operation: string; start: number; end: number }[];
+  /**
    * From the `nth` write (1-based, counted from now) on, every write gets `mode` (SDK retries
    * included) until `clearFault`; reads pass. `conditional` fails only that one write, and only
    * where DynamoDB could (PutItem, UpdateItem, DeleteItem).
@@ -53,7 +60,12 @@ export interface DynamoProxy {
 }
 
 export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => {
-  const proxy = { mode: 'pass' as ProxyMode, operations: [] as string[] };
+  const proxy = {
+    mode: 'pass' as ProxyMode,
+    delayMs: 0,
+    operations: [] as string[],
+    timings: [] as { operation: string; start: number; end: number }[],
+  };
   let fault: { nth: number; mode: Exclude<ProxyMode, 'pass'>; seen: number; times: number } | undefined;
   let hold:
     | { count: number; order: (bodies: readonly string[]) => readonly number[]; waiting: { body: string; go: () => Promise<void> }[] }
@@ -75,6 +87,11 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
       for await (const c of req) chunks.push(c as Buffer);
       const operation = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
       proxy.operations.push(operation);
+      const timing = { operation, start: performance.now(), end: Number.POSITIVE_INFINITY };
+      proxy.timings.push(timing);
+      res.on('close', () => {
+        timing.end = performance.now();
+      });
       const mode = modeFor(operation);
       if (mode === 'reset') return void req.socket.destroy();
       if (mode === 'hang') return;
@@ -92,6 +109,7 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
         );
       }
       const forward = async () => {
+        if (proxy.delayMs > 0) await new Promise((r) => setTimeout(r, proxy.delayMs));
         const headers = Object.fromEntries(
           Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
         ) as Record<string, string>;

@@ -249,3 +249,62 @@ describe('the cold-start log line', () => {
     );
   });
 });
+
+describe('a call starts beside its admission', () => {
+  let limited: Limited;
+  before(async () => {
+    limited = await startLimited({ DOERS_RATE_LIMIT_CALLS: '2' });
+  });
+  after(() => limited.server.close());
+
+  test('a change the rate limit refuses writes nothing: no task, no record, no claim, though its reads began beside the admission', async () => {
+    // Arrange: the window's two permits spent
+    const { server, observer } = limited;
+    const call = (name: string, args: Record<string, unknown>) => modernCall(server, 'tools/call', { name, arguments: args });
+    await call('me_get', {});
+    await call('me_get', {});
+    const before = await server.app.services.activity.list(
+      { workspaceId: DEMO_WORKSPACE_ID, layout: 2, activityIndexed: true },
+      { includeTeam: true },
+      100,
+      new Date(),
+    );
+
+    // Act: a create (it claims itself in its write) and an update (it reads the task first)
+    const created = await call('task_create', { title: 'Refused before it was written' });
+    const updated = await call('task_update', { taskId: 'DEMO-1', version: 1, title: 'Refused change' });
+
+    // Assert
+    for (const res of [created, updated]) {
+      assert.equal(kindOf(res), 'ratelimited', res.text);
+      assert.match(res.json.result.content[0].text, /^Rate limit reached/);
+    }
+    const afterwards = await server.app.services.activity.list(
+      { workspaceId: DEMO_WORKSPACE_ID, layout: 2, activityIndexed: true },
+      { includeTeam: true },
+      100,
+      new Date(),
+    );
+    assert.deepEqual(
+      afterwards.records.map((r) => r.activityId),
+      before.records.map((r) => r.activityId),
+      'no change was recorded',
+    );
+    const search = await server.app.services.tasks.search(
+      { workspaceId: DEMO_WORKSPACE_ID, layout: 2 },
+      { status: 'any', words: ['refused'] },
+      10,
+    );
+    assert.equal(search.tasks.length, 0, 'no task was made');
+    const demo1 = await server.app.services.numbers.idOrRefuse(
+      { workspaceId: DEMO_WORKSPACE_ID, workspaceKey: 'DEMO', pastKeys: [], taskCounter: 0, layout: 2 } as never,
+      'DEMO-1',
+      'taskId',
+    );
+    assert.notEqual((await server.app.services.tasks.get(DEMO_WORKSPACE_ID, demo1))?.title, 'Refused change');
+    assert.deepEqual(
+      observer.toolCalls.slice(-2).map((c) => c.outcome),
+      ['ratelimited', 'ratelimited'],
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoGrantStore } from '../../auth/grants.js';
 import { DynamoTokenStore } from '../../auth/personal-tokens.js';
+import { afterAdmission } from '../../platform/admission-gate.js';
 import type { KeySource } from '../../platform/key-ring.js';
 import { commitGroups, commitWrites } from '../../platform/transact.js';
 import { refusalOfStorage } from '../model/refusals.js';
@@ -20,6 +21,29 @@ import { withWrites } from './writes.js';
 const asRefusal = (err: unknown): never => {
   throw refusalOfStorage(err) ?? err;
 };
+
+/**
+ * The file store's writes wait for the call's admission, as DynamoDB's do (platform/admission-gate.ts):
+ * a call the limits refuse puts no bytes in the bucket.
+ */
+const gatedFiles = (files: AttachmentFiles): AttachmentFiles => ({
+  ...files,
+  store: {
+    ...files.store,
+    put: async (key, bytes, type) => {
+      await afterAdmission();
+      return files.store.put(key, bytes, type);
+    },
+    copy: async (from, to) => {
+      await afterAdmission();
+      return files.store.copy(from, to);
+    },
+    delete: async (key) => {
+      await afterAdmission();
+      return files.store.delete(key);
+    },
+  },
+});
 
 /** A door with no file store (the admin CLI): an attachment's bytes are not reachable from it. */
 const NO_FILES: AttachmentFiles = (() => {
@@ -68,7 +92,7 @@ export const createWorkspaceStores = (
     projects,
     comments,
     attachments,
-    files,
+    files: gatedFiles(files),
     names,
     activity,
     numbers,

@@ -24,6 +24,22 @@ export type Scope = (typeof SCOPES)[number];
 
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
+// ---- tool groups (docs/clients.md, "Tool groups") -------------------------------------------------
+
+/** The groups the tools are listed in: a connection names them in its URL (`/mcp?tools=a,b`). */
+export const TOOL_GROUPS = ['tasks', 'views', 'bulk', 'projects', 'people', 'files', 'history'] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+/** What the bare `/mcp` lists: what a person needs every day. */
+export const DEFAULT_TOOL_GROUPS: readonly ToolGroup[] = ['tasks', 'views'];
+
+/**
+ * A `tools` value as a URL names groups: group names, `default` or `all`, comma-separated (the
+ * authorization server takes such a resource; the MCP function answers one it does not know -32602).
+ */
+export const isToolGroupList = (value: string): boolean =>
+  /^[a-z]+(,[a-z]+)*$/.test(value) &&
+  value.split(',').every((g) => g === 'all' || g === 'default' || (TOOL_GROUPS as readonly string[]).includes(g));
+
 /** Keeps the known scopes of a token, in the canonical order (so cache keys are stable). */
 export const normalizeScopes = (values: Iterable<string>): Scope[] => {
   const granted = new Set(values);

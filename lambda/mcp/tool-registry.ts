@@ -205,12 +205,12 @@ export class ToolRegistry<S> {
           .filter(Boolean),
       ),
     ];
-    if (names.includes('all')) return ALL_TOOLS;
-    const unknown = names.filter((g) => !this.groups.includes(g) && g !== 'default');
+    const unknown = names.filter((g) => !this.groups.includes(g) && g !== 'default' && g !== 'all');
     if (unknown.length)
       throw new InvalidParamsError(
         `tools=${param}: no tool group ${unknown.map((g) => `'${g}'`).join(', ')}; the groups are ${this.groups.join(', ')} (or all; the URL without tools= lists ${this.defaults.groups ? [...this.defaults.groups].join(', ') : 'all'}).`,
       );
+    if (names.includes('all')) return ALL_TOOLS;
     const chosen = new Set(names.flatMap((g) => (g === 'default' ? [...(this.defaults.groups ?? this.groups)] : [g])));
     const sorted = this.groups.filter((g) => chosen.has(g));
     return { key: sorted.join(','), groups: new Set(sorted) };

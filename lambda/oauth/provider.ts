@@ -2,7 +2,7 @@ import Provider, { type AdapterFactory, type Configuration, errors, type KoaCont
 import { issuedBefore } from '../auth/credential-gate.js';
 import type { KeyRing } from '../platform/key-ring.js';
 import { signingKeysOf } from '../platform/signing-keys.js';
-import { memberRefOfAccountId, SCOPES } from '../vocabulary.js';
+import { isToolGroupList, memberRefOfAccountId, SCOPES } from '../vocabulary.js';
 import type { DirectoryStore } from '../workspace/store/directory-store.js';
 import { checkRedirectUris } from './redirect-uris.js';
 
@@ -247,11 +247,13 @@ export const createProvider = async (opts: ProviderOptions): Promise<Provider> =
 
 export type { KoaContextWithOIDC };
 
-/** The tool groups a resource names (`<mcpUrl>?tools=a,b`, nothing else in its query), or undefined. */
+/**
+ * The tool groups a resource names (exactly `<mcpUrl>?tools=a,b`, known group names, `default` or
+ * `all`, and nothing else in it), or undefined.
+ */
 export const toolGroupsOf = (resource: string, mcpUrl: string): string | undefined => {
-  const url = URL.parse(resource);
-  if (!url || `${url.origin}${url.pathname}` !== mcpUrl || url.hash) return undefined;
-  const params = [...url.searchParams.keys()];
-  const tools = url.searchParams.get('tools');
-  return params.length === 1 && tools && /^[a-z]+(,[a-z]+)*$/.test(tools) ? tools : undefined;
+  const prefix = `${mcpUrl}?tools=`;
+  if (!resource.startsWith(prefix)) return undefined;
+  const tools = resource.slice(prefix.length);
+  return isToolGroupList(tools) ? tools : undefined;
 };

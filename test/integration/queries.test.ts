@@ -289,6 +289,59 @@ describe('saved views', () => {
     assert.deepEqual(titles(run), ['Plan the launch party']);
   });
 
+  test('only its owner makes a shared view private again: an admin is refused and it stays shared', async () => {
+    // Arrange
+    const saved = await as(ws.member.token)('view_save', { name: 'Everyone sees', query: 'p1', shared: true });
+    const viewId = saved.structuredContent.viewId;
+
+    // Act
+    const byAdmin = await as(ws.admin.token)('view_save', { viewId, name: 'Everyone sees', query: 'p1', shared: false });
+    const seenByViewer = await as(ws.viewer.token)('tasks_search', { view: 'Everyone sees' });
+
+    // Assert
+    assert.equal(byAdmin.isError, true);
+    assert.equal(refusal(byAdmin).reason, 'role');
+    assert.match(toolText(byAdmin), /only the owner of the view 'Everyone sees' can make it private/);
+    assert.equal(seenByViewer.isError, false, toolText(seenByViewer));
+  });
+
+  test("another member may share a name someone keeps privately: each sees both, and the name opens one's own", async () => {
+    // Arrange
+    const keeper = await addMember(server, ws.workspaceId, 'member', 'UTC');
+    await as(keeper.token)('view_save', { name: 'Launch', query: 'p4' });
+
+    // Act
+    const shared = await as(ws.member.token)('view_save', { name: 'launch', query: 'label:fun', shared: true });
+    const own = await as(keeper.token)('tasks_search', { view: 'Launch' });
+    const byId = await as(keeper.token)('tasks_search', { view: shared.structuredContent.viewId });
+    const listed = await as(keeper.token)('views_list');
+
+    // Assert
+    assert.equal(shared.isError, false, toolText(shared));
+    assert.deepEqual(titles(own), ['Read about pricing']);
+    assert.deepEqual(titles(byId), ['Plan the launch party']);
+    assert.equal(listed.structuredContent.views.filter((v: { name: string }) => v.name.toLowerCase() === 'launch').length, 2);
+  });
+
+  test('a member keeps at most 50 views of their own: the 51st is refused as a limit and nothing is written', async () => {
+    // Arrange
+    const collector = await addMember(server, ws.workspaceId, 'member', 'UTC');
+    for (let i = 1; i <= 50; i++) {
+      const r = await as(collector.token)('view_save', { name: `Mine ${i}`, query: 'p1' });
+      assert.equal(r.isError, false, toolText(r));
+    }
+
+    // Act
+    const over = await as(collector.token)('view_save', { name: 'Mine 51', query: 'p1' });
+    const listed = await as(collector.token)('views_list');
+
+    // Assert
+    assert.equal(over.isError, true);
+    assert.equal(refusal(over).reason, 'limit');
+    assert.match(toolText(over), /you have 50 views of your own/);
+    assert.equal(listed.structuredContent.views.filter((v: { shared: boolean }) => !v.shared).length, 50);
+  });
+
   test("a private view's changes are in its owner's history only; a shared one's in everyone's", async () => {
     await as(ws.member.token)('view_save', { name: 'Secret plans', query: 'label:legal' });
     await as(ws.member.token)('view_save', { name: 'Open plans', query: 'label:fun', shared: true });

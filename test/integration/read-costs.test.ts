@@ -5,7 +5,7 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import { type CapacityProxy, startCapacityProxy } from '../helpers/capacity-proxy.js';
 import { startTestServer } from '../helpers/local.js';
 import { QUERY_READS, queryArgs, type SeededWorkspace, seedWorkspace } from '../helpers/seed-workspace.js';
-import { caller, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Every read path costs about what it returns, whatever the size of the workspace: the same calls on
 // two workspaces of the same shape, of 300 and 3,000 tasks, read (nearly) the same units, as
@@ -99,4 +99,35 @@ describe('reads cost what they return, not what the workspace holds', () => {
       assert.ok(at3000 <= 50, `${name}: ${at3000} read units`);
     });
   }
+});
+
+describe('a page of the history stays under its read units however large its records', () => {
+  test('activity_list of changes with 9 KB of notes each, 100 to a page: at most 50 read units, with a cursor to go on', async () => {
+    // Arrange: sixty tasks whose records each hold 9 KB of notes
+    const ws = await createTestWorkspace(server);
+    const owner = caller(server, ws.owner.token);
+    const notes = 'Long notes. '.repeat(750);
+    for (let i = 0; i < 2; i++) {
+      const r = await owner('tasks_create', { tasks: Array.from({ length: 30 }, (_, j) => ({ title: `Heavy ${i * 30 + j}`, notes })) });
+      assert.equal(r.isError, false, toolText(r));
+    }
+    const read = async (args: Record<string, unknown>) => {
+      await owner('activity_list', args);
+      const from = units.consumed.length;
+      const r = await owner('activity_list', args);
+      return { r, units: units.consumed.slice(from).reduce((sum, c) => sum + c.read, 0) };
+    };
+
+    // Act
+    const all = await read({ limit: 100 });
+    const byKind = await read({ kind: 'task', limit: 100 });
+
+    // Assert
+    for (const { r, units: spent } of [all, byKind]) {
+      assert.equal(r.isError, false, toolText(r));
+      assert.ok(spent <= 50, `${spent} read units`);
+      assert.ok(r.structuredContent.returned > 0);
+      assert.ok(r.structuredContent.returned < 60 ? r.structuredContent.nextCursor : true, 'a short page says where to go on');
+    }
+  });
 });

@@ -5,6 +5,8 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { DEFAULT_TOOL_GROUPS, TOOL_GROUPS } from '../../lambda/vocabulary.js';
+import { PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
 import { legacyCall, modernCall, urlOf } from '../helpers/local.js';
 import { approve, pkcePair } from '../helpers/oauth.js';
 import { startWorkspaceServer } from '../helpers/workspace-fixtures.js';
@@ -57,6 +59,18 @@ describe('which tools a connection lists', () => {
       prompts.json.result.prompts.map((p: { name: string }) => p.name),
       ['catch_up_on', 'daily_briefing', 'triage_inbox', 'weekly_review'],
     );
+  });
+
+  test('the groups the tools are in are the ones the vocabulary names, which the authorization server reads', () => {
+    assert.deepEqual([...new Set(PRODUCT_TOOLS.map((t) => t.group))].sort(), [...TOOL_GROUPS].sort());
+    for (const g of DEFAULT_TOOL_GROUPS) assert.ok(TOOL_GROUPS.includes(g));
+  });
+
+  test('an unknown group beside all is refused too', async () => {
+    const res = await modernCall(server, 'tools/list', {}, { query: 'tools=all,bogus' });
+
+    assert.equal(res.json.error.code, -32602);
+    assert.match(res.json.error.message, /no tool group 'bogus'/);
   });
 
   test('?tools= names groups: exactly those, "default" standing for the defaults, "all" for every one', async () => {
@@ -225,7 +239,16 @@ describe('a connected app keeps its groups in its grant', () => {
   test('a resource with anything else in its query, or another path, is refused (invalid_target) on doers own page', async () => {
     const clientId = await register();
 
-    for (const resource of [`${server.mcpUrl}?tools=projects&x=1`, `${server.mcpUrl}?debug=1`, `${server.url}/other`]) {
+    const withUser = server.mcpUrl.replace('http://', 'http://user:pw@');
+    for (const resource of [
+      `${server.mcpUrl}?tools=projects&x=1`,
+      `${server.mcpUrl}?debug=1`,
+      `${server.url}/other`,
+      `${server.mcpUrl}?tools=nosuchgroup`,
+      `${withUser}?tools=tasks`,
+      `${server.url}/x/../mcp?tools=tasks`,
+      `${server.mcpUrl}?tools=Tasks`,
+    ]) {
       const url = new URL(`${server.url}/oauth/authorize`);
       for (const [k, v] of Object.entries({
         client_id: clientId,

@@ -108,3 +108,21 @@ describe('words that are not one date are refused, naming the argument, the word
     });
   }
 });
+
+describe('a weekday read backward, or said to be past, is never ahead of today', () => {
+  // Saturday 5 December 2026, noon in UTC.
+  const saturday = new Date('2026-12-05T12:00:00Z');
+
+  test('"since monday" on a Saturday is the Monday before, not the one ahead', async () => {
+    assert.equal((await since('monday', saturday, 'UTC')).date, '2026-11-30');
+    assert.equal((await since('friday', saturday, 'UTC')).date, '2026-12-04');
+    assert.equal((await since('saturday', saturday, 'UTC')).date, '2026-12-05', 'today is the latest Saturday');
+  });
+
+  test('"last friday" is yesterday whichever way it is read; "friday" forward is the next one', async () => {
+    assert.equal((await due('last friday', saturday, 'UTC')).date, '2026-12-04');
+    assert.equal((await since('last friday', saturday, 'UTC')).date, '2026-12-04');
+    assert.equal((await due('friday', saturday, 'UTC')).date, '2026-12-11');
+    assert.equal((await due('monday', saturday, 'UTC')).date, '2026-12-07');
+  });
+});

@@ -46,6 +46,9 @@ export interface ReadOptions {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const SLASH = /\b(\d{1,2})\/(\d{1,2})\b/;
 const FILLER = /^(on|by|due|at|before|[.,!?]+)$/i;
+const PAST_WORDS = /\b(last|past|previous)\b/i;
+const shiftDays = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -111,8 +114,13 @@ export const readDay = async (value: string, param: string, opts: ReadOptions): 
   if (extra.length) throw dateUnreadable(param, words, `has words that are not part of a date ('${extra.join(' ')}')`);
   if (hit.end) throw dateUnreadable(param, words, 'names a range; give one date');
   const s = hit.start;
-  const date = `${s.get('year')}-${pad(s.get('month')!)}-${pad(s.get('day')!)}`;
+  let date = `${s.get('year')}-${pad(s.get('month')!)}-${pad(s.get('day')!)}`;
   if (!isCalendarDate(date)) throw dateUnreadable(param, words, `is ${date}, which is not a date (no such day)`);
+  // A weekday read backward ("since monday"), or said to be past ("last friday"), is the latest one
+  // on or before today: chrono reads a weekday as the one of this week, which may still be ahead.
+  const today = `${reference.getFullYear()}-${pad(reference.getMonth() + 1)}-${pad(reference.getDate())}`;
+  if (s.isCertain('weekday') && !s.isCertain('day') && (!opts.forward || PAST_WORDS.test(words)) && date > today)
+    date = shiftDays(date, -7);
   return { date, ...(s.isCertain('hour') ? { time: `${pad(s.get('hour')!)}:${pad(s.get('minute') ?? 0)}` } : {}), words };
 };
 

@@ -188,18 +188,19 @@ function peg$parse(input, options) {
   const peg$e3 = peg$literalExpectation("NOT", false);
   const peg$e4 = peg$literalExpectation("(", false);
   const peg$e5 = peg$literalExpectation(")", false);
-  const peg$e6 = peg$classExpectation([["a", "z"], ["A", "Z"]], false, false, false);
-  const peg$e7 = peg$classExpectation([["a", "z"], ["A", "Z"], ["0", "9"], "_"], false, false, false);
-  const peg$e8 = peg$literalExpectation(">=", false);
-  const peg$e9 = peg$literalExpectation("<=", false);
-  const peg$e10 = peg$classExpectation([":", ["<", ">"]], false, false, false);
-  const peg$e11 = peg$classExpectation([" ", "\t", "\n", "\r", "(", ")", "\"", "-"], true, false, false);
-  const peg$e12 = peg$classExpectation([" ", "\t", "\n", "\r", "(", ")", "\""], true, false, false);
-  const peg$e13 = peg$otherExpectation("a quoted phrase");
-  const peg$e14 = peg$literalExpectation("\"", false);
-  const peg$e15 = peg$classExpectation(["\""], true, false, false);
-  const peg$e16 = peg$otherExpectation("a space");
-  const peg$e17 = peg$classExpectation([" ", "\t", "\n", "\r"], false, false, false);
+  const peg$e6 = peg$anyExpectation();
+  const peg$e7 = peg$classExpectation([["a", "z"], ["A", "Z"]], false, false, false);
+  const peg$e8 = peg$classExpectation([["a", "z"], ["A", "Z"], ["0", "9"], "_"], false, false, false);
+  const peg$e9 = peg$literalExpectation(">=", false);
+  const peg$e10 = peg$literalExpectation("<=", false);
+  const peg$e11 = peg$classExpectation([":", ["<", ">"]], false, false, false);
+  const peg$e12 = peg$classExpectation([" ", "\t", "\n", "\r", "(", ")", "\"", "-"], true, false, false);
+  const peg$e13 = peg$classExpectation([" ", "\t", "\n", "\r", "(", ")", "\""], true, false, false);
+  const peg$e14 = peg$otherExpectation("a quoted phrase");
+  const peg$e15 = peg$literalExpectation("\"", false);
+  const peg$e16 = peg$classExpectation(["\""], true, false, false);
+  const peg$e17 = peg$otherExpectation("a space");
+  const peg$e18 = peg$classExpectation([" ", "\t", "\n", "\r"], false, false, false);
 
   function peg$f0(expr) {    return expr ?? { type: 'and', items: [], at: 0, text: '' };  }
   function peg$f1(head, tail) {
@@ -214,14 +215,17 @@ function peg$parse(input, options) {
   function peg$f6(field, op, value) {
     return { type: 'term', field: field.value, op, value: value.value, quoted: value.quoted, at: location().start.offset, text: text() };
   }
-  function peg$f7(word) {    return { type: 'word', value: word.value, quoted: word.quoted, at: location().start.offset, text: text() };  }
-  function peg$f8(value) {    return { value, quoted: true };  }
-  function peg$f9(value) {    return { value, quoted: false };  }
-  function peg$f10(value) {    return { value, quoted: true };  }
-  function peg$f11(value) {    return { value, quoted: false };  }
-  function peg$f12(value) {    return { value, quoted: true };  }
-  function peg$f13(value) {    return { value, quoted: false };  }
-  function peg$f14(chars) {    return chars;  }
+  function peg$f7(field, op) {
+    return { type: 'term', field: field.value, op, value: '', quoted: false, at: location().start.offset, text: text() };
+  }
+  function peg$f8(word) {    return { type: 'word', value: word.value, quoted: word.quoted, at: location().start.offset, text: text() };  }
+  function peg$f9(value) {    return { value, quoted: true };  }
+  function peg$f10(value) {    return { value, quoted: false };  }
+  function peg$f11(value) {    return { value, quoted: true };  }
+  function peg$f12(value) {    return { value, quoted: false };  }
+  function peg$f13(value) {    return { value, quoted: true };  }
+  function peg$f14(value) {    return { value, quoted: false };  }
+  function peg$f15(chars) {    return chars;  }
   let peg$currPos = options.peg$currPos | 0;
   let peg$savedPos = peg$currPos;
   const peg$posDetailsCache = [{ line: 1, column: 1 }];
@@ -694,7 +698,7 @@ function peg$parse(input, options) {
   }
 
   function peg$parseTerm() {
-    let s0, s1, s2, s3;
+    let s0, s1, s2, s3, s4, s5;
 
     s0 = peg$currPos;
     s1 = peg$parseField();
@@ -719,21 +723,54 @@ function peg$parse(input, options) {
     }
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
-      s1 = peg$currPos;
-      peg$silentFails++;
-      s2 = peg$parseKeyword();
-      peg$silentFails--;
-      if (s2 === peg$FAILED) {
-        s1 = undefined;
-      } else {
-        peg$currPos = s1;
-        s1 = peg$FAILED;
-      }
+      s1 = peg$parseField();
       if (s1 !== peg$FAILED) {
-        s2 = peg$parseWord();
+        s2 = peg$parseOp();
         if (s2 !== peg$FAILED) {
-          peg$savedPos = s0;
-          s0 = peg$f7(s2);
+          s3 = peg$currPos;
+          peg$silentFails++;
+          s4 = peg$parsews();
+          if (s4 === peg$FAILED) {
+            if (input.charCodeAt(peg$currPos) === 41) {
+              s4 = peg$c5;
+              peg$currPos++;
+            } else {
+              s4 = peg$FAILED;
+              if (peg$silentFails === 0) { peg$fail(peg$e5); }
+            }
+            if (s4 === peg$FAILED) {
+              s4 = peg$currPos;
+              peg$silentFails++;
+              if (input.length > peg$currPos) {
+                s5 = input.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) { peg$fail(peg$e6); }
+              }
+              peg$silentFails--;
+              if (s5 === peg$FAILED) {
+                s4 = undefined;
+              } else {
+                peg$currPos = s4;
+                s4 = peg$FAILED;
+              }
+            }
+          }
+          peg$silentFails--;
+          if (s4 !== peg$FAILED) {
+            peg$currPos = s3;
+            s3 = undefined;
+          } else {
+            s3 = peg$FAILED;
+          }
+          if (s3 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s0 = peg$f7(s1, s2);
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -741,6 +778,32 @@ function peg$parse(input, options) {
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
+      }
+      if (s0 === peg$FAILED) {
+        s0 = peg$currPos;
+        s1 = peg$currPos;
+        peg$silentFails++;
+        s2 = peg$parseKeyword();
+        peg$silentFails--;
+        if (s2 === peg$FAILED) {
+          s1 = undefined;
+        } else {
+          peg$currPos = s1;
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseWord();
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s0 = peg$f8(s2);
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
       }
     }
 
@@ -754,7 +817,7 @@ function peg$parse(input, options) {
     s1 = peg$parseQuoted();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f8(s1);
+      s1 = peg$f9(s1);
     }
     s0 = s1;
     if (s0 === peg$FAILED) {
@@ -766,7 +829,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e6); }
+        if (peg$silentFails === 0) { peg$fail(peg$e7); }
       }
       if (s3 !== peg$FAILED) {
         s4 = [];
@@ -775,7 +838,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s5 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e7); }
+          if (peg$silentFails === 0) { peg$fail(peg$e8); }
         }
         while (s5 !== peg$FAILED) {
           s4.push(s5);
@@ -784,7 +847,7 @@ function peg$parse(input, options) {
             peg$currPos++;
           } else {
             s5 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e7); }
+            if (peg$silentFails === 0) { peg$fail(peg$e8); }
           }
         }
         s3 = [s3, s4];
@@ -800,7 +863,7 @@ function peg$parse(input, options) {
       }
       if (s1 !== peg$FAILED) {
         peg$savedPos = s0;
-        s1 = peg$f9(s1);
+        s1 = peg$f10(s1);
       }
       s0 = s1;
     }
@@ -816,7 +879,7 @@ function peg$parse(input, options) {
       peg$currPos += 2;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e8); }
+      if (peg$silentFails === 0) { peg$fail(peg$e9); }
     }
     if (s0 === peg$FAILED) {
       if (input.substr(peg$currPos, 2) === peg$c7) {
@@ -824,7 +887,7 @@ function peg$parse(input, options) {
         peg$currPos += 2;
       } else {
         s0 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e9); }
+        if (peg$silentFails === 0) { peg$fail(peg$e10); }
       }
       if (s0 === peg$FAILED) {
         s0 = input.charAt(peg$currPos);
@@ -832,7 +895,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s0 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e10); }
+          if (peg$silentFails === 0) { peg$fail(peg$e11); }
         }
       }
     }
@@ -847,7 +910,7 @@ function peg$parse(input, options) {
     s1 = peg$parseQuoted();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f10(s1);
+      s1 = peg$f11(s1);
     }
     s0 = s1;
     if (s0 === peg$FAILED) {
@@ -861,7 +924,7 @@ function peg$parse(input, options) {
       }
       if (s1 !== peg$FAILED) {
         peg$savedPos = s0;
-        s1 = peg$f11(s1);
+        s1 = peg$f12(s1);
       }
       s0 = s1;
     }
@@ -876,7 +939,7 @@ function peg$parse(input, options) {
     s1 = peg$parseQuoted();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f12(s1);
+      s1 = peg$f13(s1);
     }
     s0 = s1;
     if (s0 === peg$FAILED) {
@@ -888,7 +951,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e11); }
+        if (peg$silentFails === 0) { peg$fail(peg$e12); }
       }
       if (s3 !== peg$FAILED) {
         s4 = peg$parseBare();
@@ -908,7 +971,7 @@ function peg$parse(input, options) {
       }
       if (s1 !== peg$FAILED) {
         peg$savedPos = s0;
-        s1 = peg$f13(s1);
+        s1 = peg$f14(s1);
       }
       s0 = s1;
     }
@@ -925,7 +988,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e12); }
+      if (peg$silentFails === 0) { peg$fail(peg$e13); }
     }
     if (s1 !== peg$FAILED) {
       while (s1 !== peg$FAILED) {
@@ -935,7 +998,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e12); }
+          if (peg$silentFails === 0) { peg$fail(peg$e13); }
         }
       }
     } else {
@@ -982,7 +1045,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e12); }
+        if (peg$silentFails === 0) { peg$fail(peg$e13); }
       }
       peg$silentFails--;
       if (s3 === peg$FAILED) {
@@ -1016,7 +1079,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e14); }
+      if (peg$silentFails === 0) { peg$fail(peg$e15); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -1026,7 +1089,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s4 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e15); }
+        if (peg$silentFails === 0) { peg$fail(peg$e16); }
       }
       while (s4 !== peg$FAILED) {
         s3.push(s4);
@@ -1035,7 +1098,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s4 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e15); }
+          if (peg$silentFails === 0) { peg$fail(peg$e16); }
         }
       }
       s2 = input.substring(s2, peg$currPos);
@@ -1044,11 +1107,11 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e14); }
+        if (peg$silentFails === 0) { peg$fail(peg$e15); }
       }
       if (s3 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f14(s2);
+        s0 = peg$f15(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -1060,7 +1123,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e13); }
+      if (peg$silentFails === 0) { peg$fail(peg$e14); }
     }
 
     return s0;
@@ -1076,7 +1139,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e17); }
+      if (peg$silentFails === 0) { peg$fail(peg$e18); }
     }
     if (s1 !== peg$FAILED) {
       while (s1 !== peg$FAILED) {
@@ -1086,7 +1149,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e17); }
+          if (peg$silentFails === 0) { peg$fail(peg$e18); }
         }
       }
     } else {
@@ -1095,7 +1158,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e16); }
+      if (peg$silentFails === 0) { peg$fail(peg$e17); }
     }
 
     return s0;
@@ -1110,7 +1173,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e17); }
+      if (peg$silentFails === 0) { peg$fail(peg$e18); }
     }
     while (s1 !== peg$FAILED) {
       s0.push(s1);
@@ -1119,7 +1182,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e17); }
+        if (peg$silentFails === 0) { peg$fail(peg$e18); }
       }
     }
 

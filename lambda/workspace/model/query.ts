@@ -52,6 +52,9 @@ export interface CheckedQuery {
 }
 
 export const MAX_QUERY_TERMS = 20;
+/** The longest value of a term (a name, a key, a date in words), and of a label (as labels are bounded). */
+export const MAX_VALUE_LENGTH = 100;
+export const MAX_LABEL_LENGTH = 40;
 export const MAX_QUERY_LENGTH = 1_000;
 
 /** Every field, with a term that shows how it is written (the refusals list them). */
@@ -134,6 +137,9 @@ const checkTerm = (node: TermNode): Term | Sort => {
   const example = QUERY_FIELDS[field]!;
   if (op !== ':' && EQUALS_ONLY.has(field)) throw queryTermBad(node.at, node.text, `${field} takes ':' only (no ${node.op})`, example);
   if (!value) throw queryTermBad(node.at, node.text, `gives ${field} no value`, example);
+  // As the arguments are bounded: a label as a label argument is, anything else as a name or key is.
+  const most = field === 'label' ? MAX_LABEL_LENGTH : MAX_VALUE_LENGTH;
+  if ([...value].length > most) throw queryTermBad(node.at, node.text.slice(0, 40), `has a value longer than ${most} characters`, example);
   switch (field) {
     case 'is': {
       const v = value.toLowerCase();

@@ -644,9 +644,21 @@ export const viewNotYours = (name: string) =>
     needed: 'owner of the view',
   });
 
+/** A shared view made private by someone other than its owner (it would vanish from their sight into the owner's). */
+export const viewUnshareNotYours = (name: string) =>
+  new RoleTooLowRefusal(`Refused: only the owner of the view '${name}' can make it private again (an admin may delete it).`, {
+    needed: 'owner of the view',
+  });
+
 /** A workspace at its number of views. */
-export const viewsFull = (most: number) =>
-  limitReached('name', `this workspace has ${most} views, the most it keeps; view_delete one you no longer use first.`, { most });
+export const viewsFull = (most: number, shared: boolean) =>
+  limitReached(
+    'name',
+    shared
+      ? `this workspace has ${most} shared views, the most it keeps; view_delete one nobody uses first.`
+      : `you have ${most} views of your own, the most kept for a member; view_delete one you no longer use first.`,
+    { most, shared },
+  );
 
 // ---- projects, members, workspaces ----------------------------------------------------------------
 

@@ -33,8 +33,15 @@ export const viewNameKey = (name: string): string => foldedName(name);
 
 export const VIEW_ID_PATTERN = /^view_[0-9a-v]{16}$/;
 
-/** The query a view runs: its own and its sort. */
-export const queryOfView = (v: Pick<View, 'query' | 'sort'>): string => (v.sort ? `${v.query} sort:${v.sort}`.trim() : v.query);
+/**
+ * The query a view runs: its own and its sort. A query with OR is grouped first, so the sort stands
+ * beside the whole of it (`(is:overdue OR due:today) sort:priority`).
+ */
+export const queryOfView = (v: Pick<View, 'query' | 'sort'>): string => {
+  if (!v.sort) return v.query;
+  const grouped = /(^|[\s)])OR([\s(]|$)/.test(v.query) ? `(${v.query})` : v.query;
+  return `${grouped} sort:${v.sort}`.trim();
+};
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuv';
 /** A new view's id. */

@@ -2,7 +2,7 @@ import { viewRecord } from '../activity/records.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
 import type { ActivityRecord } from '../model/activity.js';
 import { checkQuery } from '../model/query.js';
-import { viewNotYours, viewsFull } from '../model/refusals.js';
+import { viewNotYours, viewsFull, viewUnshareNotYours } from '../model/refusals.js';
 import { MAX_VIEWS, newViewId, queryOfView, type View, type ViewGroup } from '../model/views.js';
 import { writeClaimed } from '../store/confirmed.js';
 import type { WriteContext } from '../store/stores.js';
@@ -34,12 +34,17 @@ const check = 'views_list shows whether it was written.';
 /** A view's query must read (its names are read when it runs: a member renamed meanwhile is found then). */
 const readable = (v: ViewFields): void => void checkQuery(queryOfView(v));
 
+/** Room for one more view on its side (the member's own, or the shared ones). */
+const roomFor = async (ctx: WriteContext, shared: boolean): Promise<void> => {
+  const seen = await ctx.stores.views.visible(ctx.caller.workspaceId, ctx.caller.userId);
+  if (seen.filter((v) => v.shared === shared).length >= MAX_VIEWS) throw viewsFull(MAX_VIEWS, shared);
+};
+
 export const saveView = async (ctx: WriteContext, fields: ViewFields): Promise<WrittenView> => {
   const { stores, caller, source } = ctx;
   if (fields.shared) requireRole(caller, 'member', 'sharing a view');
   readable(fields);
-  const seen = await stores.views.visible(caller.workspaceId, caller.userId);
-  if (seen.filter((v) => v.shared === fields.shared).length >= MAX_VIEWS) throw viewsFull(MAX_VIEWS);
+  await roomFor(ctx, fields.shared);
   const at = source.now.toISOString();
   const view: View = {
     workspaceId: caller.workspaceId,
@@ -73,7 +78,9 @@ export const changeView = async (ctx: WriteContext, was: View, fields: ViewField
   const { stores, caller, source } = ctx;
   mayChange(ctx, was, 'change views');
   if (fields.shared && !was.shared) requireRole(caller, 'member', 'sharing a view');
+  if (was.shared && !fields.shared && was.ownerId !== caller.userId) throw viewUnshareNotYours(was.name);
   readable(fields);
+  if (fields.shared !== was.shared) await roomFor(ctx, fields.shared);
   const { sort: _sort, ...rest } = was;
   const now: View = {
     ...rest,
@@ -118,6 +125,7 @@ export const deleteView = async (ctx: WriteContext, view: View, undoes?: Activit
 export const restoreView = async (ctx: WriteContext, view: View, undoes: ActivityRecord): Promise<WrittenView> => {
   const { stores, source } = ctx;
   mayChange(ctx, view, 'restore views');
+  await roomFor(ctx, view.shared);
   const back: View = { ...view, updatedAt: source.now.toISOString(), version: view.version + 1 };
   const record = viewRecord(stores.activity, source, 'restored', view, back, { undoOf: undoes.activityId });
   const w = writesOf(stores);

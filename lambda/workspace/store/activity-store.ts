@@ -35,7 +35,7 @@ export interface ActivityQuery {
 }
 
 /** A record of a saved view its reader may not see: a private one of someone else. */
-const privateToAnother = (r: ActivityRecord, readerId: string | undefined): boolean =>
+export const privateToAnother = (r: ActivityRecord, readerId: string | undefined): boolean =>
   readerId !== undefined &&
   r.kind === 'view' &&
   r.actorId !== readerId &&
@@ -91,7 +91,9 @@ const DAY_SECONDS = 86_400;
 /** A filtered page reads this many records per request, since many may not match. */
 const FILTERED_READ = 200;
 /** Requests one page may take before it is answered short, with a cursor to go on. */
-const MAX_REQUESTS_PER_PAGE = 4;
+const MAX_REQUESTS_PER_PAGE = 8;
+/** Records the first request of a page asks for: what the next ones ask is sized by what these cost. */
+const FIRST_READ = 25;
 
 /** Where each record read was found (layout 1 kept them all in the workspace partition): what marking it undone writes to. */
 const locations = new WeakMap<ActivityRecord, string>();
@@ -291,8 +293,10 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
         let startKey: Record<string, unknown> | undefined;
         let units = 0;
         const budget = PAGE_READ_UNITS / sources.length;
-        // Filtered, a page's worth first, then more per request while few match, never past the units left.
-        let ask = limit + 2;
+        // A few records first (a record with long notes is many KB), then as many as the units left
+        // hold at the size seen, more per request while a filter matches few.
+        let ask = Math.min(limit + 2, FIRST_READ);
+        let scanned = 0;
         for (let request = 0; request < MAX_REQUESTS_PER_PAGE && found.length <= limit && units < budget; request++) {
           const out = await this.db.send(
             new QueryCommand({
@@ -305,11 +309,13 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
               ScanIndexForward: false,
               ExclusiveStartKey: startKey,
               ReturnConsumedCapacity: 'TOTAL',
-              Limit: filters.length ? ask : limit + 2 - found.length,
+              Limit: filters.length ? ask : Math.min(ask, limit + 2 - found.length),
             }),
           );
           units += out.ConsumedCapacity?.CapacityUnits ?? (out.ScannedCount ?? 0) * 0.5;
-          ask = Math.max(limit + 2, Math.min(FILTERED_READ, ask * 4, Math.floor((budget - units) * 4)));
+          scanned += out.ScannedCount ?? 0;
+          const room = Math.floor((budget - units) / Math.max(units / Math.max(scanned, 1), 0.01));
+          ask = Math.max(1, Math.min(filters.length ? Math.min(FILTERED_READ, ask * 4) : limit + 2, room));
           for (const item of out.Items ?? []) {
             const record = toRecord(item);
             if (record.expiresAt <= nowSeconds || record.activityId === after || privateToAnother(record, q.readerId)) continue;

@@ -251,7 +251,7 @@ export class TaskLists {
       start = out.LastEvaluatedKey;
       if (sparse) {
         const perItem = units / Math.max(scanned, 1);
-        ask = Math.max(want + 1 - tasks.length, Math.min(ask * 4, 200, Math.floor((budget - units) / perItem) + 1));
+        ask = Math.max(1, Math.min(ask * 4, 200, Math.floor((budget - units) / perItem) + 1));
       }
       if (start && units >= budget) {
         // The merge key of the last item read: the page cannot say what lies past it here.

@@ -1,6 +1,7 @@
 import type { PromptDefinition } from '../../mcp/prompt-registry.js';
 import type { ResourceTemplateDefinition } from '../../mcp/resource-registry.js';
 import type { ToolDefinition } from '../../mcp/tool-registry.js';
+import { DEFAULT_TOOL_GROUPS, type ToolGroup } from '../../vocabulary.js';
 import { linkViews } from './app-views.js';
 import { WORKSPACE_PROMPTS } from './prompts.js';
 import { WORKSPACE_RESOURCE_TEMPLATES } from './resources.js';
@@ -17,7 +18,7 @@ import { TASK_TOOLS } from './tools/tasks.js';
 import { VIEW_TOOLS } from './tools/views.js';
 
 type Tool = ToolDefinition<WorkspaceServices>;
-const inGroup = (group: string, defs: readonly Tool[]): Tool[] => defs.map((d) => ({ ...d, group }));
+const inGroup = (group: ToolGroup, defs: readonly Tool[]): Tool[] => defs.map((d) => ({ ...d, group }));
 
 /**
  * Everything the deployed function offers, in groups (docs/clients.md, "Tool groups"): a connection
@@ -40,7 +41,7 @@ export const PRODUCT_TOOLS: readonly Tool[] = linkViews([
   ...inGroup('history', [activityList]),
 ]);
 
-/** What `/mcp` lists without `tools=`. */
-export const DEFAULT_TOOL_GROUPS: readonly string[] = ['tasks', 'views'];
+/** What `/mcp` lists without `tools=` (named in the vocabulary, which the authorization server reads too). */
+export { DEFAULT_TOOL_GROUPS };
 export const PRODUCT_PROMPTS: readonly PromptDefinition[] = WORKSPACE_PROMPTS;
 export const PRODUCT_RESOURCE_TEMPLATES: readonly ResourceTemplateDefinition<WorkspaceServices>[] = WORKSPACE_RESOURCE_TEMPLATES;

@@ -19,7 +19,7 @@ import type { Names } from '../store/names.js';
 import type { WorkspaceStores } from '../store/stores.js';
 import { extrasOf } from '../store/task-items.js';
 import { inStates, type TaskFilter } from '../store/task-queries.js';
-import { labelKey, matchOf, searchWords, taskWords } from '../store/words.js';
+import { labelKey, MAX_SEARCH_WORDS, matchOf, searchWords, taskWords, wordsOf } from '../store/words.js';
 
 /**
  * A query made into a search (docs/workspace.md, "Queries"). Every term becomes a condition on a
@@ -146,7 +146,9 @@ const SPANS: Readonly<Record<string, (today: string) => [string, string]>> = {
   'next month': (t) => [monthStart(t, 1), addDays(monthStart(t, 2), -1)],
 };
 
-const RELATIVE = /^([+-])(\d{1,4})([dwmy])$/i;
+const RELATIVE = /^([+-])(\d{1,5})([dwmy])$/i;
+/** How far an offset may reach: a calendar past or future of people's work (and of a date's four digits). */
+const MAX_OFFSET_DAYS = 36_600;
 
 /**
  * The days a date term's value covers, first and last: a day (words or ISO, in the member's zone), a
@@ -162,6 +164,8 @@ const daysOf = async (term: Term & { field: DateField; value: string }, r: Readi
   if (rel) {
     const n = Number(rel[2]) * (rel[1] === '-' ? -1 : 1);
     const unit = rel[3]!.toLowerCase();
+    const days = Math.abs(n) * (unit === 'd' ? 1 : unit === 'w' ? 7 : unit === 'm' ? 31 : 366);
+    if (days > MAX_OFFSET_DAYS) throw queryTermBad(term.at, term.text, 'reaches further than 100 years from today', `${term.field}>=-1y`);
     const day =
       unit === 'd' ? addDays(r.today, n) : unit === 'w' ? addDays(r.today, 7 * n) : shiftMonths(r.today, unit === 'm' ? n : 12 * n);
     return [day, day];
@@ -423,6 +427,8 @@ const planTerm = async (term: Term, r: Reading): Promise<Planned> => {
         try {
           return searchWords(term.value);
         } catch (e) {
+          if (e instanceof ToolRefusal && wordsOf(term.value).length > MAX_SEARCH_WORDS)
+            throw queryTermBad(term.at, term.text, `has more words than a search takes (${MAX_SEARCH_WORDS})`, '"press kit"');
           if (e instanceof ToolRefusal)
             throw queryTermBad(
               term.at,
@@ -489,8 +495,12 @@ export const planQuery = async (
   const whole = checked.root ? await planCondition(checked.root, r) : () => true;
   const phase = filter.status;
   filter.residual = (t) => (checked.namesPhase || t.status === 'open') && whole(t) && (phase === 'any' || t.status === phase);
-  // A word search reads the word's entries; a layout-1 workspace has none, and its predicate decides.
-  if (principal.layout !== 2) delete filter.words;
+  // A word search reads the word's entries; a layout-1 workspace has none, and its labels are
+  // matched as stored (case and all): there the predicate alone decides.
+  if (principal.layout !== 2) {
+    delete filter.words;
+    delete filter.label;
+  }
   if (filter.priorities?.length === PRIORITIES.length) delete filter.priorities;
   return {
     filter,

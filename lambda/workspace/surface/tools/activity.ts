@@ -17,6 +17,7 @@ import {
   sinceAfterUntil,
 } from '../../model/refusals.js';
 import { addDays, instantInZone } from '../../model/time.js';
+import { privateToAnother } from '../../store/activity-store.js';
 import { loadNames, resolveAssignee } from '../../store/lookups.js';
 import type { Names } from '../../store/names.js';
 import { undoChange } from '../../undo/undo.js';
@@ -262,7 +263,9 @@ export const changeUndo = defineTool({
     }
     const record = await services.activity.get(principal.workspaceId, id);
     const items = record ? [] : await services.activity.itemsOfCall(principal, id);
-    const visible = (r: ActivityRecord) => !TEAM_KINDS.has(r.kind) || principal.scopes.includes('team:read');
+    // What activity_list would not show the caller is not theirs to undo (nor to learn of by its answer).
+    const visible = (r: ActivityRecord) =>
+      (!TEAM_KINDS.has(r.kind) || principal.scopes.includes('team:read')) && !privateToAnother(r, principal.userId);
     if ((!record && !items.length) || (record && !visible(record))) throw changeNotFound(id);
     const names = await loadNames(services, principal);
     if (!record) return undoCall(ctx, id, items.filter(visible), names);

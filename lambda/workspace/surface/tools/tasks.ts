@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { WithTextNotes } from '../../../mcp/tool-registry.js';
+import { callBudget } from '../../../platform/call-budget.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
 import { MAX_QUERY_LENGTH, type Sort } from '../../model/query.js';
@@ -245,8 +246,8 @@ export const tasksSearch = defineTool({
         : fieldsLine(t);
     const partial = r.partial ? '\n(Among the first matches only: narrow the query to see them all in this order.)' : '';
     return r.returned === 0
-      ? r.truncated
-        ? `${head}No tasks match in what one call reads.${moreLine(r)}`
+      ? r.truncated || r.partial
+        ? `${head}No tasks match in what one call reads.${moreLine(r)}${r.partial && !r.truncated ? ' Narrow the query to reach further.' : ''}`
         : `${head}No tasks match.`
       : `${head}${r.returned} task(s):\n${r.tasks.map(line).join('\n')}${moreLine(r)}${partial}`;
   },
@@ -275,6 +276,8 @@ const fieldsLine = (t: Readonly<Record<string, unknown>> & { title: string; task
 
 /** Matches read to sort in an order no list keeps (priority, created, title…): the first this many, sorted. */
 const SORT_WINDOW = 50;
+/** A sort reads further pages while the call has read fewer units than this (the per-page budget of every read). */
+const SORT_READ_UNITS = 40;
 
 const cmp = (a: string | number | undefined, b: string | number | undefined): number =>
   a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a < b ? -1 : 1;
@@ -296,8 +299,12 @@ const sortOrder = (sort: Sort): ((a: Task, b: Task) => number) => {
                 ? t.title.toLocaleLowerCase()
                 : (t.number ?? 0);
   const sign = sort.desc ? -1 : 1;
-  return (a, b) =>
-    sign * cmp(by(a), by(b)) || cmp(a.dueDate, b.dueDate) || cmp(a.priority, b.priority) || cmp(a.number ?? 0, b.number ?? 0);
+  // A task without the value comes last in either direction.
+  const directed = (a: Task, b: Task): number => {
+    const [x, y] = [by(a), by(b)];
+    return x === undefined || y === undefined ? cmp(x, y) : sign * cmp(x, y);
+  };
+  return (a, b) => directed(a, b) || cmp(a.dueDate, b.dueDate) || cmp(a.priority, b.priority) || cmp(a.number ?? 0, b.number ?? 0);
 };
 
 /** A search by query or by saved view (surface/task-query.ts plans it). */
@@ -335,12 +342,19 @@ const searchByQuery = async (args: SearchArgs, ctx: Parameters<typeof writeConte
     (plan.sort.by === 'due' && !plan.sort.desc) ||
     (plan.sort.by === 'completed' && plan.sort.desc && plan.filter.status === 'done');
   if (!native) {
-    const page = await services.tasks.search(principal, plan.filter, SORT_WINDOW);
-    const sorted = [...page.tasks].sort(sortOrder(plan.sort!));
-    const partial = page.next !== undefined || sorted.length > args.limit;
+    // The first SORT_WINDOW matches, page after page while the call has read units to spare.
+    const matches: Task[] = [];
+    let next: TaskPosition | undefined;
+    do {
+      const page = await services.tasks.search(principal, plan.filter, SORT_WINDOW - matches.length, next);
+      matches.push(...page.tasks);
+      next = page.next;
+    } while (next && matches.length < SORT_WINDOW && (callBudget()?.readUnits ?? 0) < SORT_READ_UNITS);
+    const sorted = matches.sort(sortOrder(plan.sort!));
+    const partial = next !== undefined || sorted.length > args.limit;
     return answer(sorted.slice(0, args.limit), partial ? { partial: true } : {});
   }
-  // The cursor is bound to what the view ran, so a view changed between pages starts over.
+  // The cursor is bound to what the view ran: a view changed between pages refuses it (call again without).
   const bound = view ? { ...args, viewQuery: query } : args;
   const after = await positionFrom(ctx, bound, isTaskPosition);
   const page = await services.tasks.search(principal, plan.filter, args.limit, after);

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NETWORK_FAILURES } from '../errors.js';
-import { afterAdmission } from './admission-gate.js';
+import { afterAdmission, stopIfRefused } from './admission-gate.js';
 import { callBudget } from './call-budget.js';
 
 export interface DynamoClientOptions {
@@ -67,11 +67,15 @@ const WRITE_COMMANDS = new Set([
   'TransactWriteItemsCommand',
 ]);
 
-/** A call's writes wait for its admission (platform/admission-gate.ts); its reads do not. */
+/**
+ * A call's writes wait for its admission (platform/admission-gate.ts); its reads do not, but none is
+ * sent once the call is known to be refused.
+ */
 const waitForAdmission = (client: DynamoDBClient): void => {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       if (WRITE_COMMANDS.has(context.commandName ?? '')) await afterAdmission();
+      else stopIfRefused();
       return next(args);
     },
     { step: 'initialize', name: 'doersAdmissionGate', override: true },

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Fixtures } from '../../lambda/app.js';
 import type { StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
+import { afterAdmission } from '../../lambda/platform/admission-gate.js';
 import { defineTool } from '../../lambda/workspace/surface/define-tool.js';
 import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 
@@ -11,8 +12,10 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
 const intervalSchema = z.object({ startedAt: z.number(), endedAt: z.number(), pid: z.number() });
 
 /**
- * Runs for `sleepMs` and reports when it ran. Between the lease being taken and given back, so the
- * intervals of admitted calls bound from below what the limiter let overlap.
+ * Runs for `sleepMs` once its call is admitted and reports when it ran: between the lease being taken
+ * and given back, so the intervals of admitted calls bound from below what the limiter let overlap.
+ * (A call starts beside its admission; its work that must not outnumber the bound waits for it, as
+ * every write does: lambda/platform/admission-gate.ts.)
  */
 const probe = defineTool({
   name: 'limits_probe',
@@ -23,6 +26,7 @@ const probe = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   scope: null,
   run: async ({ sleepMs }) => {
+    await afterAdmission();
     const startedAt = wallNow();
     if (sleepMs > 0) await sleep(sleepMs);
     return { startedAt, endedAt: wallNow(), pid: process.pid };

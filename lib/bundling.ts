@@ -4,7 +4,7 @@
  * its figures are the deployed ones).
  */
 
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 
@@ -45,28 +45,33 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
  * own entry, so each bundle holds only what its entry imports: the authorization server's libraries
  * never reach the MCP function's bundle.
  */
-export const LAMBDA_FUNCTION_DEFAULTS: Readonly<Required<Pick<NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'bundling'>>> =
-  {
-    runtime: Runtime.NODEJS_22_X,
-    architecture: Architecture.ARM_64,
-    handler: 'handler',
-    bundling: {
-      format: OutputFormat.ESM,
-      target: 'node22',
-      platform: 'node',
-      minify: true,
-      sourceMap: true,
-      // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
-      sourcesContent: false,
-      // Prefer packages' ESM builds (smaller after tree-shaking).
-      mainFields: ['module', 'main'],
-      banner: ESM_REQUIRE_BANNER,
-      esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
-      // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
-      // instead of whatever SDK the runtime image happens to carry.
-      bundleAwsSDK: true,
-    },
-  };
+export const LAMBDA_FUNCTION_DEFAULTS: Readonly<
+  Required<Pick<NodejsFunctionProps, 'runtime' | 'architecture' | 'handler' | 'bundling' | 'tracing'>>
+> = {
+  runtime: Runtime.NODEJS_22_X,
+  architecture: Architecture.ARM_64,
+  handler: 'handler',
+  // X-Ray active tracing: each invocation's trace (its init and its time in the function), whose id
+  // every log line of it carries (Powertools' logger adds xray_trace_id). No subsegment per DynamoDB
+  // call: the X-Ray SDK that would add them costs the cold start more than it shows (docs/deploy-and-operations.md).
+  tracing: Tracing.ACTIVE,
+  bundling: {
+    format: OutputFormat.ESM,
+    target: 'node22',
+    platform: 'node',
+    minify: true,
+    sourceMap: true,
+    // Stack traces need file names and lines, not the sources; leaving them out keeps the bundle small.
+    sourcesContent: false,
+    // Prefer packages' ESM builds (smaller after tree-shaking).
+    mainFields: ['module', 'main'],
+    banner: ESM_REQUIRE_BANNER,
+    esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
+    // Bundle the AWS SDK clients at the versions package-lock.json pins (and tests ran against)
+    // instead of whatever SDK the runtime image happens to carry.
+    bundleAwsSDK: true,
+  },
+};
 
 /**
  * The authorization server's bundling: the shared settings, but with class and function names kept.
@@ -101,6 +106,17 @@ export const PINNED_RUNTIME_ACKNOWLEDGEMENT = {
   reason:
     'The runtime is pinned to Node.js 22 on purpose: the deployment contract names it and the tests and ' +
     'the local server run on it; moving to a newer runtime is a deliberate, tested change.',
+} as const;
+
+/**
+ * The acknowledgement of AwsSolutions-IAM5 on `Resource::*` each function's role carries for active
+ * tracing: X-Ray's PutTraceSegments and PutTelemetryRecords take no resource, so no narrower grant exists.
+ */
+export const TRACING_ACKNOWLEDGEMENT = {
+  id: 'AwsSolutions-IAM5[Resource::*]',
+  reason:
+    "Active tracing: X-Ray's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level " +
+    'permission, so the traces a function sends can only be granted on every resource.',
 } as const;
 
 /**

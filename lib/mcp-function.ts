@@ -8,7 +8,13 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
 import type { AttachmentsBucket } from './attachments-bucket.js';
-import { buildS3FilesCommand, buildViewsCommand, LAMBDA_FUNCTION_DEFAULTS, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
+import {
+  buildS3FilesCommand,
+  buildViewsCommand,
+  LAMBDA_FUNCTION_DEFAULTS,
+  PINNED_RUNTIME_ACKNOWLEDGEMENT,
+  TRACING_ACKNOWLEDGEMENT,
+} from './bundling.js';
 import type { DoersTables } from './tables.js';
 import { workspaceIndexAcknowledgement } from './tables.js';
 
@@ -201,6 +207,7 @@ export class McpFunction extends Construct {
 
     Validations.of(this).acknowledge(
       PINNED_RUNTIME_ACKNOWLEDGEMENT,
+      TRACING_ACKNOWLEDGEMENT,
       workspaceIndexAcknowledgement(props.tables.workspace),
       ...props.attachments.acknowledgementsFor(),
     );

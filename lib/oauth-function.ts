@@ -8,7 +8,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { OAUTH_FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
-import { LAMBDA_FUNCTION_DEFAULTS, OAUTH_BUNDLING, PINNED_RUNTIME_ACKNOWLEDGEMENT } from './bundling.js';
+import { LAMBDA_FUNCTION_DEFAULTS, OAUTH_BUNDLING, PINNED_RUNTIME_ACKNOWLEDGEMENT, TRACING_ACKNOWLEDGEMENT } from './bundling.js';
 import { workspaceIndexAcknowledgement } from './tables.js';
 
 /** One name of the configuration contract the stack sets on the authorization server's function. */
@@ -142,6 +142,10 @@ export class OAuthFunction extends Construct {
     props.secret.grantRead(this.function);
     props.signIn.clientSecret?.grantRead(this.function);
 
-    Validations.of(this).acknowledge(PINNED_RUNTIME_ACKNOWLEDGEMENT, workspaceIndexAcknowledgement(props.workspaceTable));
+    Validations.of(this).acknowledge(
+      PINNED_RUNTIME_ACKNOWLEDGEMENT,
+      TRACING_ACKNOWLEDGEMENT,
+      workspaceIndexAcknowledgement(props.workspaceTable),
+    );
   }
 }

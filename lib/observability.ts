@@ -1,4 +1,4 @@
-import { Annotations, Duration } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
@@ -428,6 +428,19 @@ export class Observability extends Construct {
         mcpRow,
         [new TextWidget({ markdown: '## Platform: Lambda, API Gateway, DynamoDB', width: 24, height: 1 })],
         platformRow,
+        [
+          new TextWidget({
+            // From a slow p99 above to where its time went: the function's traces (active tracing),
+            // slowest first, and the audit lines of a trace by its id (each carries xray_trace_id).
+            markdown:
+              `**A slow p99?** [The MCP function's traces, slowest first](https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}` +
+              `#xray:traces/query?~(query~(expression~'service*28id*28name*3a*22${props.handler.functionName}*22*29*29*20AND*20responsetime*20*3e*201'))) ` +
+              '(each trace shows its init, its time in the function and the answer); its log lines are found in Logs Insights by ' +
+              '`filter xray_trace_id = "<the trace id>"`.',
+            width: 24,
+            height: 2,
+          }),
+        ],
         ...(oauth
           ? [
               [

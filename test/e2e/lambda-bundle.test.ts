@@ -142,6 +142,31 @@ describe('the Lambda bundle', () => {
     assert.equal(undici, false, 'importing the bundle loaded undici');
   });
 
+  test("an invocation's audit line carries its X-Ray trace id, as active tracing gives it", async () => {
+    // Arrange: what Lambda puts in the environment of a traced invocation
+    const root = '1-5759e988-bd862e3fe1be46a994272793';
+    const env = lambdaEnv({
+      dynamodbEndpoint: seeded.dynamodbEndpoint,
+      secretsManagerUrl: secrets.url,
+      env: { _X_AMZN_TRACE_ID: `Root=${root};Parent=53995c3f42cd8ad8;Sampled=1` },
+    });
+    const instance = await startInstance(bundle, env, NODE22);
+
+    try {
+      // Act
+      const { res } = await instance.invoke(toolCallEvent(seeded.token, 'me_get'));
+
+      // Assert
+      assert.equal(res.statusCode, 200, res.body);
+      const audit = instance.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.audit === 'tool_call');
+      assert.ok(audit, instance.logs.join('\n'));
+      assert.equal(audit.xray_trace_id, root);
+      assert.equal(audit.tool, 'me_get');
+    } finally {
+      instance.close();
+    }
+  });
+
   test('a stack formatted inside the bundle names lambda/*.ts lines, with and without --enable-source-maps', async () => {
     // Arrange: an event whose headers, when the function first reads them, record the stack there.
     const driver = join(work, 'out', 'stack-driver.mjs');

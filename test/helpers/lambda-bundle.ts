@@ -184,6 +184,8 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
   await writeFile(driver, SERVING_DRIVER);
   const child = spawn(node, [driver, bundle.file], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const waiting: { ok: (answer: BundleAnswer) => void; fail: (err: Error) => void }[] = [];
+  /** What the function logged (every stdout line that is not an answer), the last 200. */
+  const logs: string[] = [];
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
@@ -191,6 +193,7 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
       const line = out.slice(0, nl);
       out = out.slice(nl + 1);
       if (line.startsWith('{"res"')) waiting.shift()?.ok(JSON.parse(line) as BundleAnswer);
+      else if (logs.push(line) > 200) logs.shift();
     }
   });
   // Read, or a chatty instance would stop once the pipe is full; the tail says why one died.
@@ -200,6 +203,7 @@ export const startInstance = async (bundle: LambdaBundle, env: Record<string, st
     for (const w of waiting.splice(0)) w.fail(new Error(`the instance exited (${code ?? signal}) before it answered: ${err}`));
   });
   return {
+    logs,
     invoke: (event: unknown): Promise<BundleAnswer> =>
       new Promise((ok, fail) => {
         if (child.exitCode !== null || child.signalCode !== null) return fail(new Error(`the instance has exited: ${err}`));

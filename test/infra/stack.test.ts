@@ -317,6 +317,24 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.equal(p.Handler, 'index.handler');
     });
 
+    test("the dashboard leads from a slow p99 to the MCP function's traces, slowest first", () => {
+      const body = dashboardBody(s);
+      const [mcp] = functionIds(s).filter((id) => id.includes('Mcp'));
+
+      assert.match(
+        body,
+        /\*\*A slow p99\?\*\* \[The MCP function's traces, slowest first\]\(https:\/\/console\.aws\.amazon\.com\/cloudwatch\/home\?region=/,
+      );
+      assert.match(body, /#xray:traces\/query/);
+      assert.ok(!mcp || body.includes(`\${Ref:${mcp}}`), 'names the MCP function');
+    });
+
+    test('both functions trace actively (X-Ray), so each log line of an invocation carries its trace id', () => {
+      for (const fn of ['mcp', 'oauth'] as const) {
+        assert.deepEqual(lambdaFunction(s.template, fn).resource.Properties.TracingConfig, { Mode: 'Active' }, fn);
+      }
+    });
+
     test('gets the contract names that have a value, the Powertools settings and source maps, nothing else', () => {
       const env = functionEnvironment(s.template);
 
@@ -439,7 +457,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       assert.deepEqual(statements[0]!.Resource, { Ref: secret.logicalId });
     });
 
-    test('give the authorization server the workspace table, the secret and its log group, and nothing else', () => {
+    test('give the authorization server the workspace table, the secret, its log group and its traces, and nothing else', () => {
       // Arrange
       const secret = onlyResource(s.template, 'AWS::SecretsManager::Secret');
       const statements = rolePolicyStatements(s.template, 'oauth');
@@ -456,7 +474,10 @@ describe('default deployment (cdk.json as shipped)', () => {
       }
 
       // Assert
-      assert.deepEqual(sorted(byService.keys()), ['dynamodb', 'logs', 'secretsmanager']);
+      assert.deepEqual(sorted(byService.keys()), ['dynamodb', 'logs', 'secretsmanager', 'xray']);
+      // Active tracing: sending its own traces, which X-Ray grants on no narrower resource.
+      const xrayActions = statements.filter((st) => actionsOf(st)[0]!.startsWith('xray:')).flatMap(actionsOf);
+      assert.deepEqual(sorted(xrayActions), ['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
       const tables = [...byService.get('dynamodb')!];
       assert.equal(tables.length, 2);
       assert.ok(

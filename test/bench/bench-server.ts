@@ -10,6 +10,10 @@ import * as z from 'zod';
  *               a benchmark, so the rate is raised; every call still takes and gives back its lease)
  *   mcp-handler Vercel's mcp-handler 2.4.0 with an equivalent stateless tool on node:http
  *   echo        a bare node:http JSON echo: the ceiling of this machine
+ *   doers-region <ms> <add|floor>  doers with the limits on behind a proxy to the embedded store:
+ *               `add` holds every DynamoDB request <ms> before it reaches the store (the store's own
+ *               time comes on top); `floor` forwards it at once and answers it no sooner than <ms>
+ *               after it arrived (a region's round trip, its service time included)
  */
 const kind = process.argv[2];
 
@@ -27,6 +31,18 @@ if (kind === 'doers-off' || kind === 'doers-on') {
       : { DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' };
   const { RecordingObserver } = await import('../helpers/recording-observer.js');
   const server = await startTestServer(limits, { observer: new RecordingObserver() });
+  console.log(JSON.stringify({ url: server.mcpUrl, token: server.token }));
+} else if (kind === 'doers-region') {
+  const delayMs = Number(process.argv[3] ?? '5');
+  const { startProxiedServer } = await import('../helpers/dynamo-proxy.js');
+  const { RecordingObserver } = await import('../helpers/recording-observer.js');
+  // The stack's limits (each call takes and gives back its lease), the rate raised as for doers-on.
+  const { server, proxy } = await startProxiedServer(
+    { DOERS_RATE_LIMIT_CALLS: '1000000', DOERS_MAX_CONCURRENT_CALLS: '4' },
+    { observer: new RecordingObserver() },
+  );
+  if (process.argv[4] === 'floor') proxy.roundTripMs = delayMs;
+  else proxy.delayMs = delayMs;
   console.log(JSON.stringify({ url: server.mcpUrl, token: server.token }));
 } else if (kind === 'mcp-handler') {
   const { createMcpHandler } = await import('mcp-handler');

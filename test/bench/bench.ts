@@ -77,9 +77,9 @@ interface Target {
   readonly token: string;
 }
 
-const startServer = (kind: string): Promise<{ target: Target; child: ChildProcess }> =>
+const startServer = (kind: string, args: string[] = []): Promise<{ target: Target; child: ChildProcess }> =>
   new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bench-server.ts', kind], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bench-server.ts', kind, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
@@ -92,8 +92,8 @@ const startServer = (kind: string): Promise<{ target: Target; child: ChildProces
     child.once('exit', (code) => fail(new Error(`${kind} exited with ${code}`)));
   });
 
-const requestOf = (t: Target, method: 'tools/call' | 'tools/list') => {
-  const params = method === 'tools/call' ? { name: 'me_get', arguments: {} } : {};
+const requestOf = (t: Target, method: 'tools/call' | 'tools/list', tool = 'me_get', args: Record<string, unknown> = {}) => {
+  const params = method === 'tools/call' ? { name: tool, arguments: args } : {};
   return {
     headers: {
       'content-type': 'application/json',
@@ -101,7 +101,7 @@ const requestOf = (t: Target, method: 'tools/call' | 'tools/list') => {
       authorization: `Bearer ${t.token}`,
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
-      ...(method === 'tools/call' ? { 'mcp-name': 'me_get' } : {}),
+      ...(method === 'tools/call' ? { 'mcp-name': tool } : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -115,26 +115,31 @@ const requestOf = (t: Target, method: 'tools/call' | 'tools/list') => {
   };
 };
 
-const once = (t: Target, req: ReturnType<typeof requestOf>, agent: Agent): Promise<number> =>
+const once = (t: Target, req: ReturnType<typeof requestOf>, agent: Agent): Promise<{ status: number; body: string }> =>
   new Promise((ok, fail) => {
     const r = request(t.url, { method: 'POST', headers: req.headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => ok(res.statusCode ?? 0));
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => ok({ status: res.statusCode ?? 0, body }));
     });
     r.on('error', fail);
     r.end(req.body);
   });
 
-const sequential = async (t: Target, req: ReturnType<typeof requestOf>) => {
+/** `req`, or a request per iteration (a create whose arguments must differ, or it is a replay). */
+const sequential = async (t: Target, req: ReturnType<typeof requestOf> | ((i: number) => ReturnType<typeof requestOf>), n = SEQUENTIAL) => {
   const times: number[] = [];
   // A fresh keep-alive connection per run: an idle one may be closed by the server in between.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (let i = 0; i < SEQUENTIAL; i++) {
+    for (let i = 0; i < n; i++) {
+      const one = typeof req === 'function' ? req(i) : req;
       const s = performance.now();
-      const status = await once(t, req, agent);
+      const { status, body } = await once(t, one, agent);
       times.push(performance.now() - s);
       if (status !== 200) throw new Error(`status ${status} from ${t.url}`);
+      // A refusal (the limits, a wrong argument) would time something else than the tool.
+      if (body.includes('"isError":true')) throw new Error(`a refusal from ${t.url}: ${body.slice(0, 300)}`);
     }
   } finally {
     agent.destroy();
@@ -189,6 +194,100 @@ const measureServer = async (kind: string, label: string): Promise<Row[]> => {
   }
 };
 
+/**
+ * `--delay=<ms>` (5 unless given): what every DynamoDB request waits at the proxy in the region rows;
+ * `--region-only`: those rows alone (about a minute), without the rest of the bench or its file.
+ */
+const DELAY_MS = Number(process.argv.find((a) => a.startsWith('--delay='))?.slice('--delay='.length) ?? '5');
+const REGION_ONLY = process.argv.includes('--region-only');
+const REGION_SEQUENTIAL = 200;
+
+/**
+ * The p50 each read may take with a region's round trips (`DELAY_MS` each): two in sequence (the
+ * admission beside the first reads, the lease given back) and the work of the call itself; a list
+ * may wait for one step of reads more than `me_get` (docs/testing.md, "Steps in sequence").
+ */
+const REGION_BUDGETS: Readonly<Record<string, (delay: number) => number>> = {
+  me_get: (d) => 2.5 * d + 2,
+  agenda_get: (d) => 3 * d + 4,
+  tasks_search: (d) => 3 * d + 4,
+};
+
+interface RegionRow {
+  readonly server: string;
+  readonly tool: string;
+  readonly p50: number;
+  readonly p95: number;
+  readonly budget?: number;
+}
+
+/**
+ * doers with the limits on behind the delaying proxy, tool by tool, under both models of a region's
+ * round trip (bench-server.ts `doers-region`): `floor`, which the budgets are held to (each request
+ * answered no sooner than `delayMs` after it was sent, the store's own time inside it, as DynamoDB's
+ * service time is inside a region's latency), and `add` (the delay on top of the embedded store's
+ * own 1 to 2 ms); mcp-handler's `me_get` beside them.
+ */
+const measureRegion = async (delayMs: number): Promise<RegionRow[]> => {
+  const rows: RegionRow[] = [];
+  const run = async (server: string, target: Target, tool: string, req: Parameters<typeof sequential>[1]) => {
+    await sequential(target, req, 20); // warm-up: the credential, the directory, the code paths
+    const rounds: { p50: number; p95: number }[] = [];
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await sequential(target, req, REGION_SEQUENTIAL));
+    const budget = server.includes('round trip') ? REGION_BUDGETS[tool]?.(delayMs) : undefined;
+    const row = {
+      server,
+      tool,
+      p50: median(rounds.map((x) => x.p50)),
+      p95: median(rounds.map((x) => x.p95)),
+      ...(budget ? { budget } : {}),
+    };
+    rows.push(row);
+    console.log(
+      `${server.padEnd(34)} ${tool.padEnd(13)} p50 ${row.p50.toFixed(2)} ms  p95 ${row.p95.toFixed(2)} ms${budget ? `  (budget ${budget} ms)` : ''}`,
+    );
+  };
+  for (const model of ['floor', 'add'] as const) {
+    const doers = await startServer('doers-region', [String(delayMs), model]);
+    try {
+      const t = doers.target;
+      const label =
+        model === 'floor' ? `doers, limits on, round trip ≥ ${delayMs} ms` : `doers, limits on, ${delayMs} ms added to each request`;
+      await run(label, t, 'me_get', requestOf(t, 'tools/call', 'me_get'));
+      await run(label, t, 'agenda_get', requestOf(t, 'tools/call', 'agenda_get', { assignee: 'anyone' }));
+      await run(label, t, 'tasks_search', requestOf(t, 'tools/call', 'tasks_search', { query: 'is:open sort:due' }));
+      await run(label, t, 'task_get', requestOf(t, 'tools/call', 'task_get', { taskId: 'DEMO-1' }));
+      const stamp = Date.now();
+      await run(label, t, 'task_create', (i) =>
+        requestOf(t, 'tools/call', 'task_create', { title: `Bench ${stamp} ${i}`, assignee: 'me' }),
+      );
+    } finally {
+      doers.child.kill();
+    }
+  }
+  const handler = await startServer('mcp-handler');
+  try {
+    await run('mcp-handler 2.4.0 (no store)', handler.target, 'me_get', requestOf(handler.target, 'tools/call', 'me_get'));
+  } finally {
+    handler.child.kill();
+  }
+  return rows;
+};
+
+/** The region rows as bench/results.md shows them, each budget said met or missed. */
+const regionTable = (rows: readonly RegionRow[], delayMs: number): string[] => [
+  `DynamoDB as a region: a proxy before the embedded store makes each request a round trip of at least ${delayMs} ms, the store's own`,
+  `time inside it ("round trip ≥"; the budgets), or adds ${delayMs} ms to the store's own 1 to 2 ms ("added"); limits on as the stack sets`,
+  `them; ${REGION_SEQUENTIAL} sequential calls on one keep-alive connection, medians of ${ROUNDS} rounds (\`npm run bench -- --region-only --delay=${delayMs}\`):`,
+  '',
+  '| server | tool | p50 ms | p95 ms | p50 budget | |',
+  '|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.server} | ${r.tool} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.budget !== undefined ? `${r.budget} ms` : '—'} | ${r.budget === undefined ? '' : r.p50 <= r.budget ? 'met' : '**missed**'} |`,
+  ),
+];
+
 /** Async on purpose: the embedded DynamoDB the doers cold start talks to lives in this process. */
 const fresh = (args: string[], env: Record<string, string>): Promise<{ ms: number; ok: boolean }> =>
   new Promise((ok, fail) => {
@@ -212,8 +311,23 @@ const runs = async (n: number, args: string[], env: Record<string, string>) => {
   return out;
 };
 
+/** Says which region budgets were missed; the bench then exits 1 (after writing its file). */
+const missedBudgets = (rows: readonly RegionRow[]): string[] =>
+  rows
+    .filter((r) => r.budget !== undefined && r.p50 > r.budget)
+    .map((r) => `${r.tool}: p50 ${r.p50.toFixed(2)} ms over its budget of ${r.budget} ms`);
+
+if (REGION_ONLY) {
+  const region = await measureRegion(DELAY_MS);
+  console.log(`\n${regionTable(region, DELAY_MS).join('\n')}`);
+  const missed = missedBudgets(region);
+  for (const m of missed) console.error(`budget missed: ${m}`);
+  process.exit(missed.length ? 1 : 0);
+}
+
 const started = performance.now();
 const work = await mkdtemp(join(tmpdir(), 'doers-bench-'));
+let missed: string[] = [];
 try {
   // ---- throughput and latency ----
   const rows = [
@@ -222,6 +336,9 @@ try {
     ...(await measureServer('mcp-handler', 'mcp-handler 2.4.0')),
     ...(await measureServer('echo', 'node:http JSON echo')),
   ];
+  // ---- latency as a region would see it ----
+  const region = await measureRegion(DELAY_MS);
+  missed = missedBudgets(region);
 
   // ---- the Lambda bundle as deployed: size, import, cold start; what each tool costs ----
   // The stack's bundle with the template's environment (test/helpers/deployed.ts): DynamoDB Local
@@ -329,6 +446,8 @@ try {
     '|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.server} | ${r.method} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${r.rps.toFixed(0)} |`),
     '',
+    ...regionTable(region, DELAY_MS),
+    '',
     "| Lambda bundle (as the stack builds it, the template's environment) | figure |",
     '|---|---|',
     `| main file, minified ESM | ${(lambdaBundle.bytes / 1024).toFixed(0)} KB (${lambdaBundle.bytes} B) |`,
@@ -400,3 +519,5 @@ try {
 } finally {
   await rm(work, { recursive: true, force: true });
 }
+for (const m of missed) console.error(`budget missed: ${m}`);
+if (missed.length) process.exit(1);

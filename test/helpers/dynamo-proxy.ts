@@ -40,6 +40,12 @@ export interface DynamoProxy {
    * together overlap however fast the local store answers (0: none).
    */
   delayMs: number;
+  /**
+   * The least milliseconds from a request's arrival to its answer (0: none): forwarded at once and
+   * answered no sooner, so the store's own time is part of the round trip, as a region's service
+   * time is part of its latency, rather than added to it (`npm run bench -- --delay`).
+   */
+  roundTripMs: number;
   /** When each operation arrived and when its answer was out (performance.now()), in arrival order. */
   readonly timings: { operation: string; start: number; end: number }[];
   /**
@@ -63,6 +69,7 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
   const proxy = {
     mode: 'pass' as ProxyMode,
     delayMs: 0,
+    roundTripMs: 0,
     operations: [] as string[],
     timings: [] as { operation: string; start: number; end: number }[],
   };
@@ -157,9 +164,10 @@ export const startDynamoProxy = async (target: string): Promise<DynamoProxy> => 
         return void (await done);
       }
       const upstream = await forward();
-      res
-        .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' })
-        .end(Buffer.from(await upstream.arrayBuffer()));
+      const answer = Buffer.from(await upstream.arrayBuffer());
+      const early = timing.start + proxy.roundTripMs - performance.now();
+      if (early > 0) await new Promise((r) => setTimeout(r, early));
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' }).end(answer);
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
     port = (server.address() as AddressInfo).port;

@@ -61,9 +61,7 @@ export const MAX_REGISTRATION_BYTES = 8 * 1024;
 /** The sign-in and consent pages, and the identity provider's return to them. */
 const isInteractionPath = (path: string): boolean => path.startsWith('/oauth/interaction/') || path === UPSTREAM_CALLBACK_PATH;
 
-/** Paths this function answers; everything else under the API belongs to the MCP function. */
-export const isOAuthPath = (path: string): boolean =>
-  path.startsWith('/oauth/') || path === '/account' || path.startsWith('/account/') || path === '/.well-known/oauth-authorization-server';
+export { isOAuthPath } from './oauth-paths.js';
 
 /**
  * The authorization server's composition root, run once per cold start: the key ring is loaded

@@ -191,6 +191,15 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, now: Date): Promi
     ws,
     DEMO_TASKS.map((_, i) => demoTaskId(i)),
   );
+  // Consecutive tasks of one creator are made in one call, as tasks_create makes them (their numbers
+  // in order), unless one waits on or sits under a task of the same call, which must exist first.
+  let batch: { creator: string; indexes: Set<number>; items: Parameters<typeof createTasks>[1][number][] } | undefined;
+  const flush = async () => {
+    if (!batch) return;
+    const outcomes = await createTasks(contextOf(batch.creator), batch.items);
+    for (const outcome of outcomes) if (!outcome.ok) thereAlready(outcome.error);
+    batch = undefined;
+  };
   for (const [i, [title, due, priority, who, where, labels, extra = {}]] of DEMO_TASKS.entries()) {
     if (made.has(demoTaskId(i))) continue;
     // Done a few hours ago means done today: not before today's midnight, even when seeded just after it.
@@ -198,27 +207,29 @@ const seedDemoTeamAndTasks = async (services: WorkspaceStores, now: Date): Promi
     const completedAt =
       doneMs === undefined ? undefined : new Date(extra.done! < 24 ? Math.max(doneMs, startOfToday) : doneMs).toISOString();
     const creator = who === 'grace' ? 'usr_grace' : DEMO_OWNER.userId;
-    const [outcome] = await createTasks(contextOf(creator), [
-      {
-        fields: {
-          taskId: demoTaskId(i),
-          title,
-          ...(extra.notes ? { notes: extra.notes } : {}),
-          priority,
-          ...(due !== null ? { dueDate: addDays(today, due) } : {}),
-          ...(extra.time ? { dueTime: extra.time } : {}),
-          ...(who ? { assigneeId: USER_OF[who] } : {}),
-          ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
-          labels,
-          ...(extra.status ? { state: extra.status } : {}),
-          ...(completedAt ? { completed: { at: completedAt, by: who ? USER_OF[who] : DEMO_OWNER.userId } } : {}),
-          ...(extra.after ? { blockedBy: extra.after.map((n) => demoTaskId(n - 1)) } : {}),
-          ...(extra.under ? { parentId: demoTaskId(extra.under - 1) } : {}),
-        },
+    const refersToBatch = [...(extra.after ?? []), ...(extra.under ? [extra.under] : [])].some((n) => batch?.indexes.has(n - 1));
+    if (batch && (batch.creator !== creator || refersToBatch)) await flush();
+    batch ??= { creator, indexes: new Set(), items: [] };
+    batch.indexes.add(i);
+    batch.items.push({
+      fields: {
+        taskId: demoTaskId(i),
+        title,
+        ...(extra.notes ? { notes: extra.notes } : {}),
+        priority,
+        ...(due !== null ? { dueDate: addDays(today, due) } : {}),
+        ...(extra.time ? { dueTime: extra.time } : {}),
+        ...(who ? { assigneeId: USER_OF[who] } : {}),
+        ...(where ? { projectId: DEMO_PROJECTS[where].projectId } : {}),
+        labels,
+        ...(extra.status ? { state: extra.status } : {}),
+        ...(completedAt ? { completed: { at: completedAt, by: who ? USER_OF[who] : DEMO_OWNER.userId } } : {}),
+        ...(extra.after ? { blockedBy: extra.after.map((n) => demoTaskId(n - 1)) } : {}),
+        ...(extra.under ? { parentId: demoTaskId(extra.under - 1) } : {}),
       },
-    ]);
-    if (!outcome!.ok) thereAlready(outcome!.error);
+    });
   }
+  await flush();
   // Two shared views every member opens as their own ("assignee:me" is whoever runs it).
   const seen = await services.views.visible(ws, DEMO_OWNER.userId);
   for (const view of DEMO_VIEWS) {

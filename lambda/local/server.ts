@@ -10,7 +10,7 @@ import { isLoopbackHost } from '../http/origin.js';
 import { buildHandler } from '../http/pipeline.js';
 import type { DoersContext, HttpResult } from '../http/request-context.js';
 import { createLimitsGuard } from '../limits/limits-guard.js';
-import { createOAuthApp, isOAuthPath } from '../oauth-app.js';
+import { isOAuthPath } from '../oauth-paths.js';
 import { createLogger } from '../observability/logger.js';
 import type { Observer } from '../observability/observer.js';
 import { createPowertoolsObserver } from '../observability/powertools-observer.js';
@@ -122,8 +122,10 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
 
   let handler: ReturnType<typeof buildHandler> | undefined;
   // The authorization server is the stack's second function; one port routes to both, by path, as
-  // API Gateway does. Its handler is the Lambda's: oidc-provider behind serverless-http.
-  let oauthHandler: Promise<ReturnType<typeof serverless>> | undefined;
+  // API Gateway does. Its handler is the Lambda's: oidc-provider behind serverless-http, loaded and
+  // built on the first request to one of its paths (as a cold start of its function would be), so
+  // a process that never signs anyone in never loads oidc-provider.
+  let oauthHandler: (() => Promise<ReturnType<typeof serverless>>) | undefined;
   const server = createHttpAdapter(async (event, context) => {
     if (!oauthHandler || !isOAuthPath(event.rawPath)) return handler!(event, context as DoersContext);
     // The same DNS-rebinding guard as the MCP path's: a page on evil.example resolving to 127.0.0.1
@@ -136,7 +138,7 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
       };
     }
     return (await (
-      await oauthHandler
+      await oauthHandler()
     )(event, context)) as HttpResult;
   }, baseConfig.functionTimeoutSeconds * 1000);
   await new Promise<void>((resolve, reject) => {
@@ -151,16 +153,27 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   const app = compose(config);
   handler = buildHandler(app);
   if (config.builtinAuthorizationServer) {
-    oauthHandler = createOAuthApp({
-      config,
-      db,
-      keys,
-      logger,
-      devMembers: localDevMembers(db, config.tables.workspace),
-      ...(config.signIn?.clientSecret ? { signInClientSecret: config.signIn.clientSecret } : {}),
-      ...(opts.oauthFetch ? { fetch: opts.oauthFetch } : {}),
-    }).then((oauth) => serverless(oauth.listener));
-    await oauthHandler;
+    let building: Promise<ReturnType<typeof serverless>> | undefined;
+    oauthHandler = () => {
+      building ??= import('../oauth-app.js')
+        .then(({ createOAuthApp }) =>
+          createOAuthApp({
+            config,
+            db,
+            keys,
+            logger,
+            devMembers: localDevMembers(db, config.tables.workspace),
+            ...(config.signIn?.clientSecret ? { signInClientSecret: config.signIn.clientSecret } : {}),
+            ...(opts.oauthFetch ? { fetch: opts.oauthFetch } : {}),
+          }),
+        )
+        .then((oauth) => serverless(oauth.listener));
+      // A build that failed (the key ring, the sign-in provider) is tried again by the next request.
+      building.catch(() => {
+        building = undefined;
+      });
+      return building;
+    };
   }
 
   if (config.dataDir !== ':memory:') {

@@ -4,7 +4,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { writesOf } from '../../lambda/workspace/store/writes.js';
-import { javaAvailable, startDynamoDbLocal } from '../helpers/limits-harness.js';
 import { legacyCall, modernCall, urlOf } from '../helpers/local.js';
 import {
   addToken,
@@ -436,31 +435,5 @@ describe('answers true to their data', () => {
     assert.match(asked[0]!.message, /back to member/);
     assert.equal((r.structuredContent as { undid: boolean }).undid, false);
     assert.equal((await server.app.services.directory.getMember(own.workspaceId, own.member.userId))?.role, 'admin');
-  });
-});
-
-describe('a bulk call is packed as DynamoDB counts bytes, on Amazon DynamoDB Local too', {
-  skip: !javaAvailable() && 'java is not on PATH',
-}, () => {
-  test('33 changes of the longest notes: every one written, no transaction refused for passing 4 MB', { timeout: 180_000 }, async () => {
-    const local = await startDynamoDbLocal();
-    const s = await startWorkspaceServer({ DOERS_DYNAMODB_ENDPOINT: local.endpoint });
-    try {
-      const own = await createTestWorkspace(s);
-      const call = caller(s, own.member.token);
-      const made = (
-        await call('tasks_create', { tasks: Array.from({ length: 33 }, (_, i) => ({ title: `L${i}`, notes: '長いメモ'.repeat(2_500) })) })
-      ).structuredContent.items;
-
-      const changed = await call('tasks_update', {
-        tasks: made.map((i: { key: string }) => ({ taskId: i.key, notes: '新しいメモ'.repeat(2_000) })),
-      });
-
-      assert.equal(changed.isError, false, text(changed));
-      assert.equal(changed.structuredContent.items.filter((i: { status: string }) => i.status === 'updated').length, 33, text(changed));
-    } finally {
-      await s.close();
-      await local.close();
-    }
   });
 });

@@ -69,6 +69,23 @@ const withinTerm = async <T>(term: Term, work: () => Promise<T> | T): Promise<T>
   }
 };
 
+/**
+ * The one candidate of the first tier that has any, tiers from the closest reading to the loosest; a
+ * tier with several is refused naming them, a looser tier is not tried then.
+ */
+const onlyFit = <T extends { readonly name: string }>(term: Term, kind: 'member' | 'project', tiers: readonly T[][]): T | undefined => {
+  for (const fits of tiers) {
+    if (fits.length === 1) return fits[0];
+    if (fits.length > 1)
+      throw queryTermAmbiguous(
+        term.at,
+        term.text,
+        kind,
+        fits.map((f) => f.name),
+      );
+  }
+  return undefined;
+};
 /** Who a person's word names: me, none, a user id, an e-mail, a name or a first name, when exactly one member fits. */
 const memberOf = (term: Term & { value: string }, r: Reading): string | null | undefined => {
   const v = term.value;
@@ -83,16 +100,8 @@ const memberOf = (term: Term & { value: string }, r: Reading): string | null | u
     members.filter((m) => foldedName(m.name).split(' ')[0] === w),
     members.filter((m) => foldedName(m.name).startsWith(w)),
   ];
-  for (const fits of tiers) {
-    if (fits.length === 1) return fits[0]!.userId;
-    if (fits.length > 1)
-      throw queryTermAmbiguous(
-        term.at,
-        term.text,
-        'member',
-        fits.map((m) => m.name),
-      );
-  }
+  const member = onlyFit(term, 'member', tiers);
+  if (member) return member.userId;
   throw queryTermNamesNothing(
     term.at,
     term.text,
@@ -111,16 +120,11 @@ const projectOf = (term: Term & { value: string }, r: Reading): string | null =>
   const projects = [...r.names.projects.values()].filter((p) => !p.deletedAt);
   if (projects.some((p) => p.projectId === v)) return v;
   const w = foldedName(v);
-  for (const fits of [projects.filter((p) => foldedName(p.name) === w), projects.filter((p) => foldedName(p.name).startsWith(w))]) {
-    if (fits.length === 1) return fits[0]!.projectId;
-    if (fits.length > 1)
-      throw queryTermAmbiguous(
-        term.at,
-        term.text,
-        'project',
-        fits.map((p) => p.name),
-      );
-  }
+  const project = onlyFit(term, 'project', [
+    projects.filter((p) => foldedName(p.name) === w),
+    projects.filter((p) => foldedName(p.name).startsWith(w)),
+  ]);
+  if (project) return project.projectId;
   throw queryTermNamesNothing(
     term.at,
     term.text,

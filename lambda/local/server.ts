@@ -28,6 +28,7 @@ import { LOCAL_SERVER_FILE, type LocalServerFile } from './local-data.js';
 export interface LocalServer {
   readonly url: string;
   readonly mcpUrl: string;
+  /** The demo owner's dev token; empty when the server was started without the demo (`demo: false`). */
   readonly token: string;
   readonly dynamodbEndpoint: string;
   /** The S3 API attachments go to (the embedded one unless DOERS_S3_ENDPOINT names another). */
@@ -47,6 +48,11 @@ export interface LocalServerOptions {
   readonly quietLogger?: boolean;
   /** Tests only: how the authorization server fetches Client ID Metadata Documents. */
   readonly oauthFetch?: typeof globalThis.fetch;
+  /**
+   * Tests only: `false` starts without the demo workspace and its dev token, for a test that makes
+   * every workspace it uses (the seed is most of a start). `npm start` always seeds.
+   */
+  readonly demo?: boolean;
 }
 
 const devTokenFor = async (config: Config): Promise<string> => {
@@ -115,10 +121,13 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   // Everything a first request needs exists before the port opens (tables, demo data, the dev
   // token): a client that connects the moment it can is refused a connection, never a credential.
   await ensureTables(db, baseConfig);
-  const seeding = compose(baseConfig);
-  await seedDemoWorkspace(seeding.services, opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
-  const token = await devTokenFor(baseConfig);
-  await registerDevToken(seeding.services, token);
+  let token = '';
+  if (opts.demo !== false) {
+    const seeding = compose(baseConfig);
+    await seedDemoWorkspace(seeding.services, opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+    token = await devTokenFor(baseConfig);
+    await registerDevToken(seeding.services, token);
+  }
 
   let handler: ReturnType<typeof buildHandler> | undefined;
   // The authorization server is the stack's second function; one port routes to both, by path, as

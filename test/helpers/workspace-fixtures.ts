@@ -12,6 +12,13 @@ import { callTool, modernCall, startTestServer } from './local.js';
 export const startWorkspaceServer = (env: Record<string, string> = {}) =>
   startTestServer({ DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0', ...env });
 
+/**
+ * The same without the demo workspace or its dev token (`server.token` is empty), for a file whose
+ * tests make every workspace they use: a start without the seed takes a fifth of the time.
+ */
+export const startOwnWorkspacesServer = (env: Record<string, string> = {}) =>
+  startTestServer({ DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0', ...env }, { demo: false });
+
 export interface TestMember {
   readonly userId: string;
   readonly email: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { javaAvailable, startDynamoDbLocal } from '../helpers/limits-harness.js';
-import { caller, createTestWorkspace, startWorkspaceServer, toolText as text } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, toolText as text } from '../helpers/workspace-fixtures.js';
 
 // A finding of the review of the workspace core (test/integration/workspace-core.test.ts) that only
 // Amazon's DynamoDB Local shows: it refuses a transaction past 4 MB as DynamoDB does, where dynalite
@@ -13,7 +13,7 @@ describe('a bulk call is packed as DynamoDB counts bytes, on Amazon DynamoDB Loc
 }, () => {
   test('33 changes of the longest notes: every one written, no transaction refused for passing 4 MB', { timeout: 180_000 }, async () => {
     const local = await startDynamoDbLocal();
-    const s = await startWorkspaceServer({ DOERS_DYNAMODB_ENDPOINT: local.endpoint });
+    const s = await startOwnWorkspacesServer({ DOERS_DYNAMODB_ENDPOINT: local.endpoint });
     try {
       const own = await createTestWorkspace(s);
       const call = caller(s, own.member.token);

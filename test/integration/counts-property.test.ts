@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { addDays } from '../../lambda/workspace/model/time.js';
 import type { Task } from '../../lambda/workspace/model/types.js';
-import { addMember, caller, createTestWorkspace, startWorkspaceServer } from '../helpers/workspace-fixtures.js';
+import { addMember, caller, createTestWorkspace, startOwnWorkspacesServer } from '../helpers/workspace-fixtures.js';
 
 // The counts that agenda_get and project_get read are kept by the writes (task-derived.ts), never
 // recounted. Here random sequences of changes (creates, edits of due date, assignee, project and
@@ -14,7 +14,7 @@ import { addMember, caller, createTestWorkspace, startWorkspaceServer } from '..
 
 let server: LocalServer;
 before(async () => {
-  server = await startWorkspaceServer({ DOERS_AUTH_CACHE_SECONDS: '0' });
+  server = await startOwnWorkspacesServer({ DOERS_AUTH_CACHE_SECONDS: '0' });
 });
 after(() => server.close());
 

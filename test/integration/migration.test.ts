@@ -5,7 +5,7 @@ import { BatchWriteCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dyn
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { migrateWorkspace } from '../../lambda/workspace/admin/migrate.js';
-import { addToken, caller, createTestWorkspace, startWorkspaceServer, toolText } from '../helpers/workspace-fixtures.js';
+import { addToken, caller, createTestWorkspace, startOwnWorkspacesServer, toolText } from '../helpers/workspace-fixtures.js';
 
 // A workspace as the version before data layout 2 stored it (test/fixtures/layout-1-workspace.json:
 // its items, made by that version's own tools, and what its read tools answered), loaded into a
@@ -128,7 +128,7 @@ const readsAgree = async (when: string) => {
 
 before(async () => {
   // Arrange: the fixture's items as they were stored, and tokens for its people.
-  server = await startWorkspaceServer({ DOERS_AUTH_CACHE_SECONDS: '0' });
+  server = await startOwnWorkspacesServer({ DOERS_AUTH_CACHE_SECONDS: '0' });
   const items = fixture.items.filter((i) => !String(i.pk).startsWith('TOKEN#'));
   for (let i = 0; i < items.length; i += 25) {
     await db().send(

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { addDays } from '../../lambda/workspace/model/time.js';
 import { modernCall, post, urlOf } from '../helpers/local.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Behaviours a check of the suite's strength found unpinned (a small deliberate bug in the code
 // left every test passing): each test here fails when its behaviour breaks. Through the tools, on
@@ -13,7 +13,7 @@ let server: LocalServer;
 let ws: TestWorkspace;
 
 before(async () => {
-  server = await startWorkspaceServer({ DOERS_ATTACHMENT_MAX_MB: '1', DOERS_ATTACHMENT_QUOTA_MB: '2' });
+  server = await startOwnWorkspacesServer({ DOERS_ATTACHMENT_MAX_MB: '1', DOERS_ATTACHMENT_QUOTA_MB: '2' });
   ws = await createTestWorkspace(server);
 });
 after(() => server?.close());

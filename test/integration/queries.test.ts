@@ -6,7 +6,7 @@ import {
   addMember,
   caller,
   createTestWorkspace,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestWorkspace,
   toolText,
 } from '../helpers/workspace-fixtures.js';
@@ -28,7 +28,7 @@ const titles = (r: { structuredContent?: any }) => (r.structuredContent.tasks as
 const refusal = (r: object) => (r as { _meta?: Record<string, any> })._meta?.['sh.doers/refusal'];
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
   today = dateInZone(new Date(), 'UTC');
   const admin = as(ws.admin.token);

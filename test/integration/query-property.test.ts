@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { addDays, dateInZone } from '../../lambda/workspace/model/time.js';
 import type { Task } from '../../lambda/workspace/model/types.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 /**
  * A query finds exactly the tasks its meaning names: random queries of the language (terms, AND,
@@ -41,7 +41,7 @@ const rng = (() => {
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
   today = dateInZone(new Date(), 'UTC');
   const admin = caller(server, ws.admin.token);

@@ -5,7 +5,7 @@ import { doorSource } from '../../lambda/workspace/activity/records.js';
 import { mintToken } from '../../lambda/workspace/membership/credentials.js';
 import { OPERATOR } from '../../lambda/workspace/membership/rules.js';
 import { MODERN, modernCall, modernMeta, post, urlOf } from '../helpers/local.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Texts true to the person reading them: each finding of a review that tried the endpoint as a new
 // user would (with the Python SDK and the Inspector) has its test here; each failed before its fix.
@@ -14,7 +14,7 @@ let server: LocalServer;
 let ws: TestWorkspace;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
 });
 after(() => server.close());

@@ -5,7 +5,7 @@ import {
   addMember,
   caller,
   createTestWorkspace,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestWorkspace,
   toolText,
 } from '../helpers/workspace-fixtures.js';
@@ -21,7 +21,7 @@ let ws: TestWorkspace;
 
 before(async () => {
   mock.timers.enable({ apis: ['Date'], now: NOW });
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
 });
 after(async () => {

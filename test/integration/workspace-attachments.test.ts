@@ -7,7 +7,7 @@ import type { LocalServer } from '../../lambda/local/server.js';
 import { type StoreWrites, writesOf } from '../../lambda/workspace/store/writes.js';
 import { modernCall, urlOf } from '../helpers/local.js';
 import { type S3Proxy, startS3Proxy } from '../helpers/s3-proxy.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Attachments end to end against the embedded DynamoDB and the embedded S3 API (s3rver, behind a
 // proxy that counts its requests and can throttle): adding text and images, reading them back with
@@ -25,7 +25,7 @@ let bucket: S3Client;
 before(async () => {
   s3 = await startEmbeddedS3(':memory:');
   proxy = await startS3Proxy(s3.endpoint);
-  server = await startWorkspaceServer({
+  server = await startOwnWorkspacesServer({
     DOERS_S3_ENDPOINT: proxy.endpoint,
     DOERS_ATTACHMENT_BUCKET: LOCAL_ATTACHMENT_BUCKET,
     DOERS_ATTACHMENT_MAX_MB: '1',

@@ -6,7 +6,7 @@ import {
   caller,
   createTestWorkspace,
   refusedForScope,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestWorkspace,
   toolText,
 } from '../helpers/workspace-fixtures.js';
@@ -17,7 +17,7 @@ let other: TestWorkspace;
 let taskId: string;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   [ws, other] = await Promise.all([createTestWorkspace(server), createTestWorkspace(server)]);
   taskId = (await callTool(server, 'task_create', { title: 'Discussed' }, ws.member.token)).structuredContent.taskId;
 });

@@ -7,7 +7,7 @@ import {
   addMember,
   caller,
   createTestWorkspace,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestMember,
   type TestWorkspace,
   toolText,
@@ -26,7 +26,7 @@ let kolkata: TestMember;
 const ZONE = 'Asia/Kolkata';
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
   kolkata = await addMember(server, ws.workspaceId, 'member', ZONE);
 });

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { urlOf } from '../helpers/local.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // A project's own workflow statuses, through the tools as a client calls them: the set on
 // project_create and project_update, tasks in it, renames that keep tasks, removals that say where
@@ -14,7 +14,7 @@ let server: LocalServer;
 let ws: TestWorkspace;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
 });
 after(() => server.close());

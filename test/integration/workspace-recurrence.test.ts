@@ -7,7 +7,7 @@ import {
   addMember,
   caller,
   createTestWorkspace,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestMember,
   type TestWorkspace,
   toolText,
@@ -27,7 +27,7 @@ const ZONE = 'America/Los_Angeles';
 const text = toolText;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
   member = await addMember(server, ws.workspaceId, 'member', ZONE);
 });

@@ -8,7 +8,7 @@ import { type CreateItem, createTasks } from '../../lambda/workspace/tasks/task-
 import {
   caller,
   createTestWorkspace,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestWorkspace,
   toolText,
   writeContextOf,
@@ -24,7 +24,7 @@ const text = toolText;
 const titles = (r: { structuredContent?: any }) => r.structuredContent.tasks.map((t: { title: string }) => t.title);
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
   today = dateInZone(new Date(), 'UTC');
   const admin = as(ws.admin.token);

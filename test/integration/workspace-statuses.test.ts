@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { type CapacityProxy, startCapacityProxy } from '../helpers/capacity-proxy.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Workflow statuses against the embedded DynamoDB (behind a proxy that reports each request's
 // consumed capacity): the default set, the words open and done, what each category means for the
@@ -18,7 +18,7 @@ let ws: TestWorkspace;
 before(async () => {
   dynamo = await startEmbeddedDynamo(':memory:');
   units = await startCapacityProxy(dynamo.endpoint);
-  server = await startWorkspaceServer({ DOERS_DYNAMODB_ENDPOINT: units.endpoint });
+  server = await startOwnWorkspacesServer({ DOERS_DYNAMODB_ENDPOINT: units.endpoint });
   ws = await createTestWorkspace(server);
 });
 after(async () => {

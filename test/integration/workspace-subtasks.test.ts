@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { writesOf } from '../../lambda/workspace/store/writes.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 // Subtasks against the embedded DynamoDB: placing, moving, the levels and cycles, what task_get and
 // the lists show, completing and deleting a parent, and undo.
@@ -11,7 +11,7 @@ let server: LocalServer;
 let ws: TestWorkspace;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   ws = await createTestWorkspace(server);
 });
 after(() => server.close());

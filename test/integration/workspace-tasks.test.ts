@@ -7,7 +7,7 @@ import {
   caller,
   createTestWorkspace,
   refusedForScope,
-  startWorkspaceServer,
+  startOwnWorkspacesServer,
   type TestWorkspace,
   toolText,
 } from '../helpers/workspace-fixtures.js';
@@ -17,7 +17,7 @@ let ws: TestWorkspace;
 let other: TestWorkspace;
 
 before(async () => {
-  server = await startWorkspaceServer();
+  server = await startOwnWorkspacesServer();
   [ws, other] = await Promise.all([createTestWorkspace(server), createTestWorkspace(server)]);
 });
 after(() => server.close());

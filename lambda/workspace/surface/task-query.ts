@@ -86,6 +86,7 @@ const onlyFit = <T extends { readonly name: string }>(term: Term, kind: 'member'
   }
   return undefined;
 };
+
 /** Who a person's word names: me, none, a user id, an e-mail, a name or a first name, when exactly one member fits. */
 const memberOf = (term: Term & { value: string }, r: Reading): string | null | undefined => {
   const v = term.value;

@@ -164,8 +164,8 @@ const demoTaskId = (i: number): string => {
  * Three projects (one with its own statuses) and thirty tasks (one with two subtasks, a few waiting
  * on others, some done) spread over overdue, today and later (relative to the day of the first
  * seeding, in the owner's time zone), so agenda_get and the prompts show something real. Each task
- * is made by its creator through the task writer, one at a time and in order (DEMO-1 … DEMO-30),
- * those that are there already left out.
+ * is made by its creator through the task writer, in order (DEMO-1 … DEMO-30), a creator's run of
+ * tasks in one call, those that are there already left out.
  */
 const seedDemoTeamAndTasks = async (services: WorkspaceStores, now: Date): Promise<void> => {
   const ws = DEMO_WORKSPACE_ID;

@@ -177,8 +177,9 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
           }),
         )
         .then((oauth) => serverless(oauth.listener));
-      // A build that failed (the key ring, the sign-in provider) is tried again by the next request.
-      building.catch(() => {
+      // A build that failed (the key ring, the sign-in provider) is said, and tried again by the next request.
+      building.catch((error: unknown) => {
+        logger.error('The authorization server could not be built', { error });
         building = undefined;
       });
       return building;

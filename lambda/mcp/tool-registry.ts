@@ -336,7 +336,8 @@ export class ToolRegistry<S> {
       deferred.push(work.catch(() => undefined));
     };
     const running = withAdmission(admitted, () => def.run(parsed.data, { ...ctx, toolName: name, defer }));
-    // Settled in any case: a refused call's run fails on its first write, unheard.
+    // Settled in any case: a refused call's run fails on its first write or its first read after
+    // the refusal (platform/admission-gate.ts), unheard.
     running.catch(() => undefined);
     let release: () => Promise<void>;
     try {

@@ -199,6 +199,10 @@ const measureServer = async (kind: string, label: string): Promise<Row[]> => {
  * `--region-only`: those rows alone (about two minutes), without the rest of the bench or its file.
  */
 const DELAY_MS = Number(process.argv.find((a) => a.startsWith('--delay='))?.slice('--delay='.length) ?? '5');
+if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0) {
+  console.error(`--delay takes milliseconds, 0 or more (5 unless given); got ${process.argv.find((a) => a.startsWith('--delay='))}`);
+  process.exit(2);
+}
 const REGION_ONLY = process.argv.includes('--region-only');
 const REGION_SEQUENTIAL = 200;
 
@@ -279,8 +283,9 @@ const measureRegion = async (delayMs: number): Promise<RegionRow[]> => {
 /** The region rows as bench/results.md shows them, each budget said met or missed. */
 const regionTable = (rows: readonly RegionRow[], delayMs: number): string[] => [
   `DynamoDB as a region: a proxy before the embedded store makes each request a round trip of at least ${delayMs} ms, the store's own`,
-  `time inside it ("round trip ≥"; the budgets), or adds ${delayMs} ms to the store's own 1 to 2 ms ("added"); limits on as the stack sets`,
-  `them; ${REGION_SEQUENTIAL} sequential calls on one keep-alive connection, medians of ${ROUNDS} rounds (\`npm run bench -- --region-only --delay=${delayMs}\`):`,
+  `time inside it ("round trip ≥"; the budgets), or adds ${delayMs} ms to the store's own 1 to 2 ms ("added"); limits on (the concurrency`,
+  `bound as the stack sets it, the rate raised so that no call is refused); ${REGION_SEQUENTIAL} sequential calls on one keep-alive connection, medians`,
+  `of ${ROUNDS} rounds (\`npm run bench -- --region-only --delay=${delayMs}\`):`,
   '',
   '| server | tool | p50 ms | p95 ms | p50 budget | |',
   '|---|---|---|---|---|---|',

@@ -41,9 +41,10 @@ export interface DynamoProxy {
    */
   delayMs: number;
   /**
-   * The least milliseconds from a request's arrival to its answer (0: none): forwarded at once and
-   * answered no sooner, so the store's own time is part of the round trip, as a region's service
-   * time is part of its latency, rather than added to it (`npm run bench -- --delay`).
+   * The least milliseconds from a request's arrival (once its body is read) to its answer, for the
+   * requests forwarded in `pass` mode (0: none; faults and held transactions answer as they do):
+   * forwarded at once and answered no sooner, so the store's own time is part of the round trip, as
+   * a region's service time is part of its latency, rather than added to it (`npm run bench -- --delay`).
    */
   roundTripMs: number;
   /** When each operation arrived and when its answer was out (performance.now()), in arrival order. */

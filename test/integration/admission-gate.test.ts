@@ -41,7 +41,10 @@ describe("a call's DynamoDB requests and its admission", () => {
   const get = (sk: string) => db.send(new GetCommand({ TableName: TABLE, Key: { pk: 'P', sk }, ConsistentRead: true }));
   const put = (sk: string) => db.send(new PutCommand({ TableName: TABLE, Item: { pk: 'P', sk } }));
 
-  test('a read is answered while the admission is undecided; a write is sent only once the call is admitted', async () => {
+  // A regression here would hang (a write waiting for an admission that never comes): each test is bounded.
+  test('a read is answered while the admission is undecided; a write is sent only once the call is admitted', {
+    timeout: 10_000,
+  }, async () => {
     // Arrange
     const gate = pendingAdmission();
     let written = false;
@@ -66,7 +69,7 @@ describe("a call's DynamoDB requests and its admission", () => {
     assert.deepEqual((await get('admitted')).Item, { pk: 'P', sk: 'admitted' });
   });
 
-  test('a refused call writes nothing, and once the refusal is known it reads nothing more either', async () => {
+  test('a refused call writes nothing, and once the refusal is known it reads nothing more either', { timeout: 10_000 }, async () => {
     // Arrange
     const gate = pendingAdmission();
     const refusal = new LimitExceededError('busy', 1);
@@ -92,7 +95,7 @@ describe("a call's DynamoDB requests and its admission", () => {
     assert.equal((await get('refused')).Item, undefined);
   });
 
-  test('outside a call (the admin CLI, a migration) nothing waits', async () => {
+  test('outside a call (the admin CLI, a migration) nothing waits', { timeout: 10_000 }, async () => {
     // Act
     await put('outside');
 

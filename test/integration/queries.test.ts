@@ -323,7 +323,7 @@ describe('saved views', () => {
     assert.equal(listed.structuredContent.views.filter((v: { name: string }) => v.name.toLowerCase() === 'launch').length, 2);
   });
 
-  test('a member keeps at most 50 views of their own: the 51st is refused as a limit and nothing is written', async () => {
+  test('a member keeps at most 50 views of their own: the 51st, saved or unshared, is refused as a limit naming its argument, and nothing is written', async () => {
     // Arrange
     const collector = await addMember(server, ws.workspaceId, 'member', 'UTC');
     for (let i = 1; i <= 50; i++) {
@@ -331,15 +331,28 @@ describe('saved views', () => {
       assert.equal(r.isError, false, toolText(r));
     }
 
-    // Act
+    const shared = await as(collector.token)('view_save', { name: 'Ours', query: 'p2', shared: true });
+
+    // Act: a 51st of their own, saved or made by taking a shared one back
     const over = await as(collector.token)('view_save', { name: 'Mine 51', query: 'p1' });
+    const unshared = await as(collector.token)('view_save', {
+      viewId: shared.structuredContent.viewId,
+      name: 'Ours',
+      query: 'p2',
+      shared: false,
+    });
     const listed = await as(collector.token)('views_list');
 
     // Assert
     assert.equal(over.isError, true);
     assert.equal(refusal(over).reason, 'limit');
+    assert.equal(refusal(over).data.param, 'name');
     assert.match(toolText(over), /you have 50 views of your own/);
+    assert.equal(unshared.isError, true);
+    assert.equal(refusal(unshared).reason, 'limit');
+    assert.equal(refusal(unshared).data.param, 'shared');
     assert.equal(listed.structuredContent.views.filter((v: { shared: boolean }) => !v.shared).length, 50);
+    assert.ok(listed.structuredContent.views.some((v: { name: string; shared: boolean }) => v.name === 'Ours' && v.shared));
   });
 
   test("a private view's changes are in its owner's history only; a shared one's in everyone's", async () => {

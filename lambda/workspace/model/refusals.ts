@@ -280,7 +280,7 @@ export const invalid = (param: string, problem: string) => new InvalidArgumentRe
 export const nothingToChange = () => new InvalidArgumentRefusal('arguments: name at least one field to change.');
 
 export const limitReached = (param: string, problem: string, data: Readonly<Record<string, unknown>> = {}) =>
-  new InvalidArgumentRefusal(`${param}: ${problem}`, 'limit', data);
+  new InvalidArgumentRefusal(`${param}: ${problem}`, 'limit', { param, ...data });
 
 /** An item of a bulk call (or a bulk undo) past the write units one call may spend: it and every later one is left. */
 export const callCeiling = (param: string) =>
@@ -651,9 +651,9 @@ export const viewUnshareNotYours = (name: string) =>
   });
 
 /** A workspace at its number of views. */
-export const viewsFull = (most: number, shared: boolean) =>
+export const viewsFull = (most: number, shared: boolean, param: string) =>
   limitReached(
-    'name',
+    param,
     shared
       ? `this workspace has ${most} shared views, the most it keeps; view_delete one nobody uses first.`
       : `you have ${most} views of your own, the most kept for a member; view_delete one you no longer use first.`,
@@ -798,7 +798,7 @@ export const attachmentQuotaFull = (used: number, adding: number, quota: number,
   new InvalidArgumentRefusal(
     `${param}: the workspace's attachments would take ${mb(used + adding)} of its ${mb(quota)} (DOERS_ATTACHMENT_QUOTA_MB); nothing was stored. Delete attachments it no longer needs, or ask its operator for more.`,
     'limit',
-    { used, adding, quota },
+    { param, used, adding, quota },
   );
 
 /** A file's name that is empty. */

@@ -34,17 +34,20 @@ const check = 'views_list shows whether it was written.';
 /** A view's query must read (its names are read when it runs: a member renamed meanwhile is found then). */
 const readable = (v: ViewFields): void => void checkQuery(queryOfView(v));
 
-/** Room for one more view on its side (the member's own, or the shared ones). */
-const roomFor = async (ctx: WriteContext, shared: boolean): Promise<void> => {
+/**
+ * Room for one more view on its side (the member's own, or the shared ones); a refusal names `param`,
+ * the argument that adds it. Counted before the write: two calls at once at 49 may both land.
+ */
+const roomFor = async (ctx: WriteContext, shared: boolean, param: 'name' | 'shared' | 'activityId'): Promise<void> => {
   const seen = await ctx.stores.views.visible(ctx.caller.workspaceId, ctx.caller.userId);
-  if (seen.filter((v) => v.shared === shared).length >= MAX_VIEWS) throw viewsFull(MAX_VIEWS, shared);
+  if (seen.filter((v) => v.shared === shared).length >= MAX_VIEWS) throw viewsFull(MAX_VIEWS, shared, param);
 };
 
 export const saveView = async (ctx: WriteContext, fields: ViewFields): Promise<WrittenView> => {
   const { stores, caller, source } = ctx;
   if (fields.shared) requireRole(caller, 'member', 'sharing a view');
   readable(fields);
-  await roomFor(ctx, fields.shared);
+  await roomFor(ctx, fields.shared, 'name');
   const at = source.now.toISOString();
   const view: View = {
     workspaceId: caller.workspaceId,
@@ -80,7 +83,7 @@ export const changeView = async (ctx: WriteContext, was: View, fields: ViewField
   if (fields.shared && !was.shared) requireRole(caller, 'member', 'sharing a view');
   if (was.shared && !fields.shared && was.ownerId !== caller.userId) throw viewUnshareNotYours(was.name);
   readable(fields);
-  if (fields.shared !== was.shared) await roomFor(ctx, fields.shared);
+  if (fields.shared !== was.shared) await roomFor(ctx, fields.shared, undoes ? 'activityId' : 'shared');
   const { sort: _sort, ...rest } = was;
   const now: View = {
     ...rest,
@@ -125,7 +128,7 @@ export const deleteView = async (ctx: WriteContext, view: View, undoes?: Activit
 export const restoreView = async (ctx: WriteContext, view: View, undoes: ActivityRecord): Promise<WrittenView> => {
   const { stores, source } = ctx;
   mayChange(ctx, view, 'restore views');
-  await roomFor(ctx, view.shared);
+  await roomFor(ctx, view.shared, 'activityId');
   const back: View = { ...view, updatedAt: source.now.toISOString(), version: view.version + 1 };
   const record = viewRecord(stores.activity, source, 'restored', view, back, { undoOf: undoes.activityId });
   const w = writesOf(stores);

@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } 
 import { fromItem } from '../platform/dynamodb.js';
 import { TOKEN_SK, tokenPk, tokensOfWorkspaceGsiPk } from '../platform/item-keys.js';
 import type { KeyRing } from '../platform/key-ring.js';
-import { commitWrites, type WriteOp } from '../platform/transact.js';
+import { commitWrites, type WriteOp, writtenUnlessRefused } from '../platform/transact.js';
 import type { Scope } from '../vocabulary.js';
 
 export const PAT_PREFIX = 'doers_pat_';
@@ -87,9 +87,8 @@ export class DynamoTokenStore implements TokenStore, TokenWrites {
   ): Promise<PersonalTokenRecord> {
     const ring = await this.keys();
     const full: PersonalTokenRecord = { ...record, tokenId: record.tokenId ?? newTokenId() };
-    const known = new Error('known');
-    try {
-      await commitWrites(this.db, [
+    const written = await writtenUnlessRefused((known) =>
+      commitWrites(this.db, [
         {
           item: {
             Put: {
@@ -104,19 +103,15 @@ export class DynamoTokenStore implements TokenStore, TokenWrites {
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          refused: () => {
-            throw known;
-          },
+          refused: known,
         },
         ...extra,
-      ]);
-      return full;
-    } catch (err) {
-      if (err !== known) throw err;
-      const existing = await this.find(secret);
-      if (!existing) throw new Error('a token secret collided with another token');
-      return existing;
-    }
+      ]),
+    );
+    if (written) return full;
+    const existing = await this.find(secret);
+    if (!existing) throw new Error('a token secret collided with another token');
+    return existing;
   }
 
   async list(workspaceId: string): Promise<PersonalTokenRecord[]> {

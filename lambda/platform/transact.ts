@@ -212,6 +212,24 @@ export const commitWrites = async (
   }
 };
 
+/**
+ * Whether a write landed or a condition refused it: `write` is handed the `refused` to give the ops
+ * whose failed condition means "not written" (an item already there, one already gone), and the
+ * answer is false when one of them refused; every other failure is thrown as it came.
+ */
+export const writtenUnlessRefused = async (write: (refused: () => never) => Promise<void>): Promise<boolean> => {
+  const notWritten = new Error('not written');
+  try {
+    await write(() => {
+      throw notWritten;
+    });
+    return true;
+  } catch (err) {
+    if (err === notWritten) return false;
+    throw err;
+  }
+};
+
 /** Of a group that failed, why; `retryAlone`: it met only a combined action, so alone it may pass. */
 interface Outcome {
   error?: Error;

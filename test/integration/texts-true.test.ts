@@ -234,4 +234,22 @@ describe('bad input is refused as invalid, never a 500', () => {
       assert.equal(res.json.result._meta['sh.doers/refusal'].reason, 'invalid-argument');
     }
   });
+
+  test('on 2025-03-26 and 2025-06-18, where invalid arguments are a protocol error, deep ones are -32602 naming where', async () => {
+    const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      // Act
+      const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"task_create","arguments":{"title":"Deep","notes":${deep}}}}`;
+      const res = await post(urlOf(server), body, { authorization: `Bearer ${ws.member.token}`, 'mcp-protocol-version': version });
+
+      // Assert
+      assert.equal(res.status, 200, `${version}: ${res.text.slice(0, 200)}`);
+      assert.equal(res.json.id, 7);
+      assert.equal(res.json.error.code, -32602, version);
+      assert.match(
+        res.json.error.message,
+        /^Invalid arguments for task_create: notes(\.\d+)*: nested deeper than 32 levels; no argument is\.$/,
+      );
+    }
+  });
 });

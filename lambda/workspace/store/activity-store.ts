@@ -206,54 +206,29 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
       filters.push(`#${attr} = :${attr}`);
     };
     type Source = Pick<QueryCommandInput, 'IndexName' | 'KeyConditionExpression'> & { values: Record<string, unknown>; onMain: boolean };
+    /** One index partition's records between the bounds (the sort key of each index is the activity id). */
+    const onIndex = (index: 'gsi1' | 'gsi2' | 'gsi3', pk: string): Source => ({
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :gpk AND ${index}sk BETWEEN :lo AND :hi`,
+      values: { ':gpk': pk, ':lo': lo, ':hi': hi },
+      onMain: false,
+    });
     let sources: Source[];
     if (q.taskId !== undefined) {
-      sources = [
-        {
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :gpk AND gsi1sk BETWEEN :lo AND :hi',
-          values: { ':gpk': activityOfTargetGsiPk(workspaceId, 'task', q.taskId), ':lo': lo, ':hi': hi },
-          onMain: false,
-        },
-      ];
+      sources = [onIndex('gsi1', activityOfTargetGsiPk(workspaceId, 'task', q.taskId))];
       if (q.actorId !== undefined) equals('actorId', q.actorId);
     } else if (q.actorId !== undefined) {
-      sources = [
-        {
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :gpk AND gsi2sk BETWEEN :lo AND :hi',
-          values: { ':gpk': activityOfActorGsiPk(workspaceId, q.actorId), ':lo': lo, ':hi': hi },
-          onMain: false,
-        },
-      ];
+      sources = [onIndex('gsi2', activityOfActorGsiPk(workspaceId, q.actorId))];
     } else if (indexed && q.projectId !== undefined) {
       // A project's history: its tasks' records (with their comments' and files') and, unless the
       // kind says otherwise, the project's own.
-      const gsi3 = (pk: string): Source => ({
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :gpk AND gsi3sk BETWEEN :lo AND :hi',
-        values: { ':gpk': pk, ':lo': lo, ':hi': hi },
-        onMain: false,
-      });
       sources = [];
-      if (q.kind === undefined || TASK_KINDS.has(q.kind)) sources.push(gsi3(activityOfProjectGsiPk(workspaceId, q.projectId)));
+      if (q.kind === undefined || TASK_KINDS.has(q.kind)) sources.push(onIndex('gsi3', activityOfProjectGsiPk(workspaceId, q.projectId)));
       if (q.kind === undefined || q.kind === 'project')
-        sources.push({
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :tpk AND gsi1sk BETWEEN :lo AND :hi',
-          values: { ':tpk': activityOfTargetGsiPk(workspaceId, 'project', q.projectId), ':lo': lo, ':hi': hi },
-          onMain: false,
-        });
+        sources.push(onIndex('gsi1', activityOfTargetGsiPk(workspaceId, 'project', q.projectId)));
       if (!sources.length) return { records: [] };
     } else if (indexed && q.kind !== undefined && !TASK_KINDS.has(q.kind)) {
-      sources = [
-        {
-          IndexName: 'gsi3',
-          KeyConditionExpression: 'gsi3pk = :gpk AND gsi3sk BETWEEN :lo AND :hi',
-          values: { ':gpk': activityOfKindGsiPk(workspaceId, q.kind), ':lo': lo, ':hi': hi },
-          onMain: false,
-        },
-      ];
+      sources = [onIndex('gsi3', activityOfKindGsiPk(workspaceId, q.kind))];
     } else {
       // The whole history: every partition's range, merged newest first.
       sources = partitionsOf(ws).map((pk) => ({

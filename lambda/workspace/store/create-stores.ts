@@ -84,34 +84,12 @@ export const createWorkspaceStores = (
   const activity = new DynamoActivityStore(db, table, activityDays);
   const calls = new CallClaims(db, table, callSeconds);
   const views = new DynamoViewStore(db, table);
-  const reads: WorkspaceStores = {
-    directory,
-    tokens,
-    grants,
-    tasks,
-    projects,
-    comments,
-    attachments,
-    files: gatedFiles(files),
-    names,
-    activity,
-    numbers,
-    calls,
-    views,
-  };
+  // One object per store: the read side is each store as its read interface, the write side the same
+  // objects as their writes (store/writes.ts), which only writers reach.
+  const stores = { directory, tokens, grants, tasks, projects, comments, attachments, names, activity, numbers, calls, views };
+  const reads: WorkspaceStores = { ...stores, files: gatedFiles(files) };
   return withWrites(reads, {
-    directory,
-    tokens,
-    grants,
-    tasks,
-    projects,
-    comments,
-    attachments,
-    names,
-    activity,
-    numbers,
-    calls,
-    views,
+    ...stores,
     // What the storage layer could not do, in the workspace's words (model/refusals.ts): every writer's
     // write comes through here, so each door's caller gets the same refusal.
     commit: (ops) => commitWrites(db, ops).catch(asRefusal),

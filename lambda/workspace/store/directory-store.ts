@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { fromItem, isConditionFailure } from '../../platform/dynamodb.js';
 import { EMAIL_SK, emailPk, MEMBER_PREFIX, memberSk, OWNERS_LOCK_SK, WORKSPACE_SK, wsPk } from '../../platform/item-keys.js';
-import { commitWrites, type WriteOp } from '../../platform/transact.js';
+import { commitWrites, type WriteOp, writtenUnlessRefused } from '../../platform/transact.js';
 import { CURRENT_LAYOUT, type Member, type MemberRef, type Role, type Status, type Workspace } from '../../vocabulary.js';
 import { busyTarget, memberMoved, memberNotFound } from '../model/refusals.js';
 import { directoryChangeOp } from './names.js';
@@ -116,9 +116,8 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
   }
 
   async createWorkspace(ws: Workspace, extra: readonly WriteOp[] = []): Promise<boolean> {
-    const exists = new Error('exists');
-    try {
-      await commitWrites(this.db, [
+    return writtenUnlessRefused((exists) =>
+      commitWrites(this.db, [
         {
           item: {
             Put: {
@@ -128,23 +127,16 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          refused: () => {
-            throw exists;
-          },
+          refused: exists,
         },
         ...extra,
-      ]);
-      return true;
-    } catch (err) {
-      if (err === exists) return false;
-      throw err;
-    }
+      ]),
+    );
   }
 
   async setWorkspaceKey(workspaceId: string, key: string, pastKeys: readonly string[], extra: readonly WriteOp[] = []): Promise<boolean> {
-    const gone = new Error('gone');
-    try {
-      await commitWrites(this.db, [
+    return writtenUnlessRefused((gone) =>
+      commitWrites(this.db, [
         {
           item: {
             Update: {
@@ -156,17 +148,11 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
               ExpressionAttributeValues: { ':k': key, ':past': pastKeys },
             },
           },
-          refused: () => {
-            throw gone;
-          },
+          refused: gone,
         },
         ...extra,
-      ]);
-      return true;
-    } catch (err) {
-      if (err === gone) return false;
-      throw err;
-    }
+      ]),
+    );
   }
 
   async createMember(
@@ -176,9 +162,8 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
     lead: readonly WriteOp[] = [],
   ): Promise<boolean> {
     const email = member.email.toLowerCase();
-    const taken = new Error('taken');
-    try {
-      await this.write(member.workspaceId, [
+    return writtenUnlessRefused((taken) =>
+      this.write(member.workspaceId, [
         ...lead,
         {
           item: {
@@ -193,9 +178,7 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
                   }),
             },
           },
-          refused: () => {
-            throw taken;
-          },
+          refused: taken,
         },
         {
           item: {
@@ -205,17 +188,11 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          refused: () => {
-            throw taken;
-          },
+          refused: taken,
         },
         ...extra,
-      ]);
-      return true;
-    } catch (err) {
-      if (err === taken) return false;
-      throw err;
-    }
+      ]),
+    );
   }
 
   async setWorkspaceStatus(workspaceId: string, status: Status, extra: readonly WriteOp[] = []): Promise<boolean> {
@@ -346,10 +323,9 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
     announce = true,
     credentialsFrom?: string,
   ): Promise<boolean> {
-    const gone = new Error('gone');
     const write = (ops: readonly WriteOp[]) => (announce ? this.write(workspaceId, ops) : commitWrites(this.db, ops));
-    try {
-      await write([
+    return writtenUnlessRefused((gone) =>
+      write([
         {
           item: {
             Update: {
@@ -361,17 +337,11 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
               ExpressionAttributeValues: { ':s': status, ...(credentialsFrom ? { ':from': credentialsFrom } : {}) },
             },
           },
-          refused: () => {
-            throw gone;
-          },
+          refused: gone,
         },
         ...extra,
-      ]);
-      return true;
-    } catch (err) {
-      if (err === gone) return false;
-      throw err;
-    }
+      ]),
+    );
   }
 }
 

@@ -135,11 +135,17 @@ const projectOf = (term: Term & { value: string }, r: Reading): string | null =>
 };
 
 const WEEKDAY_FROM_MONDAY = (date: string): number => (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
-const monthStart = (date: string, months: number): string => {
-  const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
+/** The same day of the month `months` later (or earlier), the month's last day where it has fewer. */
+const shiftMonths = (date: string, months: number): string => {
+  const d = new Date(`${date}T00:00:00Z`);
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
   d.setUTCMonth(d.getUTCMonth() + months);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, last));
   return d.toISOString().slice(0, 10);
 };
+const monthStart = (date: string, months: number): string => shiftMonths(`${date.slice(0, 7)}-01`, months);
 
 /** A named span around today: weeks start on Monday. */
 const SPANS: Readonly<Record<string, (today: string) => [string, string]>> = {
@@ -183,16 +189,6 @@ const daysOf = async (term: Term & { field: DateField; value: string }, r: Readi
   );
   if (read.words) r.notes.push(`${term.text} read as ${read.date} (${r.principal.timeZone}).`);
   return [read.date, read.date];
-};
-
-const shiftMonths = (date: string, months: number): string => {
-  const d = new Date(`${date}T00:00:00Z`);
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, last));
-  return d.toISOString().slice(0, 10);
 };
 
 /** Whether a day is in what `op` says of the span [lo, hi]. */

@@ -3,7 +3,7 @@ import type { WithTextNotes } from '../../../mcp/tool-registry.js';
 import { callBudget } from '../../../platform/call-budget.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
 import { dayInWords, readDay, readLine } from '../../model/date-words.js';
-import { MAX_QUERY_LENGTH, type Sort } from '../../model/query.js';
+import { MAX_QUERY_LENGTH, type Sort, type SortField } from '../../model/query.js';
 import {
   dueRangeReversed,
   nothingToChange,
@@ -282,22 +282,20 @@ const SORT_READ_UNITS = 40;
 const cmp = (a: string | number | undefined, b: string | number | undefined): number =>
   a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a < b ? -1 : 1;
 
+/** The value each sort orders tasks by. */
+const SORT_VALUE: Readonly<Record<SortField, (t: Task) => string | number | undefined>> = {
+  due: (t) => t.dueDate,
+  priority: (t) => t.priority,
+  created: (t) => t.createdAt,
+  updated: (t) => t.updatedAt,
+  completed: (t) => t.completedAt,
+  title: (t) => t.title.toLocaleLowerCase(),
+  key: (t) => t.number ?? 0,
+};
+
 /** The order `sort` asks for; ties by due date, then priority, then key. */
 const sortOrder = (sort: Sort): ((a: Task, b: Task) => number) => {
-  const by = (t: Task): string | number | undefined =>
-    sort.by === 'due'
-      ? t.dueDate
-      : sort.by === 'priority'
-        ? t.priority
-        : sort.by === 'created'
-          ? t.createdAt
-          : sort.by === 'updated'
-            ? t.updatedAt
-            : sort.by === 'completed'
-              ? t.completedAt
-              : sort.by === 'title'
-                ? t.title.toLocaleLowerCase()
-                : (t.number ?? 0);
+  const by = SORT_VALUE[sort.by];
   const sign = sort.desc ? -1 : 1;
   // A task without the value comes last in either direction.
   const directed = (a: Task, b: Task): number => {

@@ -6,7 +6,7 @@
  */
 const LEVELS = [
   ['ground', ['lambda/errors.ts', 'lambda/vocabulary.ts'], 'views', ['lambda/views/']],
-  ['platform', ['lambda/platform/'], 'files', ['lambda/files/']],
+  ['platform', ['lambda/platform/'], 'files', ['lambda/files/'], 'delivery', ['lambda/delivery/']],
   ['auth', ['lambda/auth/'], 'limits', ['lambda/limits/'], 'observability', ['lambda/observability/'], 'pages', ['lambda/pages/']],
   ['mcp', ['lambda/mcp/']],
   ['workspace', ['lambda/workspace/'], 'http', ['lambda/http/']],
@@ -53,8 +53,8 @@ const WORKSPACE_LEVELS = [
   ['store'],
   ['activity'],
   ['membership'],
-  ['tasks', 'projects', 'comments', 'attachments', 'saved-views'],
-  ['undo', 'admin'],
+  ['tasks', 'projects', 'comments', 'attachments', 'saved-views', 'inbox', 'webhooks'],
+  ['undo', 'admin', 'notify'],
   ['surface'],
 ];
 const subRoom = (name) => `lambda/workspace/${name}/`;
@@ -105,7 +105,8 @@ module.exports = {
         'the limits, the authorization server). Every other door changes things by calling a writer (docs/architecture.md)',
       severity: 'error',
       from: {
-        pathNot: '^lambda/(platform|auth|limits|oauth|workspace/(store|tasks|projects|comments|attachments|membership|saved-views|admin))/',
+        pathNot:
+          '^lambda/(platform|auth|limits|oauth|workspace/(store|tasks|projects|comments|attachments|membership|saved-views|inbox|webhooks|admin))/',
       },
       to: { path: '^lambda/(platform/(transact|batch-writes)|workspace/store/writes)\\.ts$', dependencyTypesNot: ['type-only'] },
     },

@@ -18,7 +18,9 @@ export type Options = Partial<
     | 'key'
     | 'drain-seconds'
     | 'file'
-    | 'format',
+    | 'format'
+    | 'url'
+    | 'events',
     string
   >
 > & { readonly 'dry-run'?: boolean };

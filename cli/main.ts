@@ -10,6 +10,7 @@ import { connect, DEPLOYED_DEFAULT_WORKSPACE, type Target } from './target.js';
 import { TOKEN_COMMANDS } from './tokens.js';
 import { TRANSFER_COMMANDS } from './transfer.js';
 import { USER_COMMANDS } from './users.js';
+import { WEBHOOK_COMMANDS } from './webhooks.js';
 import { WORKSPACE_COMMANDS } from './workspaces.js';
 
 /**
@@ -41,6 +42,10 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   files sweep [--workspace W] [--dry-run]
   import --file F                     (a doers export: the whole workspace)
   import --file F.csv [--format todoist|asana|linear|jira] [--workspace W] [--dry-run]
+  webhook add --url https://… [--events assigned,completed] [--format standard|slack] [--workspace W]
+  webhook list [--workspace W]
+  webhook remove --id hook_... [--workspace W]
+  webhook test --id hook_... [--workspace W]
 
 Without --stack it works on the running local server's data (DOERS_DATA_DIR, default .data).
 With --stack NAME --region R it uses that CloudFormation stack's outputs and your AWS credentials.
@@ -65,7 +70,11 @@ grants: the apps people connected through the built-in authorization server; rev
 its refresh token at once and its access tokens at their next MCP call.
 On a stack with the output SignInUserPoolId (people sign in through its Cognito user pool), user add
 also invites the person there (Cognito e-mails a temporary password; re-running user add for an
-existing member does only that), and user disable / user enable disable / enable them there.`;
+existing member does only that), and user disable / user enable disable / enable them there.
+webhook: a workspace's outbound webhooks (docs/notifications.md, "Webhooks"): https to public
+addresses only, each delivery signed per Standard Webhooks with the webhook's own secret (printed
+once by add); list shows each one's failed deliveries and last failure; test sends a signed
+test delivery and prints what came of it.`;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   ...USER_COMMANDS,
@@ -73,6 +82,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   ...TOKEN_COMMANDS,
   ...GRANT_COMMANDS,
   ...TRANSFER_COMMANDS,
+  ...WEBHOOK_COMMANDS,
 };
 
 const OPTION_NAMES = [
@@ -90,6 +100,8 @@ const OPTION_NAMES = [
   'drain-seconds',
   'file',
   'format',
+  'url',
+  'events',
 ] as const;
 
 /**

@@ -66,6 +66,7 @@ export const createApp = (rt: Runtime): App => {
       config.functionTimeoutSeconds,
     ),
     keys: rt.keys,
+    emailOn: config.notifications.emailFrom !== undefined,
   };
   const guard = rt.guard ?? unlimitedGuard;
 

@@ -18,6 +18,7 @@ import { createSignIn, type DevMember, UPSTREAM_CALLBACK_PATH } from './sign-in/
 import { createUpstreamSignIn } from './sign-in/upstream.js';
 import { createWorkspaceStores } from './workspace/store/create-stores.js';
 import type { DirectoryStore } from './workspace/store/directory-store.js';
+import type { VetSettings } from './workspace/webhooks/webhook-writer.js';
 
 export interface OAuthRuntime {
   readonly config: Config;
@@ -28,6 +29,11 @@ export interface OAuthRuntime {
   readonly signInClientSecret?: string;
   /** The local server's development sign-in; never set in Lambda. */
   readonly devMembers?: (directory: DirectoryStore) => Promise<readonly DevMember[]>;
+  /**
+   * The local server's webhook vetting (loopback receivers allowed, as its notifier's); never set in
+   * Lambda, where the account page adds webhooks to public https addresses only.
+   */
+  readonly webhookVet?: VetSettings;
   /** Tests only: how Client ID Metadata Documents are fetched (see provider.ts). */
   readonly fetch?: typeof globalThis.fetch;
 }
@@ -127,6 +133,7 @@ export const createOAuthApp = async (rt: OAuthRuntime): Promise<OAuthApp> => {
     signIn,
     adapter,
     logger: rt.logger,
+    webhookVet: rt.webhookVet ?? { allowLoopback: false },
   });
   const interactions = createInteractions({
     provider,

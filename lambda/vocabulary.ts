@@ -27,10 +27,10 @@ export const isScope = (value: string): value is Scope => (SCOPES as readonly st
 // ---- tool groups (docs/clients.md, "Tool groups") -------------------------------------------------
 
 /** The groups the tools are listed in: a connection names them in its URL (`/mcp?tools=a,b`). */
-export const TOOL_GROUPS = ['tasks', 'views', 'bulk', 'projects', 'people', 'files', 'history'] as const;
+export const TOOL_GROUPS = ['tasks', 'inbox', 'bulk', 'views', 'projects', 'people', 'files', 'history'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** What the bare `/mcp` lists: what a person needs every day. */
-export const DEFAULT_TOOL_GROUPS: readonly ToolGroup[] = ['tasks', 'views'];
+export const DEFAULT_TOOL_GROUPS: readonly ToolGroup[] = ['tasks', 'inbox'];
 
 /**
  * A `tools` value as a URL names groups: group names, `default` or `all`, comma-separated (the
@@ -123,6 +123,8 @@ export interface Member {
   readonly name: string;
   readonly role: Role;
   readonly timeZone: string;
+  /** How they are told besides their inbox (docs/notifications.md); absent: the inbox only. */
+  readonly notify?: NotifySettings;
   readonly status: Status;
   readonly createdAt: string;
   /**
@@ -131,6 +133,12 @@ export interface Member {
    * an undo or a re-enable (workspace/membership/members.ts). Absent: none is older than the member.
    */
   readonly credentialsFrom?: string;
+}
+
+/** A member's e-mail: none, each event as it happens, or one digest a day at a local hour (0-23). */
+export interface NotifySettings {
+  readonly email: 'off' | 'each' | 'digest';
+  readonly digestHour?: number;
 }
 
 /** A member named across rooms: a user id is unique within its workspace only. */
@@ -178,6 +186,8 @@ export interface Principal {
   readonly name: string;
   readonly role: Role;
   readonly timeZone: string;
+  /** How they are told besides their inbox (their member's `notify`). */
+  readonly notify?: NotifySettings;
   readonly scopes: readonly Scope[];
   /** Scopes the credential carries that the member's role cuts (a viewer's token minted with tasks:write): a refusal names the role. */
   readonly scopesAboveRole?: readonly Scope[];

@@ -33,6 +33,7 @@ export const CONTEXT_KEYS = {
   signInClientId: 'doers:signinClientId',
   signInClientSecretArn: 'doers:signinClientSecretArn',
   alarmEmail: 'doers:alarmEmail',
+  emailFrom: 'doers:emailFrom',
   throttleRateLimit: 'doers:throttleRateLimit',
   throttleBurstLimit: 'doers:throttleBurstLimit',
   logRetentionDays: 'doers:logRetentionDays',
@@ -202,6 +203,16 @@ const contextSchema = z.object({
       .optional(),
   ),
   [K.alarmEmail]: z.preprocess(blankToUndefined, z.email({ error: 'must be an e-mail address' }).optional()),
+  // The sender of notification mail: an address whose own identity or whose domain's is verified in SES
+  // (synth cannot look; the notifier's grant names both identities, lib/notifier.ts).
+  [K.emailFrom]: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .pipe(z.email({ error: 'must be an e-mail address (a verified SES identity, or one at a verified domain)' }))
+      .optional(),
+  ),
   // DynamoDB's table name rules; the table itself is looked at by the deploy, not by synth.
   [K.workspaceTableName]: z.preprocess(
     blankToUndefined,
@@ -257,6 +268,11 @@ export interface DoersSettings {
    */
   readonly builtinAuthorizationServer: { readonly signIn: SignInSettings } | undefined;
   readonly alarmEmail: string | undefined;
+  /**
+   * The address notification mail is sent from (DOERS_EMAIL_FROM): a verified SES identity, or an address
+   * at a verified domain. Undefined: e-mail is off (people are still told in their inbox) and synth warns.
+   */
+  readonly emailFrom: string | undefined;
   /** API Gateway default-stage throttling (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetentionDays: number;
@@ -382,6 +398,7 @@ export const parseContext = (raw: Readonly<Record<string, unknown>>): DoersSetti
       : undefined,
     builtinAuthorizationServer: externalIssuer ? undefined : { signIn: signInSettings(c) },
     alarmEmail: c[K.alarmEmail],
+    emailFrom: c[K.emailFrom],
     throttle: { rateLimit: c[K.throttleRateLimit], burstLimit: c[K.throttleBurstLimit] },
     logRetentionDays: c[K.logRetentionDays],
     workspaceTableName: c[K.workspaceTableName],

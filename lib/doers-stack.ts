@@ -1,5 +1,5 @@
 import type { StackProps } from 'aws-cdk-lib';
-import { Aws, CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -9,6 +9,7 @@ import { CognitoSignIn } from './cognito-signin.js';
 import type { DoersSettings } from './context.js';
 import { MCP_PATH, McpApi, METADATA_PATH, OAUTH_CALLBACK_PATH } from './mcp-api.js';
 import { DEFAULT_TIMEOUT, McpFunction } from './mcp-function.js';
+import { Notifier } from './notifier.js';
 import type { OAuthFunctionProps } from './oauth-function.js';
 import { OAUTH_TIMEOUT, OAuthFunction } from './oauth-function.js';
 import { Observability } from './observability.js';
@@ -65,9 +66,13 @@ export interface DoersStackProps extends StackProps {
   readonly oauthHandlerEntry?: string;
 }
 
+/** The id of the synth warning a stack with an adopted workspace table carries: nothing tells people. */
+export const NO_NOTIFIER_WARNING = 'doers:notifications-off';
+
 /**
- * The whole deployment: HTTP API → the MCP function → two DynamoDB tables and one secret, and the
- * operator's dashboard and alarms (over both functions when there are two). The authorization server
+ * The whole deployment: HTTP API → the MCP function → two DynamoDB tables and one secret, the notifier
+ * on the workspace table's stream and the minute function (lib/notifier.ts), and the operator's
+ * dashboard and alarms over all of them. The authorization server
  * is either doers' own (the default: a second function on `/oauth/*`, its metadata and `/account`,
  * signing people in with a Cognito user pool the stack makes or with the operator's OpenID provider),
  * or an external issuer (`doers:jwtIssuer`, or the Cognito pool of `doers:cognito`), in which case the
@@ -85,6 +90,8 @@ export class DoersStack extends Stack {
   readonly oauthFunction: OAuthFunction | undefined;
   /** The user pool people sign in with at the built-in authorization server (`doers:signin=cognito`). */
   readonly signIn: CognitoSignIn | undefined;
+  /** Telling people (the stream-fed notifier and the minute function); undefined with an adopted workspace table. */
+  readonly notifier: Notifier | undefined;
   readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: DoersStackProps) {
@@ -141,6 +148,7 @@ export class DoersStack extends Stack {
       maxConcurrentCalls: settings.maxConcurrentCalls,
       authCacheSeconds: settings.authCacheSeconds,
       activityDays: settings.activityDays,
+      ...(settings.emailFrom ? { emailFrom: settings.emailFrom } : {}),
       logRetention,
       timeout: DEFAULT_TIMEOUT,
       ...(props.handlerEntry ? { entry: props.handlerEntry } : {}),
@@ -181,12 +189,43 @@ export class DoersStack extends Stack {
       this.oauthFunction = undefined;
     }
 
+    // ---- telling people: the notifier on the workspace table's stream, and the minute function ----
+    // An adopted table (a point-in-time restore) comes without a stream the stack knows: its stream ARN
+    // exists only once someone turns a stream on, and no CloudFormation attribute of a table the stack does
+    // not own gives it (only a custom resource calling DescribeTable could). Nothing tells people then,
+    // and synth says so.
+    if (this.tables.workspace.tableStreamArn) {
+      this.notifier = new Notifier(this, 'Notifier', {
+        workspaceTable: this.tables.workspace,
+        publicUrl,
+        activityDays: settings.activityDays,
+        ...(settings.emailFrom ? { emailFrom: settings.emailFrom } : {}),
+        logRetention,
+      });
+    } else {
+      this.notifier = undefined;
+      Annotations.of(this).addWarningV2(
+        NO_NOTIFIER_WARNING,
+        'Notifications are off: the adopted workspace table has no stream this stack knows, so no change, reminder or ' +
+          'digest tells anyone (docs/deploy-and-operations.md, "Restoring the table").',
+      );
+    }
+
     this.observability = new Observability(this, 'Observability', {
       handler: this.mcpFunction.function,
       handlerTimeout: DEFAULT_TIMEOUT,
       api: this.mcpApi.api,
       tables: this.tables.all,
       ...(this.oauthFunction ? { oauthFunction: { function: this.oauthFunction.function, timeout: OAUTH_TIMEOUT } } : {}),
+      ...(this.notifier
+        ? {
+            notifier: {
+              function: this.notifier.function,
+              minuteFunction: this.notifier.minuteFunction,
+              deadLetterQueue: this.notifier.deadLetterQueue,
+            },
+          }
+        : {}),
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
 

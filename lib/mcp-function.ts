@@ -99,6 +99,13 @@ export interface McpFunctionProps {
   readonly authCacheSeconds: number;
   /** Days activity records, and the deleted items their undo needs, are kept (the table's TTL removes them). */
   readonly activityDays: number;
+  /**
+   * The sender of notification mail (a verified SES identity), passed on as DOERS_EMAIL_FROM like the rest of
+   * the configuration contract. The function gets no SES permission: the notifier sends the mail (lib/notifier.ts).
+   *
+   * @default - unset: e-mail is off
+   */
+  readonly emailFrom?: string;
   /** Retention of the function's log group (audit lines, EMF records). */
   readonly logRetention: RetentionDays;
   /**
@@ -155,6 +162,7 @@ export class McpFunction extends Construct {
       DOERS_ATTACHMENT_BUCKET: props.attachments.bucket.bucketName,
       DOERS_ATTACHMENT_MAX_MB: String(props.attachmentLimits.maxMb),
       DOERS_ATTACHMENT_QUOTA_MB: String(props.attachmentLimits.quotaMb),
+      DOERS_EMAIL_FROM: props.emailFrom,
     };
     const environment: Record<string, string> = {};
     for (const [name, value] of Object.entries(contract)) {

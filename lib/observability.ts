@@ -19,6 +19,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 /** CloudWatch namespace of the four meters (POWERTOOLS_METRICS_NAMESPACE). */
@@ -86,7 +87,45 @@ export interface ObservabilityProps {
    * @default - none: an external authorization server, nothing of doers' to watch
    */
   readonly oauthFunction?: ObservedOAuthFunction;
+  /**
+   * The notifier and the minute function (lib/notifier.ts). When given, they get their alarms (errors of
+   * each, the stream's iterator age, records in the dead-letter queue), notified like the others, and a
+   * dashboard row.
+   *
+   * @default - none: nothing tells people (an adopted workspace table without a stream the stack knows)
+   */
+  readonly notifier?: ObservedNotifier;
 }
+
+/** The notifier as {@link Observability} watches it. */
+export interface ObservedNotifier {
+  /** The stream-fed notifier. */
+  readonly function: IFunction;
+  /** The function run every minute. */
+  readonly minuteFunction: IFunction;
+  /** Where the stream positions of records given up on go. */
+  readonly deadLetterQueue: IQueue;
+  /**
+   * Age of the newest record read from the stream above which the iterator-age alarm fires.
+   *
+   * @default ITERATOR_AGE_THRESHOLD (5 minutes)
+   */
+  readonly iteratorAgeThreshold?: Duration;
+}
+
+/** The alarms on the notifier. */
+export interface NotifierAlarms {
+  readonly notifierErrors: Alarm;
+  readonly minuteErrors: Alarm;
+  readonly iteratorAge: Alarm;
+  readonly deadLetters: Alarm;
+}
+
+/**
+ * How far behind the notifier may fall: a notice five minutes late is late. A healthy notifier reads a
+ * record within seconds; a growing age means batches keep failing and are retried (or Lambda cannot keep up).
+ */
+export const ITERATOR_AGE_THRESHOLD = Duration.minutes(5);
 
 /** The authorization server's function as {@link Observability} watches it. */
 export interface ObservedOAuthFunction {
@@ -188,9 +227,10 @@ const lambdaGraphs = (w: WatchedFunction): GraphWidget[] => [
 /**
  * The operator's view: a dashboard with an MCP row (the four meters written by the function through
  * Powertools EMF), a platform row (Lambda, API Gateway, DynamoDB) and, with the built-in authorization
- * server, a row of its function's Lambda graphs; alarms on the API 5xx rate, Lambda errors, DynamoDB
- * throttling and p99 latency, plus the authorization server's Lambda errors, throttles and p99 latency,
- * optionally mailed through SNS.
+ * server, a row of its function's Lambda graphs and, with the notifier, a row of its functions and its
+ * stream; alarms on the API 5xx rate, Lambda errors, DynamoDB throttling and p99 latency, plus the
+ * authorization server's Lambda errors, throttles and p99 latency and the notifier's errors, iterator age
+ * and dead letters, optionally mailed through SNS.
  */
 export class Observability extends Construct {
   readonly dashboard: Dashboard;
@@ -202,6 +242,8 @@ export class Observability extends Construct {
   };
   /** Alarms on the authorization server's function, when one was given. */
   readonly oauthAlarms: OAuthFunctionAlarms | undefined;
+  /** Alarms on the notifier, when one was given. */
+  readonly notifierAlarms: NotifierAlarms | undefined;
   /** Alarm topic, when an e-mail address was given. */
   readonly topic: Topic | undefined;
 
@@ -301,7 +343,64 @@ export class Observability extends Construct {
       }),
       latencyP99: latencyP99Alarm(this, 'OAuthLatencyP99', oauth),
     };
-    const allAlarms = [...Object.values(this.alarms), ...Object.values(this.oauthAlarms ?? {})];
+
+    // Nobody waits on the notifier's answer, so its failures show nowhere else: each function's outright
+    // failures, how far behind the stream it is, and anything it gave up on.
+    const notifier = props.notifier && {
+      ...props.notifier,
+      ageThreshold: props.notifier.iteratorAgeThreshold ?? ITERATOR_AGE_THRESHOLD,
+      // Unlabelled: an alarm on a labelled metric is written as a metric query instead of the plain metric.
+      iteratorAge: props.notifier.function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: PERIOD }),
+      deadLetters: props.notifier.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: PERIOD }),
+    };
+    this.notifierAlarms = notifier && {
+      notifierErrors: new Alarm(this, 'NotifierErrors', {
+        alarmDescription:
+          'The notifier failed outright (unhandled error or timeout) on a batch of activity records; the batch is ' +
+          'retried (bisected), and records it still cannot handle go to its dead-letter queue.',
+        metric: notifier.function.metricErrors(sum),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      minuteErrors: new Alarm(this, 'MinuteErrors', {
+        alarmDescription:
+          'The minute function failed outright (unhandled error or timeout): reminders and digests due then wait for ' +
+          'the next run that succeeds.',
+        metric: notifier.minuteFunction.metricErrors(sum),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      iteratorAge: new Alarm(this, 'NotifierIteratorAge', {
+        alarmDescription:
+          `The notifier is more than ${notifier.ageThreshold.toMinutes()} minutes behind the workspace table's stream in ` +
+          '2 of 3 periods: batches keep failing and are retried, so people are told late.',
+        metric: notifier.iteratorAge,
+        threshold: notifier.ageThreshold.toMilliseconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      deadLetters: new Alarm(this, 'NotifierDeadLetters', {
+        alarmDescription:
+          'Activity records the notifier gave up on (retries spent or a day old) are in its dead-letter queue: the people they ' +
+          'concern were not told (docs/deploy-and-operations.md, "The notifier").',
+        metric: notifier.deadLetters,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    };
+    const allAlarms = [
+      ...Object.values(this.alarms),
+      ...Object.values(this.oauthAlarms ?? {}),
+      ...Object.values(this.notifierAlarms ?? {}),
+    ];
 
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'AlarmTopic', {
@@ -451,6 +550,43 @@ export class Observability extends Construct {
                 }),
               ],
               lambdaGraphs(oauth),
+            ]
+          : []),
+        ...(notifier
+          ? [
+              [
+                new TextWidget({
+                  markdown: '## Notifications: the notifier (fed by the stream) and the minute function',
+                  width: 24,
+                  height: 1,
+                }),
+              ],
+              [
+                ...[
+                  { fn: notifier.function, label: 'Notifier' },
+                  { fn: notifier.minuteFunction, label: 'Minute function' },
+                ].map(
+                  ({ fn, label }) =>
+                    new GraphWidget({
+                      title: `${label} invocations, errors, throttles`,
+                      left: [
+                        fn.metricInvocations({ ...sum, label: 'invocations' }),
+                        fn.metricErrors({ ...sum, label: 'errors' }),
+                        fn.metricThrottles({ ...sum, label: 'throttles' }),
+                      ],
+                      width,
+                      height,
+                    }),
+                ),
+                new GraphWidget({
+                  title: 'Notifier: iterator age (ms), dead letters',
+                  left: [notifier.iteratorAge.with({ label: 'iterator age max' })],
+                  leftAnnotations: [{ value: notifier.ageThreshold.toMilliseconds(), label: 'iterator age alarm' }],
+                  right: [notifier.deadLetters.with({ label: 'dead letters' })],
+                  width,
+                  height,
+                }),
+              ],
             ]
           : []),
       ],

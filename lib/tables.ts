@@ -1,6 +1,6 @@
 import { Annotations, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { CfnTable, ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../lambda/platform/tables.js';
 
@@ -41,7 +41,8 @@ export const ADOPTED_TABLE_NOTE = 'doers:adopted-workspace-table';
  * Both are on-demand (traffic is spiky and small; no capacity to plan), encrypted with the
  * AWS-managed KMS key (`aws/dynamodb`: encryption at rest, key usage visible in CloudTrail, no key to
  * administer or pay for), have point-in-time recovery and expire items through the TTL attribute
- * `expiresAt` (epoch seconds).
+ * `expiresAt` (epoch seconds). The workspace table (the stack's own, not an adopted one) has a stream of
+ * new images, which feeds the notifier.
  */
 export class DoersTables extends Construct {
   /** Workspaces, members, projects, tasks, comments, token hashes. */
@@ -88,6 +89,11 @@ export class DoersTables extends Construct {
       removalPolicy: removalPolicy ?? RemovalPolicy.RETAIN,
       // A retained table must also survive a console click or a stray `aws dynamodb delete-table`.
       deletionProtection: (removalPolicy ?? RemovalPolicy.RETAIN) === RemovalPolicy.RETAIN,
+      // The outbox of notifications: every change writes its activity record in its own transaction, and
+      // the stream hands each new one to the notifier (lib/notifier.ts). New images only: the notifier
+      // reads what was written, never what it replaced. Turning a stream on is an in-place table update
+      // (no index, no key, no data moves; test/infra/upgrade.test.ts).
+      stream: StreamViewType.NEW_IMAGE,
     });
     table.addGlobalSecondaryIndex({
       indexName: WORKSPACE_TABLE_KEYS.gsi1.indexName,

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Adapter, AdapterFactory } from 'oidc-provider';
-import type { GrantStore } from '../auth/grants.js';
-import type { TokenStore } from '../auth/personal-tokens.js';
+import { INBOX_KINDS } from '../delivery/notice.js';
 import { ToolRefusal } from '../errors.js';
 import { refusalStatus } from '../pages/error-mapper.js';
 import { ERROR_PAGES } from '../pages/error-pages.js';
@@ -16,11 +15,21 @@ import { doorSource } from '../workspace/activity/records.js';
 import { describeChange, whenPhrase } from '../workspace/activity/render.js';
 import { mintToken, revokeGrant, revokeToken } from '../workspace/membership/credentials.js';
 import { changeStatus } from '../workspace/membership/members.js';
+import { OPERATOR } from '../workspace/membership/rules.js';
 import type { ActivityRecord } from '../workspace/model/activity.js';
-import type { ActivityStore } from '../workspace/store/activity-store.js';
-import type { DirectoryStore } from '../workspace/store/directory-store.js';
+import { callerOf } from '../workspace/model/caller.js';
+import type { WorkspaceStores } from '../workspace/store/stores.js';
+import { WEBHOOK_FORMATS, type Webhook } from '../workspace/store/webhook-store.js';
+import { addWebhook, listWebhooks, removeWebhook, type VetSettings } from '../workspace/webhooks/webhook-writer.js';
 import type { AccountSession, SessionStore } from './session.js';
-import { type AccountView, accountPage, type ChangeRow, TOKEN_EXPIRY_DAYS } from './templates/account-page.js';
+import {
+  type AccountView,
+  accountPage,
+  type ChangeRow,
+  TOKEN_EXPIRY_DAYS,
+  type WebhookRow,
+  type WebhooksView,
+} from './templates/account-page.js';
 
 /** The workspace as the activity's reads need it (its layout: where its records are). */
 const refOf = (w: { readonly workspaceId: string; readonly layout?: number; readonly migrating?: string }) => ({
@@ -29,15 +38,17 @@ const refOf = (w: { readonly workspaceId: string; readonly layout?: number; read
   ...(w.migrating ? { migrating: true } : {}),
 });
 
-export interface AccountDeps {
+/** Every door's stores with their write side (oauth-app.ts passes them): the writers the page calls take them whole. */
+export interface AccountDeps extends WorkspaceStores {
   readonly publicUrl: string;
   readonly sessions: SessionStore;
   readonly signIn: SignIn;
-  readonly directory: DirectoryStore;
-  readonly tokens: TokenStore;
-  readonly grants: GrantStore;
-  readonly activity: ActivityStore;
   readonly adapter: AdapterFactory;
+  /**
+   * How a webhook's URL is vetted from this page: the local server allows loopback receivers (as its
+   * notifier does, lambda/local/server.ts); in Lambda only public https addresses.
+   */
+  readonly webhookVet: VetSettings;
   readonly logger: Logger;
   readonly now?: () => Date;
 }
@@ -49,10 +60,35 @@ const NOTICES = {
   'member-disabled':
     'The member was disabled; their tokens and apps are refused from their next call, and stay dead if they are enabled again.',
   'member-enabled': 'The member was enabled.',
+  'webhook-removed': 'The webhook was removed; deliveries still waiting for it are dropped.',
   'signed-out': 'You are signed out.',
 } as const;
 
 const MAX_LABEL_LENGTH = 100;
+
+/** The webhook form's fields, as the writer's refusals name them (`data.param`, model/refusals.ts). */
+const FORM_FIELDS = ['url', 'events', 'format'] as const;
+
+/** A webhook as the section lists it (secret masked already): who added it by name, the operator as such. */
+const webhookRow = (w: Webhook, members: readonly Member[]): WebhookRow => ({
+  webhookId: w.webhookId,
+  url: w.url,
+  events: w.events.length === INBOX_KINDS.length ? 'all' : w.events,
+  format: w.format,
+  maskedSecret: w.secret,
+  createdAt: w.createdAt,
+  createdBy: w.createdBy === OPERATOR.userId ? OPERATOR.name : (members.find((m) => m.userId === w.createdBy)?.name ?? 'a former member'),
+  ...(w.lastFailure
+    ? {
+        lastFailure: {
+          at: w.lastFailure.at,
+          cause: w.lastFailure.cause,
+          ...(w.lastFailure.status !== undefined ? { status: w.lastFailure.status } : {}),
+        },
+      }
+    : {}),
+  failedDeliveries: w.failedDeliveries ?? 0,
+});
 
 /** Changes shown per list on the page. */
 const RECENT_CHANGES = 10;
@@ -74,13 +110,15 @@ const ROUTES = {
   tokenRevoke: /^\/account\/tokens\/([^/]{1,200})\/revoke$/,
   appRevoke: /^\/account\/apps\/([^/]{1,200})\/revoke$/,
   memberStatus: /^\/account\/members\/([^/]{1,200})\/(disable|enable)$/,
+  webhookRemove: /^\/account\/webhooks\/([^/]{1,200})\/remove$/,
 } as const;
 
 /**
  * `/account`: a person's own page on the authorization server's function. Signed in through the
  * same sign-in as an authorization (the operator's identity provider, or locally the development
  * one), it lists and makes personal access tokens (the admin CLI's store and token format), lists
- * and revokes connected apps (OAuth grants), and lets admins and owners disable or enable members.
+ * and revokes connected apps (OAuth grants), and lets admins and owners disable or enable members
+ * and add and remove the workspace's webhooks (through the webhook writer, as the admin CLI does).
  */
 export const createAccountRoutes = (deps: AccountDeps) => {
   const now = deps.now ?? (() => new Date());
@@ -101,16 +139,21 @@ export const createAccountRoutes = (deps: AccountDeps) => {
     return { name: registered?.client_name ?? clientId, verifiedDomain: undefined };
   };
 
-  const view = async (who: ActiveMember & { session: AccountSession }, extra: Partial<AccountView> = {}): Promise<AccountView> => {
+  const view = async (
+    who: ActiveMember & { session: AccountSession },
+    extra: Partial<AccountView> = {},
+    hooks: Pick<WebhooksView, 'created' | 'refused'> = {},
+  ): Promise<AccountView> => {
     const { member, workspace } = who;
     const at = now();
     const admin = roleAtLeast(member.role, 'admin');
-    const [tokens, grants, members, mine, team] = await Promise.all([
+    const [tokens, grants, members, mine, team, webhooks] = await Promise.all([
       deps.tokens.list(member.workspaceId),
       deps.grants.list(member.workspaceId, member.userId),
       admin ? deps.directory.listMembers(member.workspaceId) : Promise.resolve(undefined),
       deps.activity.list(refOf(workspace), { actorId: member.userId, includeTeam: true }, RECENT_CHANGES, at),
       admin ? deps.activity.list(refOf(workspace), { includeTeam: true, onlyTeam: true }, RECENT_CHANGES, at) : undefined,
+      admin ? listWebhooks(deps, member) : undefined,
     ]);
     // Names of the workspace's people and projects are not needed here: a record carries its target's label.
     const rows = (records: readonly ActivityRecord[]): ChangeRow[] =>
@@ -154,6 +197,16 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       apps,
       myChanges: rows(mine.records),
       ...(team ? { teamChanges: rows(team.records) } : {}),
+      ...(webhooks
+        ? {
+            webhooks: {
+              rows: webhooks.map((w) => webhookRow(w, members ?? [])),
+              kinds: INBOX_KINDS,
+              formats: WEBHOOK_FORMATS,
+              ...hooks,
+            },
+          }
+        : {}),
       ...(members
         ? {
             members: [...members]
@@ -171,6 +224,13 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       ...extra,
     };
   };
+
+  /** The change's context as the webhook writer takes it: this member, of the workspace as read, through this page. */
+  const webhookContext = ({ member, workspace }: ActiveMember, action: string) => ({
+    stores: deps,
+    caller: callerOf(workspace, member),
+    source: doorSource('account page', member, action, now()),
+  });
 
   const showSignIn = async (res: ServerResponse): Promise<void> => {
     if (deps.signIn.upstream) {
@@ -253,6 +313,39 @@ export const createAccountRoutes = (deps: AccountDeps) => {
       return send(res, accountPage(await view(who, { created: { label, secret } })));
     }
 
+    if (path === '/account/webhooks') {
+      const url = (form.get('url') ?? '').trim();
+      const events = [...new Set(form.getAll('event'))];
+      const format = form.get('format') ?? 'standard';
+      let added: Awaited<ReturnType<typeof addWebhook>>;
+      try {
+        // The writer checks the rights (a member's or viewer's forged form is refused there), the
+        // events, the format and the URL (address-guard.ts), and writes nothing when it refuses.
+        added = await addWebhook(webhookContext(who, 'add webhook'), { url, events, format }, deps.webhookVet);
+      } catch (err) {
+        if (!(err instanceof ToolRefusal)) throw err;
+        const status = refusalStatus(err);
+        const field = FORM_FIELDS.find((f) => f === err.data.param);
+        // The section is an admin's; anyone else sees the refusal where every refusal of the page goes.
+        if (!roleAtLeast(member.role, 'admin')) return send(res, { ...accountPage(await view(who, { error: err.message })), status });
+        const text = field ? err.message.replace(/^[a-z]+: /, '') : err.message;
+        return send(res, {
+          ...accountPage(await view(who, {}, { refused: { text, url, events, format, ...(field ? { field } : {}) } })),
+          status,
+        });
+      }
+      const { webhook } = added;
+      // The secret goes out in this answer's body only: not in a URL, not in a log line.
+      deps.logger.info('Webhook added', {
+        accountId: accountIdOf(member),
+        webhookId: webhook.webhookId,
+        host: new URL(webhook.url).host,
+        events: webhook.events,
+        format: webhook.format,
+      });
+      return send(res, accountPage(await view(who, {}, { created: { url: webhook.url, secret: webhook.secret } })));
+    }
+
     const notFound = () => send(res, ERROR_PAGES.notFound());
 
     const tokenRevoke = ROUTES.tokenRevoke.exec(path);
@@ -307,6 +400,21 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         return send(res, { ...p, status: refusalStatus(err) });
       }
       return redirect(res, `/account?done=member-${action}d`);
+    }
+
+    const webhookRemove = ROUTES.webhookRemove.exec(path);
+    if (webhookRemove) {
+      const webhookId = idFrom(webhookRemove[1]!);
+      if (webhookId === undefined) return notFound();
+      try {
+        await removeWebhook(webhookContext(who, 'remove webhook'), webhookId);
+      } catch (err) {
+        // Not an admin, or gone already (removed from another page or the CLI): said on the page.
+        if (!(err instanceof ToolRefusal)) throw err;
+        return send(res, { ...accountPage(await view(who, { error: err.message })), status: refusalStatus(err) });
+      }
+      deps.logger.info('Webhook removed', { accountId: accountIdOf(member), webhookId });
+      return redirect(res, '/account?done=webhook-removed');
     }
 
     return notFound();

@@ -198,6 +198,7 @@ export const createCredentialGate = (
           name: member.name,
           role: member.role,
           timeZone: member.timeZone,
+          ...(member.notify ? { notify: member.notify } : {}),
           scopes,
           ...(above.length ? { scopesAboveRole: above } : {}),
           credential: identity.credential,

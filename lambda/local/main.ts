@@ -1,5 +1,6 @@
 import { createCallLinesObserver } from '../observability/call-lines-observer.js';
 import { loadConfig } from '../platform/config.js';
+import { LOCAL_EMAIL_FROM } from './embedded-ses.js';
 import { startLocalServer } from './server.js';
 
 /**
@@ -20,6 +21,9 @@ process.stderr.write(
     `doers is running at ${local.mcpUrl}`,
     `  data:   ${config.dataDir === ':memory:' ? 'in memory (nothing kept)' : config.dataDir}${config.dynamodbEndpoint ? ` on ${config.dynamodbEndpoint}` : ' (embedded DynamoDB)'}`,
     `  token:  ${local.token}`,
+    config.notifications.sesEndpoint
+      ? `  e-mail: through the SES API at ${local.sesUrl}`
+      : `  e-mail: ${local.sesUrl}  (local SES: open it to see the mail sent, from ${config.notifications.emailFrom ?? LOCAL_EMAIL_FROM})`,
     ...(config.builtinAuthorizationServer
       ? [
           `  sign-in: ${config.signIn ? config.signIn.issuer : 'development sign-in (any member, no password: this machine only)'}`,

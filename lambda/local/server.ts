@@ -10,6 +10,7 @@ import { isLoopbackHost } from '../http/origin.js';
 import { buildHandler } from '../http/pipeline.js';
 import type { DoersContext, HttpResult } from '../http/request-context.js';
 import { createLimitsGuard } from '../limits/limits-guard.js';
+import { createNotifyDeps, type NotifyRuntime } from '../notifier-app.js';
 import { isOAuthPath } from '../oauth-paths.js';
 import { createLogger } from '../observability/logger.js';
 import type { Observer } from '../observability/observer.js';
@@ -22,8 +23,10 @@ import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
 import { localDevMembers } from './dev-sign-in.js';
 import { startEmbeddedDynamo } from './embedded-dynamodb.js';
 import { LOCAL_ATTACHMENT_BUCKET, startEmbeddedS3 } from './embedded-s3.js';
+import { LOCAL_EMAIL_FROM, startEmbeddedSes } from './embedded-ses.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { LOCAL_SERVER_FILE, type LocalServerFile } from './local-data.js';
+import { type NotifierLoop, startNotifierLoop } from './notifier-loop.js';
 
 export interface LocalServer {
   readonly url: string;
@@ -33,7 +36,11 @@ export interface LocalServer {
   readonly dynamodbEndpoint: string;
   /** The S3 API attachments go to (the embedded one unless DOERS_S3_ENDPOINT names another). */
   readonly s3Endpoint: string;
+  /** The SES v2 API mail goes to (the embedded one unless DOERS_SES_ENDPOINT names another); its sent mail at `<sesUrl>/store`. */
+  readonly sesUrl: string;
   readonly app: App;
+  /** The notifier over this server's records (lambda/local/notifier-loop.ts): tests drain it and move its minute. */
+  readonly notifier: NotifierLoop;
   close(): Promise<void>;
 }
 
@@ -53,6 +60,13 @@ export interface LocalServerOptions {
    * every workspace it uses (the seed is most of a start). `npm start` always seeds.
    */
   readonly demo?: boolean;
+  /**
+   * Tests only: `false` leaves the notifier to the test (drain, minute) instead of polling every two
+   * seconds on the real clock; `npm start` always polls.
+   */
+  readonly notifierPolls?: boolean;
+  /** Tests only: how host names resolve for webhooks, and how long a receiver has to answer. */
+  readonly webhooks?: Pick<NotifyRuntime, 'resolve' | 'webhookTimeoutMs'>;
 }
 
 const devTokenFor = async (config: Config): Promise<string> => {
@@ -80,12 +94,23 @@ const buildViewOnDemand = (file: string): Promise<string> =>
  * `npm start`: the Lambda handler behind node:http on 127.0.0.1, on an embedded DynamoDB (or the
  * one DOERS_DYNAMODB_ENDPOINT names). Start-up is idempotent: tables, demo data and dev token.
  */
-export const startLocalServer = async (baseConfig: Config, opts: LocalServerOptions = {}): Promise<LocalServer> => {
-  if (baseConfig.dataDir !== ':memory:') await mkdir(baseConfig.dataDir, { recursive: true });
-  const [embedded, embeddedS3] = await Promise.all([
-    baseConfig.dynamodbEndpoint ? undefined : startEmbeddedDynamo(baseConfig.dataDir),
-    baseConfig.attachments.endpoint ? undefined : startEmbeddedS3(baseConfig.dataDir),
+export const startLocalServer = async (givenConfig: Config, opts: LocalServerOptions = {}): Promise<LocalServer> => {
+  if (givenConfig.dataDir !== ':memory:') await mkdir(givenConfig.dataDir, { recursive: true });
+  const [embedded, embeddedS3, embeddedSes] = await Promise.all([
+    givenConfig.dynamodbEndpoint ? undefined : startEmbeddedDynamo(givenConfig.dataDir),
+    givenConfig.attachments.endpoint ? undefined : startEmbeddedS3(givenConfig.dataDir),
+    givenConfig.notifications.sesEndpoint ? undefined : startEmbeddedSes(),
   ]);
+  const sesUrl = givenConfig.notifications.sesEndpoint ?? embeddedSes!.url;
+  // E-mail works locally out of the box: through the local SES, from a local sender unless one is set.
+  const baseConfig: Config = {
+    ...givenConfig,
+    notifications: {
+      ...givenConfig.notifications,
+      emailFrom: givenConfig.notifications.emailFrom ?? LOCAL_EMAIL_FROM,
+      sesEndpoint: sesUrl,
+    },
+  };
   const dynamodbEndpoint = baseConfig.dynamodbEndpoint ?? embedded!.endpoint;
   const s3Endpoint = baseConfig.attachments.endpoint ?? embeddedS3!.endpoint;
   // The same S3 code as in Lambda, against the embedded S3 API; loaded on the first attachment.
@@ -161,6 +186,16 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
   const config: Config = { ...baseConfig, port, publicUrl: baseConfig.publicUrl.endsWith(':0') ? url : baseConfig.publicUrl };
   const app = compose(config);
   handler = buildHandler(app);
+  // Telling people: the stream function's code, fed by a poller over the same records.
+  const notifier = startNotifierLoop(
+    createNotifyDeps(config, db, { allowLoopback: true, ...(opts.webhooks ?? {}) }),
+    db,
+    config.tables.workspace,
+    {
+      poll: opts.notifierPolls !== false,
+      onError: (error) => logger.error('The notifier could not tell everyone; it tries again', { error }),
+    },
+  );
   if (config.builtinAuthorizationServer) {
     let building: Promise<ReturnType<typeof serverless>> | undefined;
     oauthHandler = () => {
@@ -172,6 +207,8 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
             keys,
             logger,
             devMembers: localDevMembers(db, config.tables.workspace),
+            // The account page's webhooks as the notifier above vets them: loopback receivers allowed here.
+            webhookVet: { allowLoopback: true, ...(opts.webhooks?.resolve ? { resolve: opts.webhooks.resolve } : {}) },
             ...(config.signIn?.clientSecret ? { signInClientSecret: config.signIn.clientSecret } : {}),
             ...(opts.oauthFetch ? { fetch: opts.oauthFetch } : {}),
           }),
@@ -209,14 +246,17 @@ export const startLocalServer = async (baseConfig: Config, opts: LocalServerOpti
     token,
     dynamodbEndpoint,
     s3Endpoint,
+    sesUrl,
     app,
+    notifier,
     close: async () => {
+      await notifier.stop();
       await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       });
       db.destroy();
-      await Promise.all([embedded?.close(), embeddedS3?.close()]);
+      await Promise.all([embedded?.close(), embeddedS3?.close(), embeddedSes?.close()]);
     },
   };
 };

@@ -112,6 +112,10 @@ const envSchema = z.object({
     z.number().check(z.int(), z.minimum(1), z.maximum(4, 'must be at most 4 (a Lambda request carries 6 MB, the file as base64)')),
   ),
   DOERS_ATTACHMENT_QUOTA_MB: z.pipe(intFromEnv(1024), z.number().check(z.int(), z.minimum(1))),
+  // Notifications by e-mail: the verified SES sender (the stack's context doers:emailFrom); unset, e-mail is off.
+  DOERS_EMAIL_FROM: z.pipe(optionalString, z.optional(z.email('must be an e-mail address'))),
+  // Local: the SES v2 API to send through (npm start starts one and sets this).
+  DOERS_SES_ENDPOINT: z.pipe(optionalString, z.optional(z.url())),
   // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
   DOERS_FUNCTION_TIMEOUT_SECONDS: z.pipe(intFromEnv(30), z.number().check(z.int(), z.minimum(1))),
   AWS_REGION: optionalString,
@@ -170,6 +174,13 @@ export interface Config {
     readonly endpoint: string | undefined;
     readonly maxBytes: number;
     readonly quotaBytes: number;
+  };
+  /** Telling people (docs/notifications.md): e-mail goes out only with a sender. */
+  readonly notifications: {
+    /** The SES identity mail is sent from; absent: e-mail is off. */
+    readonly emailFrom: string | undefined;
+    /** Local: the SES v2 API to use instead of the region's. */
+    readonly sesEndpoint: string | undefined;
   };
   readonly secretArn: string | undefined;
   readonly functionTimeoutSeconds: number;
@@ -260,6 +271,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       maxBytes: e.DOERS_ATTACHMENT_MAX_MB * 1024 * 1024,
       quotaBytes: e.DOERS_ATTACHMENT_QUOTA_MB * 1024 * 1024,
     },
+    notifications: { emailFrom: e.DOERS_EMAIL_FROM, sesEndpoint: e.DOERS_SES_ENDPOINT },
     secretArn: e.DOERS_SECRET_ARN,
     functionTimeoutSeconds: e.DOERS_FUNCTION_TIMEOUT_SECONDS,
     region: e.AWS_REGION,
@@ -287,6 +299,15 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_ATTACHMENT_BUCKET',
   'DOERS_ATTACHMENT_MAX_MB',
   'DOERS_ATTACHMENT_QUOTA_MB',
+  'DOERS_EMAIL_FROM',
+] as const;
+
+/** Names the CDK stack sets on the notifier and the minute function (lib/notifier.ts). */
+export const NOTIFIER_FUNCTION_ENV_NAMES = [
+  'DOERS_PUBLIC_URL',
+  'DOERS_ACTIVITY_DAYS',
+  'DOERS_WORKSPACE_TABLE',
+  'DOERS_EMAIL_FROM',
 ] as const;
 
 /** Names the CDK stack sets on the authorization server's function. */

@@ -257,3 +257,54 @@ export const sharedViewsPk = (workspaceId: string): string => `WS#${workspaceId}
 export const ownViewsPk = (workspaceId: string, userId: string): string => `WS#${workspaceId}#V#U#${userId}`;
 export const viewSk = (foldedName: string): string => `N#${foldedName}`;
 export const VIEW_PREFIX = 'N#';
+
+// ---- telling people (lambda/workspace/inbox/, lambda/workspace/notify/; docs/notifications.md) ---
+
+/** Who chose to watch a task or not, in the task's own partition, so task_get reads it with the task. */
+export const WATCH_PREFIX = 'WATCH#';
+export const watchSk = (userId: string): string => `${WATCH_PREFIX}${userId}`;
+
+/**
+ * A member's inbox: one partition per member, entries keyed by an id that starts with the time of
+ * what happened (an activity id), so the partition's range is newest last. gsi1 holds the entry by
+ * its state (`…#unread`, `…#read`, `…#done`), so the unread ones are a key range of their own.
+ */
+export const inboxPk = (workspaceId: string, userId: string): string => `WS#${workspaceId}#IN#${userId}`;
+export const inboxStatePk = (workspaceId: string, userId: string, state: string): string => `WS#${workspaceId}#IN#${userId}#${state}`;
+
+/**
+ * A reminder's entry in the minute it is due: the minute job reads the minutes since it last ran, one
+ * key each, across workspaces (the only items outside a workspace's partitions besides the
+ * authorization server's: only the minute job reads them). The task holds the reminder itself.
+ */
+export const reminderMinutePk = (minute: string): string => `REMIND#${minute}`;
+export const reminderSk = (workspaceId: string, taskId: string, reminderId: string): string => `${workspaceId}#${taskId}#${reminderId}`;
+
+/** Members who take a daily digest at this hour (UTC, 00-23): the minute job reads it on the hour. */
+export const digestHourPk = (utcHour: string): string => `DIGEST#${utcHour}`;
+export const digestSk = (workspaceId: string, userId: string): string => `${workspaceId}#${userId}`;
+
+/** Where a runner of the minute job and the local notifier left off. */
+export const JOBS_PK = 'JOBS';
+export const minuteCursorSk = 'MINUTE';
+export const notifiedCursorSk = (workspaceId: string): string => `NOTIFIED#${workspaceId}`;
+
+/**
+ * Outbound webhooks (workspace/store/webhook-store.ts, docs/notifications.md "Webhooks"). A webhook
+ * is an item of the workspace partition (`HOOK#<id>`), counted by one item beside it (`HOOKS`) that
+ * holds the workspace to its most. Each delivery is one item per webhook and notice, and each
+ * task's deliveries to a webhook wait in line behind one lane item, so they arrive in order. A
+ * delivery waiting for its next try has one item in the partition of the minute it is due: the
+ * minute job reads those partitions by time, from the cursor item on.
+ */
+export const WEBHOOK_PREFIX = 'HOOK#';
+export const webhookSk = (webhookId: string): string => `${WEBHOOK_PREFIX}${webhookId}`;
+export const WEBHOOK_COUNT_SK = 'HOOKS';
+export const webhookDeliveriesPk = (workspaceId: string, webhookId: string): string => `WS#${workspaceId}#HOOKD#${webhookId}`;
+export const webhookDeliverySk = (noticeId: string): string => `N#${noticeId}`;
+export const webhookLaneSk = (taskId: string): string => `T#${taskId}`;
+/** The deliveries one workspace started in one minute (`YYYY-MM-DDTHH:MM`): its rate. */
+export const webhookRatePk = (workspaceId: string): string => `WS#${workspaceId}#HOOKRATE`;
+export const webhookDuePk = (minute: string): string => `HOOKDUE#${minute}`;
+export const webhookDueSk = (workspaceId: string, webhookId: string, noticeId: string): string => `${workspaceId}#${webhookId}#${noticeId}`;
+export const WEBHOOK_DUE_CURSOR = { pk: 'HOOKDUE#CURSOR', sk: 'CURSOR' } as const;

@@ -21,6 +21,8 @@ const state = {
   day: undefined as string | undefined,
   timeZone: undefined as string | undefined,
   counts: {} as Record<string, number | undefined>,
+  /** Unread inbox entries of the person looking (agenda_get's `unread`). */
+  unread: 0,
   urgent: [] as Task[],
   truncated: false,
   upcoming: [] as Task[],
@@ -69,6 +71,7 @@ function absorb(data: Json): void {
   state.day = date(data.day) ?? state.day;
   state.timeZone = str(data.timeZone) ?? state.timeZone;
   state.counts = isObject(data.counts) ? Object.fromEntries(Object.entries(data.counts).map(([k, v]) => [k, num(v)])) : {};
+  state.unread = num(data.unread) ?? 0;
   state.urgent = toTasks(data.tasks);
   state.truncated = data.truncated === true;
   state.failed = undefined;
@@ -163,6 +166,7 @@ function render(): void {
     `${c.overdue ?? overdue.length} overdue`,
     `${c.dueToday ?? dueToday.length} due today`,
     `${c.doneToday ?? state.doneToday.length} done today`,
+    ...(state.unread ? [`${state.unread >= 100 ? '99+' : state.unread} unread in your inbox`] : []),
   ].join(' · ');
   const isToday = day === dayIn(new Date(), state.timeZone);
   form ??= addForm(day, (title, dueDate) => actions.create(title, { ...whose(), ...(dueDate ? { dueDate } : {}) }));

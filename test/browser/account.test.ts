@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,6 +9,7 @@ import { generateTokenSecret } from '../../lambda/auth/personal-tokens.js';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { DEMO_WORKSPACE_ID } from '../../lambda/local/local-data.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { DynamoWebhookStore } from '../../lambda/workspace/store/webhook-store.js';
 import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { screenshot, withPage } from '../helpers/browser.js';
 import { modernCall, startTestServer } from '../helpers/local.js';
@@ -15,7 +18,7 @@ import { approve, pkcePair } from '../helpers/oauth.js';
 /**
  * The account page in headless Chromium with JavaScript off (it must not need it): the development
  * sign-in, personal access tokens made and revoked and used by the official SDK client, connected
- * apps revoked, a viewer's scope ceiling, an admin disabling a member. The principal cache is off,
+ * apps revoked, a viewer's scope ceiling, an admin disabling a member, an admin's webhooks. The principal cache is off,
  * so "refused" means the very next call.
  */
 let server: LocalServer;
@@ -236,19 +239,95 @@ describe('the account page', () => {
     });
   });
 
-  test('members and viewers see no members section; forms without their CSRF token are refused', async () => {
+  test('an admin adds a webhook, sees its secret once, is refused a metadata address, and removes it', async () => {
+    // Arrange: a receiver on this machine (the local server allows loopback receivers, as its notifier does).
+    const receiver = createServer((_req, res) => res.end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      await withPage(async (page) => {
+        await page.setJavaScriptEnabled(false);
+        await signIn(page, PEOPLE.admin);
+        const rowsOf = () => page.$$eval('#webhooks tbody tr', (rows) => rows.map((r) => r.textContent ?? ''));
+
+        // Act: add one for two kinds, in Slack's format.
+        await page.type('#webhook-url', hookUrl);
+        await page.click('input[name=event][value=assigned]');
+        await page.click('input[name=event][value=completed]');
+        await page.select('#webhook-format', 'slack');
+        await Promise.all([page.waitForNavigation(), page.click('#add-webhook-button')]);
+        const secret = await page.$eval('#webhook-secret', (t) => (t as unknown as { value: string }).value);
+        const added = await rowsOf();
+        // A delivery given up, as the dispatcher notes it (webhook-dispatch.ts): the list shows it.
+        const store = server.app.services.webhooks;
+        assert.ok(store instanceof DynamoWebhookStore);
+        const hookId = await page.$eval('#webhooks tbody tr', (r) => r.getAttribute('data-webhook')!);
+        const failure = { at: '2026-03-04T05:06:07.000Z', cause: 'http-status', status: 502, noticeId: 'n1' };
+        await store.noteFailure(DEMO_WORKSPACE_ID, hookId, failure, true);
+        await page.goto(`${server.url}/account`);
+        const later = await page.content();
+        const failed = await rowsOf();
+        const change = await page.$eval('#my-changes tbody tr', (r) => r.textContent!);
+
+        // Assert: the secret once, then only its last four characters.
+        assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+        assert.equal(added.length, 1);
+        assert.match(added[0]!, new RegExp(`${hookUrl}.*assigned, completed.*slack.*whsec_….*by Grace Hopper.*none`));
+        assert.ok(added[0]!.includes(`whsec_…${secret.slice(-4)}`), 'the masked secret ends as the secret does');
+        assert.ok(!later.includes(secret.slice(6)), 'the secret is not shown again');
+        assert.match(failed[0]!, /last 2026-03-04 05:06 UTC: http-status \(HTTP 502\); 1 delivery given up/);
+        assert.match(change, /account page.*added the webhook to 127\.0\.0\.1/);
+
+        // Act: an https URL to the cloud's metadata address.
+        await page.type('#webhook-url', 'https://169.254.169.254/latest/meta-data/');
+        await Promise.all([page.waitForNavigation(), page.click('#add-webhook-button')]);
+        const error = await page.$eval('#webhook-error', (e) => e.textContent!);
+        const invalid = await page.$eval('#webhook-url', (i) => i.getAttribute('aria-invalid'));
+        const afterRefusal = await rowsOf();
+
+        // Assert
+        assert.match(error, /not added\. URL: reaches an address webhooks may not reach \(a metadata address\).*Nothing was written/);
+        assert.equal(invalid, 'true');
+        assert.equal(afterRefusal.length, 1, 'nothing listed for the refused URL');
+        assert.doesNotMatch(afterRefusal.join(), /169\.254/);
+
+        // Act: remove it.
+        await clickInRow(page, 'data-webhook', hookId, 'Remove');
+
+        // Assert
+        assert.match(await page.$eval('#notice', (n) => n.textContent!), /webhook was removed/);
+        assert.equal(await page.$('#webhooks'), null);
+        assert.ok(await page.$('#no-webhooks'));
+      });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
+  test('members and viewers see no members or webhooks section; forms without their CSRF token are refused', async () => {
     await withPage(async (page) => {
       await signIn(page, PEOPLE.member);
       const members = await page.$('#members');
+      const webhooks = await page.$('#webhooks-section');
+      const csrf = await page.$eval('#create-token input[name=csrf]', (i) => (i as unknown as { value: string }).value);
       const cookie = (await page.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-      const res = await fetch(`${server.url}/account/tokens`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-        body: new URLSearchParams({ label: 'no csrf', days: '30', scope: 'tasks:read' }).toString(),
-      });
+      const post = (path: string, form: Record<string, string>) =>
+        fetch(`${server.url}${path}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+          body: new URLSearchParams(form).toString(),
+        });
+      const res = await post('/account/tokens', { label: 'no csrf', days: '30', scope: 'tasks:read' });
+      // The section's form, posted by a member with their own valid CSRF token: the writer's rights check refuses it.
+      const forged = await post('/account/webhooks', { csrf, url: 'https://hooks.example.com/doers' });
+      const forgedBody = await forged.text();
       assert.equal(members, null);
+      assert.equal(webhooks, null);
       assert.equal(res.status, 403);
+      assert.equal(forged.status, 403);
+      assert.match(forgedBody, /id="error"[^>]*>Refused, role too low: managing webhooks needs the role admin/);
+      assert.equal((await server.app.services.webhooks.list(DEMO_WORKSPACE_ID)).length, 0, 'nothing was written');
     });
   });
 

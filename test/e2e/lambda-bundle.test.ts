@@ -43,10 +43,12 @@ import { synth } from '../infra/synth.js';
  * new library), 669 KB with project statuses and attachments (our own code: the S3 client and the type
  * sniffer are a bundle of their own, 377 KB, loaded on the first attachment; the cold start of a call
  * without one is in docs/testing.md), 721 KB with the query language (its generated parser 9.6 KB,
- * its planner and checks 12 KB) and saved views. What would bring it to 400 KB is in docs/testing.md,
- * "Benchmarks".
+ * its planner and checks 12 KB) and saved views, 760 KB with telling people (the inbox's store and
+ * tools 9 KB, the webhooks' store 8 KB, reminders in words 4 KB, mentions 2 KB; the SES client and the
+ * webhook sender are the notifier's, not in this bundle). What would bring it to 400 KB is in
+ * docs/testing.md, "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 730 * 1024;
+const MAX_BUNDLE_BYTES = 770 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;
@@ -60,6 +62,7 @@ describe('the Lambda bundle', () => {
     seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), {
       timeZone: 'UTC',
       observer: new RecordingObserver(),
+      notifierPolls: false,
     });
     const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
     secrets = await startSecretsManager(seed);
@@ -83,9 +86,13 @@ describe('the Lambda bundle', () => {
       },
       { bundle: true },
     );
+    // The MCP function's asset is the one with the views beside its bundle (the notifier's and the minute function's have none).
     const asset = readdirSync(outdir)
       .map((d) => join(outdir, d))
-      .find((d) => d.includes('asset.') && statSync(d).isDirectory() && readdirSync(d).includes('index.mjs'))!;
+      .find(
+        (d) =>
+          d.includes('asset.') && statSync(d).isDirectory() && readdirSync(d).includes('index.mjs') && readdirSync(d).includes('views'),
+      )!;
 
     // Act
     const [staged, built] = await Promise.all([readFile(join(asset, 'index.mjs')), readFile(bundle.file)]);

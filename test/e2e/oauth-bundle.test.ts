@@ -86,6 +86,7 @@ describe("the authorization server's Lambda bundle with the MCP function's", () 
     seeded = await startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: dataDir }), {
       timeZone: 'UTC',
       observer: new RecordingObserver(),
+      notifierPolls: false,
     });
     const { seed } = JSON.parse(await readFile(join(dataDir, 'keys.json'), 'utf8')) as { seed: string };
     secrets = await startSecretsManager(seed);

@@ -171,8 +171,8 @@ describe('the credential', () => {
 
       structured(answer);
       // Token record (by hash), then member and workspace; admission; members, projects, the four
-      // priorities of the person's list and their counts; release.
-      assertSameOps(ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem', ...Array(7).fill('Query'), 'UpdateItem']);
+      // priorities of the person's list, their counts and the unread count; release.
+      assertSameOps(ops, ['BatchGetItem', 'BatchGetItem', 'UpdateItem', ...Array(8).fill('Query'), 'UpdateItem']);
     } finally {
       fresh.close();
     }
@@ -222,8 +222,8 @@ describe('tool calls: limits and the tool itself', () => {
   // Each row: its requests, and the steps it waits for one after another (the admission beside the
   // first reads; a change's write after them; the release last).
   const steps: [tool: string, args: () => Record<string, unknown>, budget: number, inSequence: number, keep?: (out: any) => void][] = [
-    // Admission and release alone.
-    ['me_get', () => ({}), 2, 2],
+    // Admission and release, and beside the admission the unread inbox entries counted (one Query).
+    ['me_get', () => ({}), 3, 2],
     // A call that must not be made twice claims itself in its write, and keeps its answer on the
     // claim beside the release (one UpdateItem more, in the same step: store/call-claims.ts).
     ['project_create', () => ({ name: 'Counted project' }), 4, 3, (o) => (ids.project = o.projectId)],
@@ -238,10 +238,11 @@ describe('tool calls: limits and the tool itself', () => {
       },
     ],
     // One person's day: the overdue and due-today tasks of their list, one Query per priority (four,
-    // in parallel, each at most a page), and their counts (one Query of their count partition).
-    ['agenda_get', () => ({}), 7, 2],
+    // in parallel, each at most a page), their counts (one Query of their count partition), and the
+    // caller's unread inbox entries counted (one Query).
+    ['agenda_get', () => ({}), 8, 2],
     // Anyone's: the workspace's list by priority (four) and its counts, kept in four partitions (four).
-    ['agenda_get', () => ({ assignee: 'anyone' }), 10, 2],
+    ['agenda_get', () => ({ assignee: 'anyone' }), 11, 2],
     // A list is four partitions, one per priority, read in parallel and merged.
     ['tasks_search', () => ({}), 6, 2],
     // Text: the entries of its word (one Query), the tasks they name (one BatchGetItem), and, when
@@ -301,6 +302,12 @@ describe('tool calls: limits and the tool itself', () => {
       3,
     ],
     ['members_list', () => ({}), 3, 2],
+    // The unread count, the unread and the read entries: three Queries beside the admission.
+    ['inbox_list', () => ({}), 5, 2],
+    // Up to an entry: the count and the ids of the unread ones beside the admission, then their updates (none here).
+    ['inbox_mark', () => ({ upTo: 'act_~', state: 'read' }), 4, 2],
+    // The member read beside the admission, then the member's write with its record.
+    ['me_update', () => ({ timeZone: 'Europe/Berlin' }), 4, 3],
     // The member, its e-mail claim, its record and the directory's version in one transaction.
     [
       'member_invite',

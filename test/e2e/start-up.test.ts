@@ -29,7 +29,7 @@ after(async () => {
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** `npm start` in a fresh data dir; its stdout collected. */
+/** `npm start` in a fresh data dir; its stdout (calls) and stderr (the banner) collected. */
 const start = async (env: Record<string, string> = {}) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'doers-startup-'));
   dataDirs.push(dataDir);
@@ -38,14 +38,18 @@ const start = async (env: Record<string, string> = {}) => {
   const child = spawn(TSX, ['lambda/local/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DOERS_DATA_DIR: dataDir, DOERS_DEV_TOKEN: token, ...env },
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let stdout = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk) => {
     stdout += String(chunk);
   });
-  return { port, token, stdout: () => stdout };
+  child.stderr!.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  return { port, token, stdout: () => stdout, stderr: () => stderr };
 };
 
 const meGet = (port: number, token: string) =>
@@ -83,7 +87,7 @@ const untilAnswered = async (port: number, token: string): Promise<string[]> => 
   return seen;
 };
 
-/** Waits until stdout holds a line matching `pattern`, or 5 s. */
+/** Waits until the output holds a line matching `pattern`, or 5 s. */
 const lineOf = async (stdout: () => string, pattern: RegExp): Promise<string | undefined> => {
   const deadline = Date.now() + 5_000;
   for (;;) {
@@ -109,6 +113,14 @@ test('npm start refuses connections until ready, then answers the printed token 
   // One short line per call, no JSON records, so the banner stays readable.
   assert.match((await lineOf(server.stdout, /me_get/)) ?? '', /^\d\d:\d\d:\d\d {2}me_get {2}ok {2}\d+ ms$/);
   assert.doesNotMatch(server.stdout(), /"audit"|"_aws"/);
+  // The banner names the local SES (lambda/local/embedded-ses.ts): its page shows the mail sent, its store lists it.
+  const sesUrl = (await lineOf(server.stderr, /^ {2}e-mail: http:\/\/127\.0\.0\.1:\d+ /))?.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0];
+  assert.ok(sesUrl, `no local SES in the banner: ${server.stderr()}`);
+  const page = await fetch(sesUrl);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  const store = await fetch(`${sesUrl}/store`);
+  assert.ok(Array.isArray(((await store.json()) as { emails: unknown }).emails));
 });
 
 test('with DOERS_LOCAL_LOG=json npm start prints the audit line and metric records Lambda writes', { timeout: 60_000 }, async () => {

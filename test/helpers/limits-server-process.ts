@@ -18,6 +18,8 @@ for (const overrides of variants) {
     await startLocalServer(loadConfig({ ...process.env, ...overrides, PORT: '0', DOERS_DATA_DIR: ':memory:' }), {
       fixtures: LIMITS_FIXTURES,
       timeZone: 'UTC',
+      // The notifier is another function in AWS: its polling would only add load to what is measured.
+      notifierPolls: false,
       // The default observer: audit lines and EMF records go to stdout as in Lambda, where the
       // harness collects them (ServerProcess.output), so a test checks what each refusal recorded.
     }),

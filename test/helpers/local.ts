@@ -4,12 +4,14 @@ import { RecordingObserver } from './recording-observer.js';
 
 /**
  * A local server on an ephemeral port over an in-memory embedded DynamoDB: the same handler Lambda
- * runs. `env` takes the configuration contract's names.
+ * runs. `env` takes the configuration contract's names. Its notifier does not poll: a test that
+ * needs people told drains it (`server.notifier.drain()`), so no answer depends on when a poll ran.
  */
 export const startTestServer = async (env: Record<string, string> = {}, opts: LocalServerOptions = {}): Promise<LocalServer> =>
   startLocalServer(loadConfig({ PORT: '0', DOERS_DATA_DIR: ':memory:', ...env }), {
     timeZone: 'UTC',
     observer: new RecordingObserver(),
+    notifierPolls: false,
     ...opts,
   });
 

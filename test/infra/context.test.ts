@@ -40,6 +40,7 @@ describe('deployment settings (doers:* context)', () => {
       cognito: undefined,
       builtinAuthorizationServer: { signIn: { provider: 'cognito' } },
       alarmEmail: undefined,
+      emailFrom: undefined,
       throttle: { rateLimit: 50, burstLimit: 100 },
       logRetentionDays: 90,
       workspaceTableName: undefined,
@@ -90,6 +91,8 @@ describe('deployment settings (doers:* context)', () => {
       [{ 'doers:cognito': 'yes' }, 'doers:cognito', /true or false/],
       [{ 'doers:publicUrl': 'http://mcp.example.com' }, 'doers:publicUrl', /https/],
       [{ 'doers:alarmEmail': 'ops' }, 'doers:alarmEmail', /e-mail/],
+      [{ 'doers:emailFrom': 'example.com' }, 'doers:emailFrom', /must be an e-mail address \(a verified SES identity/],
+      [{ 'doers:emailFrom': 'doers <doers@example.com>' }, 'doers:emailFrom', /e-mail address/],
       [{ 'doers:allowedOrigins': 'https://claude.ai/path' }, 'doers:allowedOrigins', /origin/],
       [{ 'doers:certificateArn': 'arn:aws:iam::123:role/x', 'doers:domainName': 'a.example.com' }, 'doers:certificateArn', /ACM/],
       [{ 'doers:stackName': '1doers' }, 'doers:stackName', /letter/],
@@ -135,6 +138,12 @@ describe('deployment settings (doers:* context)', () => {
       assert.ok(message.startsWith(`Invalid context: ${key}`), `${message} names ${key}`);
       assert.match(message, why);
     }
+  });
+
+  test('takes the sender of notification mail (doers:emailFrom) trimmed, and leaves e-mail off when it is empty', () => {
+    assert.equal(parseContext({ 'doers:emailFrom': ' doers@example.com ' }).emailFrom, 'doers@example.com');
+    assert.equal(parseContext({ 'doers:emailFrom': '' }).emailFrom, undefined);
+    assert.equal(parseContext({}).emailFrom, undefined);
   });
 
   test('refuses an unknown doers:* key (a typo would otherwise be ignored silently)', () => {

@@ -8,8 +8,9 @@ import { FUNCTION_ENV_NAMES, OAUTH_FUNCTION_ENV_NAMES } from '../../lambda/platf
 import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/tables.js';
 import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
 import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
-import { STACK_OUTPUTS } from '../../lib/doers-stack.js';
+import { NO_NOTIFIER_WARNING, STACK_OUTPUTS } from '../../lib/doers-stack.js';
 import { ACCESS_LOG_FIELDS, METADATA_PATH, ROOT_METADATA_PATH } from '../../lib/mcp-api.js';
+import { NO_EMAIL_WARNING } from '../../lib/notifier.js';
 import { NO_ALARM_EMAIL_WARNING } from '../../lib/observability.js';
 import { ADOPTED_TABLE_NOTE } from '../../lib/tables.js';
 import {
@@ -38,6 +39,7 @@ const OPTIONAL_CONTRACT_NAMES = [
   'DOERS_JWT_AUDIENCE',
   'DOERS_JWT_USER_CLAIM',
   'DOERS_JWT_SCOPE_PREFIX',
+  'DOERS_EMAIL_FROM',
 ] as const;
 
 const sorted = (values: Iterable<string>): string[] => [...values].sort();
@@ -121,12 +123,15 @@ const LAMBDA_GRAPHS = {
 /** Every Lambda function of the template, by logical ID. */
 const functionIds = (s: Synthesized): string[] => Object.keys(s.template.findResources('AWS::Lambda::Function'));
 
-/** Variants without doers' own authorization server: the dashboard and alarms watch the MCP function only. */
+/**
+ * Variants without doers' own authorization server: the dashboard and alarms watch the MCP function and
+ * the notifier's two functions only.
+ */
 const itWatchesTheMcpFunctionOnly = (get: () => Synthesized): void => {
-  test('charts and alarms on the MCP function only: nothing for an authorization server', () => {
+  test("charts and alarms on the MCP function and the notifier's only: nothing for an authorization server", () => {
     // Arrange
     const s = get();
-    const [mcp] = functionIds(s);
+    const ids = (['mcp', 'notifier', 'minute'] as const).map((name) => lambdaFunction(s.template, name).logicalId);
 
     // Act
     const body = dashboardBody(s);
@@ -134,14 +139,16 @@ const itWatchesTheMcpFunctionOnly = (get: () => Synthesized): void => {
       (a) => (a as { Properties: Record<string, unknown> }).Properties.Namespace === 'AWS/Lambda',
     );
 
-    // Assert
-    assert.equal(functionIds(s).length, 1);
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    // Assert: four alarms of the MCP endpoint, four of the notifier (test/infra/notifier.test.ts).
+    assert.deepEqual(sorted(functionIds(s)), sorted(ids));
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
     assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'mcp'))), ['Duration', 'Errors']);
-    assert.equal(lambdaAlarms.length, 2);
+    assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'notifier'))), ['Errors', 'IteratorAge']);
+    assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'minute'))), ['Errors']);
+    assert.equal(lambdaAlarms.length, 5);
     assert.deepEqual(chartedLambdaMetrics(s, 'mcp'), LAMBDA_GRAPHS);
-    const chartedFunctions = new Set([...body.matchAll(/"AWS\/Lambda","\w+","FunctionName","\$\{Ref:(\w+)\}"/g)].map((m) => m[1]));
-    assert.deepEqual([...chartedFunctions], [mcp]);
+    const chartedFunctions = new Set([...body.matchAll(/"AWS\/Lambda","\w+","FunctionName","\$\{Ref:(\w+)\}"/g)].map((m) => m[1]!));
+    assert.deepEqual(sorted(chartedFunctions), sorted(ids));
     assert.ok(!/authorization server|OAuth/i.test(body), 'no authorization server row or alarm');
   });
 };
@@ -182,8 +189,10 @@ const itPassesAwsSolutionsChecks = (get: () => Synthesized, context: Record<stri
 
     assert.deepEqual(annotations.findError('*', Match.anyValue()), []);
     assert.deepEqual(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')), []);
-    // The one warning a stack may carry: alarms without anyone to tell (its own test below).
-    const warnings = annotations.findWarning('*', Match.anyValue()).filter((w) => !String(w.entry.data).includes(NO_ALARM_EMAIL_WARNING));
+    // The warnings a stack may carry, each with its own test: alarms without anyone to tell, e-mail off
+    // (test/infra/notifier.test.ts), and nothing to tell people with an adopted table (below).
+    const allowed = [NO_ALARM_EMAIL_WARNING, NO_EMAIL_WARNING, NO_NOTIFIER_WARNING];
+    const warnings = annotations.findWarning('*', Match.anyValue()).filter((w) => !allowed.some((id) => String(w.entry.data).includes(id)));
     assert.deepEqual(warnings, []);
   });
 
@@ -260,9 +269,12 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('gives each function one invoke permission covering the API', () => {
-      const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')) as Array<{
-        Properties: Record<string, unknown>;
-      }>;
+      // The one other permission is the minute function's, for its schedule (test/infra/notifier.test.ts).
+      const permissions = (
+        Object.values(s.template.findResources('AWS::Lambda::Permission')) as Array<{
+          Properties: Record<string, unknown>;
+        }>
+      ).filter((p) => p.Properties.Principal !== 'events.amazonaws.com');
 
       assert.deepEqual(
         sorted(permissions.map((p) => render(p.Properties.FunctionName))),
@@ -421,6 +433,8 @@ describe('default deployment (cdk.json as shipped)', () => {
       for (const [name, logGroup] of [
         ['mcp', 'FunctionLogs'],
         ['oauth', 'OAuthLogs'],
+        ['notifier', 'NotifierLogs'],
+        ['minute', 'NotifierMinuteLogs'],
       ] as const) {
         const role = functionRole(s.template, name);
         const logs = rolePolicyStatements(s.template, name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
@@ -430,7 +444,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         assert.deepEqual(sorted(actionsOf(logs[0]!)), ['logs:CreateLogStream', 'logs:PutLogEvents'], name);
         assert.match(render(logs[0]!.Resource), new RegExp(`^\\$\\{${logGroup}[0-9A-F]+\\.Arn\\}$`), name);
       }
-      assert.equal(Object.keys(s.template.findResources('AWS::IAM::Role')).length, 2);
+      assert.equal(Object.keys(s.template.findResources('AWS::IAM::Role')).length, 4);
     });
 
     test("give the MCP function exactly put, get and delete of objects under the attachments' prefixes, nothing on the bucket", () => {
@@ -641,7 +655,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       const warnings = Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp(NO_ALARM_EMAIL_WARNING));
 
       assert.equal(warnings.length, 1);
-      assert.match(String(warnings[0]!.entry.data), /The 7 alarms notify nobody: deploy with -c doers:alarmEmail=/);
+      assert.match(String(warnings[0]!.entry.data), /The 11 alarms notify nobody: deploy with -c doers:alarmEmail=/);
     });
 
     test('charts the four meters with SEARCH expressions over their exact dimension sets', () => {
@@ -675,8 +689,9 @@ describe('default deployment (cdk.json as shipped)', () => {
     });
 
     test('alarms on the API 5xx rate, Lambda errors, DynamoDB throttles and p99 latency', () => {
-      // Four of the seven; the other three watch the authorization server's function (below).
-      s.template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+      // Four of the eleven; three watch the authorization server's function (below), four the notifier
+      // (test/infra/notifier.test.ts).
+      s.template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
       s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Threshold: 5,
         Metrics: Match.arrayWith([
@@ -831,8 +846,8 @@ describe('default deployment (cdk.json as shipped)', () => {
       // Act
       const oauth = lambdaFunction(s.template, 'oauth').resource.Properties;
 
-      // Assert
-      s.template.resourceCountIs('AWS::Lambda::Function', 2);
+      // Assert: the other two are the notifier's (test/infra/notifier.test.ts).
+      s.template.resourceCountIs('AWS::Lambda::Function', 4);
       for (const key of ['Runtime', 'Architectures', 'Handler']) assert.deepEqual(oauth[key], mcp[key], key);
       assert.equal(oauth.Runtime, 'nodejs22.x');
       assert.equal(oauth.MemorySize, 512);
@@ -929,8 +944,8 @@ describe('default deployment (cdk.json as shipped)', () => {
 });
 
 describe('MCP function bundle', () => {
-  // Bundled in a deployment with an external issuer, so the only bundle is the MCP function's: its
-  // bundle does not depend on which authorization server is configured (entry lambda/handler.ts).
+  // Bundled in a deployment with an external issuer, so there is no authorization server's bundle: the MCP
+  // function's does not depend on which authorization server is configured (entry lambda/handler.ts).
   const context = {
     'doers:jwtIssuer': 'https://login.example.com/realms/doers',
     'doers:jwksUri': 'https://login.example.com/realms/doers/protocol/openid-connect/certs',
@@ -941,14 +956,13 @@ describe('MCP function bundle', () => {
     s = synth(context);
   });
 
+  // The MCP function's asset, found by the hash its code names (the notifier's two functions have their own).
   const bundleDir = (): string => {
-    const assetDirs = readdirSync(s.outdir)
-      .filter((d) => d.startsWith('asset.'))
-      .map((d) => join(s.outdir, d))
-      .filter((d) => statSync(d).isDirectory());
-    const withBundle = assetDirs.filter((d) => readdirSync(d).includes('index.mjs'));
-    assert.equal(withBundle.length, 1);
-    return withBundle[0]!;
+    const code = lambdaFunction(s.template, 'mcp').resource.Properties.Code as { S3Key: string };
+    const dir = join(s.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    assert.ok(statSync(dir).isDirectory(), dir);
+    assert.ok(readdirSync(dir).includes('index.mjs'), `${dir} holds the bundle`);
+    return dir;
   };
 
   test('is bundled from lambda/handler.ts as minified ESM with a source map and a require shim', () => {
@@ -1015,6 +1029,7 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     'doers:jwtUserClaim': 'preferred_username',
     'doers:allowedOrigins': 'https://claude.ai,https://app.example.com',
     'doers:rateLimitCalls': '30',
+    'doers:emailFrom': 'doers@example.com',
   };
   let s: Synthesized;
   before(() => {
@@ -1091,7 +1106,7 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
       },
     });
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
-    assert.equal(alarms.length, 4);
+    assert.equal(alarms.length, 8);
     for (const alarm of alarms) {
       assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic.logicalId }]);
       assert.deepEqual(alarm.Properties.OKActions, [{ Ref: topic.logicalId }]);
@@ -1099,13 +1114,15 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
     assert.ok('AlarmTopicArn' in (s.template.toJSON() as { Outputs: object }).Outputs);
   });
 
-  test('makes no authorization server of its own: one function, the MCP routes only, no sign-in pool', () => {
+  test('makes no authorization server of its own: no function of its, the MCP routes only, no sign-in pool', () => {
     const mcp = lambdaFunction(s.template, 'mcp').logicalId;
 
-    s.template.resourceCountIs('AWS::Lambda::Function', 1);
+    // The MCP function and the notifier's two, each with its role.
+    s.template.resourceCountIs('AWS::Lambda::Function', 3);
+    assert.ok(!functionIds(s).some((id) => id.startsWith('OAuth')));
     assert.deepEqual(routeTargets(s), Object.fromEntries(MCP_ROUTE_KEYS.map((k) => [k, mcp])));
     s.template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
-    s.template.resourceCountIs('AWS::IAM::Role', 1);
+    s.template.resourceCountIs('AWS::IAM::Role', 3);
     assert.ok(!outputNames(s).includes('SignInUserPoolId'));
   });
 
@@ -1136,7 +1153,7 @@ describe('alarm e-mail with the built-in authorization server', () => {
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
 
     // Assert
-    assert.equal(alarms.length, 7);
+    assert.equal(alarms.length, 11);
     assert.equal(oauthAlarms.length, 3);
     for (const alarm of alarms) {
       assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic.logicalId }]);
@@ -1245,14 +1262,16 @@ describe('Cognito as authorization server: no built-in one', () => {
     s = synth({ 'doers:cognito': 'true' }, { bundle: false });
   });
 
-  test('makes no authorization server of its own: one function, the MCP routes only, no sign-in pool', () => {
+  test('makes no authorization server of its own: no function of its, the MCP routes only, no sign-in pool', () => {
     s.template.resourceCountIs('AWS::Cognito::UserPool', 1);
     const mcp = lambdaFunction(s.template, 'mcp').logicalId;
 
-    s.template.resourceCountIs('AWS::Lambda::Function', 1);
+    // The MCP function and the notifier's two, each with its role.
+    s.template.resourceCountIs('AWS::Lambda::Function', 3);
+    assert.ok(!functionIds(s).some((id) => id.startsWith('OAuth')));
     assert.deepEqual(routeTargets(s), Object.fromEntries(MCP_ROUTE_KEYS.map((k) => [k, mcp])));
     s.template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
-    s.template.resourceCountIs('AWS::IAM::Role', 1);
+    s.template.resourceCountIs('AWS::IAM::Role', 3);
     assert.ok(!outputNames(s).includes('SignInUserPoolId'));
   });
 
@@ -1413,6 +1432,18 @@ describe('a restored workspace table adopted by name (doers:workspaceTableName)'
 
     assert.equal(notes.length, 1);
     assert.match(String(notes[0]!.entry.data), new RegExp(`${RESTORED}.*time to live.*point-in-time recovery.*deletion protection`));
+  });
+
+  test('makes no notifier (the adopted table has no stream the stack knows) and warns at synth that nothing tells people', () => {
+    const warnings = Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp(NO_NOTIFIER_WARNING));
+
+    assert.equal(s.stack.notifier, undefined);
+    assert.ok(!functionIds(s).some((id) => id.startsWith('Notifier')));
+    s.template.resourceCountIs('AWS::SQS::Queue', 0);
+    s.template.resourceCountIs('AWS::Events::Rule', 0);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    assert.equal(warnings.length, 1);
+    assert.match(String(warnings[0]!.entry.data), /Notifications are off: the adopted workspace table has no stream/);
   });
 
   test('the stack of its own table carries no such note', () => {

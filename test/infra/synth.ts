@@ -109,10 +109,21 @@ export const onlyResource = (
   return { logicalId, resource: resource as Record<string, Json> & { Properties: Record<string, Json> } };
 };
 
-/** The stack's two functions: the MCP endpoint's and the built-in authorization server's. */
-export type FunctionName = 'mcp' | 'oauth';
-/** Construct IDs of each function's construct in the stack (its resources' logical IDs start with them). */
-const FUNCTION_CONSTRUCT_ID: Readonly<Record<FunctionName, string>> = { mcp: 'Function', oauth: 'OAuth' };
+/**
+ * The stack's functions: the MCP endpoint's, the built-in authorization server's, and the notifier's two
+ * (the stream-fed notifier and the minute function).
+ */
+export type FunctionName = 'mcp' | 'oauth' | 'notifier' | 'minute';
+/**
+ * What each function's resources' logical IDs start with (`<prefix>Handler`, `<prefix>Role`): its construct's
+ * ID in the stack, and for the minute function the ID inside the Notifier construct too.
+ */
+const FUNCTION_CONSTRUCT_ID: Readonly<Record<FunctionName, string>> = {
+  mcp: 'Function',
+  oauth: 'OAuth',
+  notifier: 'Notifier',
+  minute: 'NotifierMinute',
+};
 
 /** The single resource of a type whose logical ID starts with `prefix` (fails when there is not exactly one). */
 export const resourceWithPrefix = (
@@ -126,7 +137,7 @@ export const resourceWithPrefix = (
   return { logicalId, resource: resource as Record<string, Json> & { Properties: Record<string, Json> } };
 };
 
-/** One of the two Lambda functions. */
+/** One of the Lambda functions. */
 export const lambdaFunction = (template: Template, name: FunctionName = 'mcp'): ReturnType<typeof resourceWithPrefix> =>
   resourceWithPrefix(template, 'AWS::Lambda::Function', `${FUNCTION_CONSTRUCT_ID[name]}Handler`);
 
@@ -146,7 +157,7 @@ export const functionAlarms = (template: Template, name: FunctionName): Record<s
   return found;
 };
 
-/** The execution role of one of the two functions. */
+/** The execution role of one of the functions. */
 export const functionRole = (template: Template, name: FunctionName = 'mcp'): ReturnType<typeof resourceWithPrefix> =>
   resourceWithPrefix(template, 'AWS::IAM::Role', `${FUNCTION_CONSTRUCT_ID[name]}Role`);
 

@@ -7,7 +7,9 @@ import { synth } from './synth.js';
 // updates the workspace table in place, and DynamoDB takes one new global secondary index per table
 // update (an update that adds two, or changes one, fails and rolls back). The template before is
 // kept as a fixture (test/fixtures/tables-before-layout-2.json, the tables as that version
-// synthesized them); this holds the new template to what such an update can do.
+// synthesized them); this holds the new template to what such an update can do. The stream that feeds
+// the notifier (lib/tables.ts) came later; turning a stream on is an in-place update too (no index, key
+// or item moves), so it is the one other change the workspace table may show against the fixture.
 
 type TableProps = {
   AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
@@ -50,12 +52,19 @@ describe('deploying this version onto the stack of the one before', () => {
       ['gsi3pk:S', 'gsi3sk:S'],
     );
     assert.ok(defs(was).every((d) => defs(now).includes(d)));
-    // Nothing else of the table moves in the same update.
+    // Nothing else of the table moves in the same update but the stream.
     const rest = (t: TableProps) => {
-      const { AttributeDefinitions: _a, GlobalSecondaryIndexes: _g, ...r } = t;
+      const { AttributeDefinitions: _a, GlobalSecondaryIndexes: _g, StreamSpecification: _s, ...r } = t;
       return r;
     };
     assert.deepEqual(rest(now), rest(was));
+  });
+
+  test('the workspace table gains a stream of new images, which it had none of before', () => {
+    const [id] = Object.keys(before.tables).filter((k) => k.startsWith('TablesWorkspace'));
+
+    assert.equal(before.tables[id!]!.StreamSpecification, undefined);
+    assert.deepEqual(after[id!]!.StreamSpecification, { StreamViewType: 'NEW_IMAGE' });
   });
 
   test('the limits table is untouched', () => {

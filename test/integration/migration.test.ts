@@ -111,8 +111,8 @@ const essence = (name: string, r: any): unknown => {
  * task reads as Todo or Done now, with its category, and nothing else of it may differ.
  */
 const withStatusNames = (answer: any): unknown => {
-  // Who made it, by name: said since (the fixture's answer had the id alone).
-  const { createdByName: _name, ...t } = answer;
+  // Who made it, by name, and who watches it: said since (the fixture's answer had the id alone, and no watchers).
+  const { createdByName: _name, watchers: _watchers, ...t } = answer;
   if (t.statusCategory !== undefined || (t.status !== 'open' && t.status !== 'done')) return t;
   const { status, ...rest } = t;
   return status === 'open' ? { ...rest, status: 'Todo', statusCategory: 'unstarted' } : { ...rest, status: 'Done', statusCategory: 'done' };

@@ -23,6 +23,8 @@ const DEFAULT_TOOLS = [
   'comment_add',
   'comment_delete',
   'comments_list',
+  'inbox_list',
+  'inbox_mark',
   'me_get',
   'projects_list',
   'task_complete',
@@ -32,9 +34,6 @@ const DEFAULT_TOOLS = [
   'task_reopen',
   'task_update',
   'tasks_search',
-  'view_delete',
-  'view_save',
-  'views_list',
 ];
 const PROJECT_TOOLS = ['project_archive', 'project_create', 'project_delete', 'project_get', 'project_update'];
 
@@ -81,7 +80,7 @@ describe('which tools a connection lists', () => {
 
     assert.deepEqual(names(projects), PROJECT_TOOLS);
     assert.deepEqual(names(more), [...DEFAULT_TOOLS, ...PROJECT_TOOLS].sort());
-    assert.equal(names(all).length, 31);
+    assert.equal(names(all).length, 34);
     assert.deepEqual(prompts.json.result.prompts, [], 'no prompt can run on the project tools alone');
   });
 
@@ -110,7 +109,7 @@ describe('which tools a connection lists', () => {
       assert.equal(res.json.error.code, -32602);
       assert.match(
         res.json.error.message,
-        /^tools=[a-z,]+: no tool group 'reports'; the groups are tasks, bulk, views, projects, people, files, history \(or all; the URL without tools= lists tasks, views\)/,
+        /^tools=[a-z,]+: no tool group 'reports'; the groups are tasks, inbox, bulk, views, projects, people, files, history \(or all; the URL without tools= lists tasks, inbox\)/,
       );
     }
   });
@@ -124,7 +123,7 @@ describe('which tools a connection lists', () => {
     assert.equal(res.json.error.code, -32602);
     assert.match(
       res.json.error.message,
-      /^Tool project_create is in the tool group 'projects', which this connection's URL does not list; connect with \/mcp\?tools=tasks,views,projects/,
+      /^Tool project_create is in the tool group 'projects', which this connection's URL does not list; connect with \/mcp\?tools=tasks,inbox,projects/,
     );
     assert.deepEqual(afterwards.structuredContent.projects, before.structuredContent.projects);
   });
@@ -161,7 +160,7 @@ describe('the official clients keep the URL', () => {
       DEFAULT_TOOLS,
     );
     assert.ok(refused instanceof Error);
-    assert.match(refused.message, /tools=tasks,views,projects/);
+    assert.match(refused.message, /tools=tasks,inbox,projects/);
   });
 });
 

@@ -39,6 +39,9 @@ const TOOLS = [
   'view_save',
   'views_list',
   'view_delete',
+  'inbox_list',
+  'inbox_mark',
+  'me_update',
 ];
 const DESTRUCTIVE = [
   'attachment_delete',
@@ -55,6 +58,7 @@ const READ_ONLY = [
   'activity_list',
   'agenda_get',
   'comments_list',
+  'inbox_list',
   'me_get',
   'members_list',
   'project_get',
@@ -77,7 +81,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 31 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
+  test('offers exactly the 34 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(
@@ -111,7 +115,20 @@ describe('tools/list', () => {
 
     assert.deepEqual(
       (await listTools(readOnly)).map((t) => t.name),
-      ['activity_list', 'agenda_get', 'comments_list', 'me_get', 'project_get', 'projects_list', 'task_get', 'tasks_search', 'views_list'],
+      [
+        'activity_list',
+        'agenda_get',
+        'comments_list',
+        'inbox_list',
+        'inbox_mark',
+        'me_get',
+        'me_update',
+        'project_get',
+        'projects_list',
+        'task_get',
+        'tasks_search',
+        'views_list',
+      ],
     );
     assert.deepEqual(
       (await listTools(team)).map((t) => t.name),

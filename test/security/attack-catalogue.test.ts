@@ -1,25 +1,29 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { type IncomingHttpHeaders, request, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, mock, test } from 'node:test';
 import { exportSPKI, type JWTHeaderParameters, type JWTPayload, SignJWT } from 'jose';
+import { ToolRefusal } from '../../lambda/errors.js';
 import { buildHandler } from '../../lambda/http/pipeline.js';
 import type { DoersContext, HttpResult } from '../../lambda/http/request-context.js';
 import { MAX_BODY_BYTES } from '../../lambda/http/transport.js';
 import { createHttpAdapter, REQUEST_TIMEOUT_MS } from '../../lambda/local/http-adapter.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { doorSource } from '../../lambda/workspace/activity/records.js';
 import { OPERATOR } from '../../lambda/workspace/membership/rules.js';
 import { setWorkspaceKey } from '../../lambda/workspace/membership/workspaces.js';
 import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
+import { createWebhookDispatch } from '../../lambda/workspace/webhooks/webhook-dispatch.js';
+import { addWebhook, removeWebhook } from '../../lambda/workspace/webhooks/webhook-writer.js';
 import { CONFORMANCE_FIXTURES } from '../conformance/fixtures.js';
 import { type DynamoProxy, startProxiedServer } from '../helpers/dynamo-proxy.js';
 import { httpEvent, lambdaContext } from '../helpers/events.js';
 import { type JwksServer, type SigningKey, signingKey, signToken, startJwksServer, unsecuredToken } from '../helpers/jwks.js';
 import { legacyCall, MODERN, modernCall, modernMeta, post, type RawResponse, urlOf } from '../helpers/local.js';
-import { addToken, caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
+import { addToken, caller, createTestWorkspace, type TestWorkspace, writeContextOf } from '../helpers/workspace-fixtures.js';
 
 /*
  * The attack catalogue: every attack on the endpoint we know of, each with its refusal, in one file.
@@ -773,9 +777,9 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
   };
 
   /** Free text (a title, a name, notes): always valid, and it gives a tool that insists on a change one to make. */
-  // Days and repeat rules are strings too (ISO or words such as "friday", "every monday"), but not
-  // free text: the probe is no date and no rule.
-  const DAY_ARGS = new Set(['dueDate', 'dueBefore', 'dueAfter', 'date', 'since', 'until', 'repeat']);
+  // Days, repeat rules and reminders are strings too (ISO or words such as "friday", "every monday",
+  // "1 hour before"), but not free text: the probe is no date, no rule and no reminder.
+  const DAY_ARGS = new Set(['dueDate', 'dueBefore', 'dueAfter', 'date', 'since', 'until', 'repeat', 'remind']);
   const isFreeText = (schema: JsonSchema, name?: string): boolean => {
     if (name !== undefined && DAY_ARGS.has(name)) return false;
     const s = schema.anyOf?.find((b) => b.type !== 'null') ?? schema;
@@ -1396,6 +1400,203 @@ describe('subtask trees raced (workspace-subtasks.test.ts has placing, levels an
         (await as('task_get', { taskId: b.key })).structuredContent,
       ];
       assert.ok(!(ga.parent === b.key && gb.parent === a.key), `a cycle in round ${round}`);
+    }
+  });
+});
+
+describe('webhooks to addresses inside (address-guard.test.ts and webhooks.test.ts have the guard and delivery in depth)', () => {
+  /** Every class of address a webhook may not reach, each in the forms an attacker would try. */
+  const INSIDE: readonly (readonly [string, string])[] = [
+    ['10.0.0.1', 'private'],
+    ['172.16.5.4', 'private'],
+    ['192.168.0.1', 'private'],
+    ['fd00::1', 'private'],
+    ['127.0.0.1', 'loopback'],
+    ['127.0.0.53', 'loopback'],
+    ['::1', 'loopback'],
+    ['169.254.1.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['100.64.0.1', 'cgnat'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['0.0.0.1', 'this-network'],
+    ['224.0.0.251', 'multicast'],
+    ['ff02::fb', 'multicast'],
+    ['240.0.0.1', 'reserved'],
+    ['255.255.255.255', 'reserved'],
+    ['64:ff9b::a9fe:a9fe', 'reserved'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:169.254.169.254', 'metadata'],
+    ['::ffff:100.64.0.1', 'cgnat'],
+  ];
+  /** Each inside address behind a name of its own: DNS is not reachable here, and the attack is the name. */
+  const nameOf = (i: number) => `inside-${i}.attacker.example`;
+  const resolving =
+    (table: Readonly<Record<string, string>>) =>
+    async (host: string): Promise<{ address: string; family: 4 | 6 }[]> => {
+      const address = table[host];
+      if (!address) throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return [{ address, family: address.includes(':') ? 6 : 4 }];
+    };
+  const insideNames = Object.fromEntries(INSIDE.map(([address], i) => [nameOf(i), address]));
+
+  let hooks: Server;
+  let hookOrigin: string;
+  /**
+   * What the loopback receiver was sent (path, webhook-id), and what each path answers. The local
+   * server's own notifier delivers the workspace's changes too, so a test counts its own notice's.
+   */
+  const hits: { path: string; id: string }[] = [];
+  const answers = new Map<string, { status: number; location?: string }>();
+  before(async () => {
+    hooks = createServer((req, res) => {
+      hits.push({ path: req.url ?? '', id: String(req.headers['webhook-id']) });
+      req.resume();
+      const answer = answers.get(req.url ?? '') ?? { status: 200 };
+      res.writeHead(answer.status, answer.location ? { location: answer.location } : {});
+      res.end();
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    hookOrigin = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => hooks.close(() => resolve())));
+
+  const db = () => createDocumentClient({ endpoint: server.dynamodbEndpoint });
+  const ownerCtx = () => writeContextOf(server, ws1.ws.workspaceId, { ...ws1.ws.owner });
+  const refusedUrl = async (url: string, resolve = resolving(insideNames), allowLoopback = false) => {
+    try {
+      await addWebhook(await ownerCtx(), { url }, { allowLoopback, resolve });
+    } catch (err) {
+      assert.ok(err instanceof ToolRefusal, String(err));
+      return err;
+    }
+    assert.fail(`${url} was added`);
+  };
+
+  test('every inside address is refused at add time, as a literal and behind a name, naming its class and not the address', async () => {
+    for (const [i, [address, cls]] of INSIDE.entries()) {
+      for (const url of [`https://${address.includes(':') ? `[${address}]` : address}/hook`, `https://${nameOf(i)}/hook`]) {
+        const refusal = await refusedUrl(url);
+        assert.equal(refusal.reason, 'invalid-argument', url);
+        assert.deepEqual(refusal.data, { param: 'url', cause: 'forbidden-address', addressClass: cls }, url);
+        if (url.includes(nameOf(i))) assert.ok(!refusal.message.includes(address), `${url}: the answer names what the name resolves to`);
+      }
+    }
+    assert.deepEqual(await server.app.services.webhooks.list(ws1.ws.workspaceId), [], 'nothing was written');
+  });
+
+  test('plain http, other schemes, credentials in the URL and loopback without allowLoopback are refused at add time', async () => {
+    const resolve = resolving({ 'hooks.example.com': '93.184.216.34' });
+    const cases: readonly (readonly [string, string])[] = [
+      ['http://hooks.example.com/x', 'not-https'],
+      ['ftp://hooks.example.com/x', 'not-https'],
+      ['file:///etc/passwd', 'not-https'],
+      ['https://admin:pw@hooks.example.com/x', 'credentials-in-url'],
+      [`${hookOrigin}/x`, 'forbidden-address'],
+      ['https://2130706433/', 'forbidden-address'],
+      ['https://0xa9fea9fe/latest/meta-data/', 'forbidden-address'],
+    ];
+    for (const [url, cause] of cases) assert.equal((await refusedUrl(url, resolve)).data.cause, cause, url);
+    assert.deepEqual(await server.app.services.webhooks.list(ws1.ws.workspaceId), []);
+  });
+
+  test('a name that resolves inside only after it was added (DNS rebinding) is refused at delivery; nothing is sent', async () => {
+    const port = (hooks.address() as AddressInfo).port;
+    const url = `https://rebind.attacker.example:${port}/rebound`;
+    const { webhook } = await addWebhook(
+      await ownerCtx(),
+      { url },
+      { allowLoopback: false, resolve: resolving({ 'rebind.attacker.example': '93.184.216.34' }) },
+    );
+    const client = db();
+    try {
+      for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '::ffff:127.0.0.1']) {
+        const dispatch = createWebhookDispatch({
+          db: client,
+          table: server.app.config.tables.workspace,
+          allowLoopback: false,
+          resolve: resolving({ 'rebind.attacker.example': address }),
+        });
+        const outcome = await dispatch.test(ws1.ws.workspaceId, webhook.webhookId, new Date());
+        assert.equal(outcome.ok, false, address);
+        assert.equal(!outcome.ok && outcome.cause, 'forbidden-address', address);
+      }
+      assert.deepEqual(
+        hits.filter((h) => h.path === '/rebound'),
+        [],
+        'the receiver inside got nothing',
+      );
+    } finally {
+      await removeWebhook(await ownerCtx(), webhook.webhookId);
+      client.destroy();
+    }
+  });
+
+  test('a redirect to an inside address is not followed: a failed delivery naming the class, never retried', async () => {
+    // The local server's dispatcher (loopback allowed), so the first hop reaches the receiver on 127.0.0.1.
+    const { webhook } = await addWebhook(await ownerCtx(), { url: `${hookOrigin}/redirects` }, { allowLoopback: true });
+    const client = db();
+    const dispatch = createWebhookDispatch({
+      db: client,
+      table: server.app.config.tables.workspace,
+      allowLoopback: true,
+      resolve: resolving(insideNames),
+    });
+    try {
+      for (const [i, [address, cls]] of INSIDE.entries()) {
+        if (cls === 'loopback') continue; // loopback is this dispatcher's own: a redirect there is a plain redirect (below)
+        for (const location of [`https://${nameOf(i)}/steal`, `http://${address.includes(':') ? `[${address}]` : address}/steal`]) {
+          answers.set('/redirects', { status: 302, location });
+          const outcome = await dispatch.test(ws1.ws.workspaceId, webhook.webhookId, new Date());
+          assert.deepEqual(
+            outcome,
+            { ok: false, retryable: false, cause: 'redirect-to-forbidden-address', status: 302, addressClass: cls },
+            location,
+          );
+        }
+      }
+      answers.set('/redirects', { status: 307, location: `${hookOrigin}/elsewhere` });
+      assert.deepEqual(await dispatch.test(ws1.ws.workspaceId, webhook.webhookId, new Date()), {
+        ok: false,
+        retryable: false,
+        cause: 'redirect',
+        status: 307,
+      });
+      assert.deepEqual(
+        hits.filter((h) => h.path === '/elsewhere'),
+        [],
+        'no redirect was followed',
+      );
+
+      // Through the dispatcher proper: kept as failed at once, not tried again.
+      answers.set('/redirects', { status: 301, location: 'https://169.254.169.254/latest/meta-data/' });
+      const now = new Date();
+      const notice = {
+        id: `act_redirect_${randomUUID().slice(0, 8)}:assigned`,
+        kind: 'assigned' as const,
+        workspaceKey: 'SCRT',
+        taskKey: 'SCRT-1',
+        taskId: ws1.taskIds[0]!,
+        taskTitle: 'a task',
+        actorName: 'Ada',
+        client: 'test',
+        at: now.toISOString(),
+        summary: 'Ada assigned SCRT-1',
+      };
+      await dispatch.dispatch(ws1.ws.workspaceId, [notice], now);
+      await dispatch.retryDue(new Date(now.getTime() + 2 * 60_000));
+      assert.equal(hits.filter((h) => h.id === notice.id).length, 1, 'one try, no retry');
+      const [kept] = await server.app.services.webhooks.list(ws1.ws.workspaceId);
+      assert.equal(kept!.lastFailure?.cause, 'redirect-to-forbidden-address');
+      // At least this one (the local server's notifier may have sent the workspace's own changes there too).
+      assert.ok((kept!.failedDeliveries ?? 0) >= 1);
+    } finally {
+      answers.delete('/redirects');
+      await removeWebhook(await ownerCtx(), webhook.webhookId);
+      client.destroy();
     }
   });
 });

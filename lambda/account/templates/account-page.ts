@@ -34,6 +34,39 @@ export interface MemberRow {
   readonly changeable: boolean;
 }
 
+/** A webhook as an admin sees it here: the secret masked (webhook-writer.ts, `listWebhooks`). */
+export interface WebhookRow {
+  readonly webhookId: string;
+  readonly url: string;
+  /** Every inbox kind, or the ones chosen. */
+  readonly events: readonly string[] | 'all';
+  readonly format: string;
+  readonly maskedSecret: string;
+  readonly createdAt: string;
+  /** Who added it, by name where the member is known. */
+  readonly createdBy: string;
+  readonly lastFailure?: { readonly at: string; readonly cause: string; readonly status?: number };
+  readonly failedDeliveries: number;
+}
+
+/** The webhooks section: only for admins and owners. */
+export interface WebhooksView {
+  readonly rows: readonly WebhookRow[];
+  /** The inbox kinds a webhook may be sent (delivery/notice.ts), and the formats (store/webhook-store.ts). */
+  readonly kinds: readonly string[];
+  readonly formats: readonly string[];
+  /** A webhook just added: its secret is on this one page, never again. */
+  readonly created?: { readonly url: string; readonly secret: string };
+  /** A refused form: what was wrong, the field it names, and what was entered (to correct it). */
+  readonly refused?: {
+    readonly text: string;
+    readonly field?: 'url' | 'events' | 'format';
+    readonly url: string;
+    readonly events: readonly string[];
+    readonly format: string;
+  };
+}
+
 /** One change of the activity record, as the page shows it. */
 export interface ChangeRow {
   readonly activityId: string;
@@ -67,6 +100,8 @@ export interface AccountView {
   readonly myChanges: readonly ChangeRow[];
   /** Only for admins and owners: the workspace's member and token changes. */
   readonly teamChanges?: readonly ChangeRow[];
+  /** Only for admins and owners: the workspace's outbound webhooks (docs/notifications.md, "Webhooks"). */
+  readonly webhooks?: WebhooksView;
   /** A token just made: its secret is on this one page, never again. */
   readonly created?: { readonly label: string; readonly secret: string };
   readonly notice?: string;
@@ -89,14 +124,70 @@ const COPY_SCRIPT = `document.querySelectorAll('button[data-copy]').forEach(func
 const post = (action: string, csrf: string, label: string, attrs: { readonly id?: string; readonly name?: string } = {}): Html =>
   html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit"${attrs.id ? html` id="${attrs.id}"` : ''}${attrs.name ? html` aria-label="${label} ${attrs.name}"` : ''}>${label}</button></form>`;
 
+const FIELD_NAMES = { url: 'URL', events: 'Events', format: 'Format' } as const;
+
+const webhookRow = (w: WebhookRow, csrf: string): Html => {
+  const f = w.lastFailure;
+  return html`<tr data-webhook="${w.webhookId}"><td data-label="URL"><code>${w.url}</code></td><td data-label="Events">${w.events === 'all' ? 'all' : w.events.join(', ')}</td><td data-label="Format">${w.format}</td><td data-label="Secret"><code>${w.maskedSecret}</code></td><td data-label="Added">${day(w.createdAt)} <span class="muted">by ${w.createdBy}</span></td><td data-label="Failures">${
+    f || w.failedDeliveries
+      ? html`${f ? `last ${f.at.slice(0, 16).replace('T', ' ')} UTC: ${f.cause}${f.status !== undefined ? ` (HTTP ${f.status})` : ''}` : ''}${f && w.failedDeliveries ? '; ' : ''}${w.failedDeliveries ? `${w.failedDeliveries} ${w.failedDeliveries === 1 ? 'delivery' : 'deliveries'} given up` : ''}`
+      : 'none'
+  }</td><td>${post(`/account/webhooks/${encodeURIComponent(w.webhookId)}/remove`, csrf, 'Remove', { name: w.url })}</td></tr>
+`;
+};
+
+/** The webhooks section: the list, what was just added or refused, and the form to add one. */
+const webhooksSection = (v: WebhooksView, csrf: string): Html => {
+  const r = v.refused;
+  const invalid = (field: 'url' | 'events' | 'format') =>
+    r?.field === field ? html` aria-invalid="true" aria-describedby="webhook-error"` : '';
+  const checked = (kind: string) => (r?.events.includes(kind) ? ' checked' : '');
+  return html`<section aria-labelledby="webhooks-heading" id="webhooks-section">
+<h2 id="webhooks-heading">Webhooks</h2>
+<p class="muted">The workspace's events posted to your own systems, each delivery signed with the webhook's secret (<code>whsec_…</code>). Only admins and owners see this.</p>
+${
+  v.created
+    ? html`<div class="secret" id="webhook-created">
+<h3>Webhook to ${v.created.url} added</h3>
+<p>Store its signing secret now, where your receiver verifies deliveries: it is shown only this once, and this page shows it masked from now on.</p>
+<label class="field"><span>Signing secret</span><textarea id="webhook-secret" readonly rows="2">${v.created.secret}</textarea></label>
+<button type="button" data-copy="webhook-secret" hidden>Copy secret</button>
+</div>`
+    : ''
+}
+${
+  v.rows.length
+    ? html`<table class="stack" id="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Format</th><th scope="col">Secret</th><th scope="col">Added</th><th scope="col">Failures</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>
+${v.rows.map((w) => webhookRow(w, csrf))}</tbody></table>`
+    : html`<p id="no-webhooks">The workspace has no webhooks.</p>`
+}
+<form method="post" action="/account/webhooks" id="add-webhook">
+<input type="hidden" name="csrf" value="${csrf}">
+<h3>New webhook</h3>
+${r ? html`<p class="notice" role="alert" id="webhook-error">The webhook was not added. ${r.field ? html`<strong>${FIELD_NAMES[r.field]}</strong>: ` : ''}${r.text}</p>` : ''}
+<label class="field"><span>URL</span><input type="text" inputmode="url" name="url" id="webhook-url" required maxlength="2048" placeholder="https://hooks.example.com/doers" value="${r?.url ?? ''}"${invalid('url')}></label>
+<fieldset${invalid('events')}><legend>Events <span class="muted">(none ticked: all)</span></legend>
+${v.kinds.map(
+  (k) => html`<label><input type="checkbox" name="event" value="${k}"${checked(k)}> <span>${k}</span></label>
+`,
+)}</fieldset>
+<label class="field"><span>Format</span><select name="format" id="webhook-format"${invalid('format')}>${v.formats.map(
+    (f) =>
+      html`<option value="${f}"${(r?.format ?? 'standard') === f ? ' selected' : ''}>${f === 'slack' ? 'Slack message' : 'standard (JSON)'}</option>`,
+  )}</select></label>
+<button type="submit" class="primary" id="add-webhook-button">Add webhook</button>
+</form>
+</section>`;
+};
+
 /**
  * The account page: who you are, your personal access tokens, the apps connected to your account
- * and, for admins and owners, the workspace's members. Every action is a form post with the
+ * and, for admins and owners, the workspace's members and webhooks. Every action is a form post with the
  * session's CSRF token; the page works without JavaScript (the copy button is the only script).
  */
 export const accountPage = (v: AccountView): Page =>
   page(
-    { title: 'Your account', wide: true, ...(v.created ? { script: COPY_SCRIPT } : {}) },
+    { title: 'Your account', wide: true, ...(v.created || v.webhooks?.created ? { script: COPY_SCRIPT } : {}) },
     html`<header class="account">
 <div><h1>Your account</h1>
 <p id="who">${v.me.name} &lt;${v.me.email}&gt; · <span id="role">${v.me.role}</span> of <span id="workspace">${v.workspaceName}</span></p></div>
@@ -195,5 +286,6 @@ ${v.members.map(
 )}</tbody></table>
 </section>`
     : ''
-}`,
+}
+${v.webhooks ? webhooksSection(v.webhooks, v.csrf) : ''}`,
   );

@@ -8,6 +8,7 @@ import {
   type FieldChange,
   fieldChanges,
 } from '../model/activity.js';
+import { mentionedIn } from '../model/mentions.js';
 import { categoryOfKey, storedKey } from '../model/statuses.js';
 import type { Attachment, Comment, Project, Task } from '../model/types.js';
 import type { View } from '../model/views.js';
@@ -32,6 +33,7 @@ export const TASK_FIELDS = [
   'projectId',
   'labels',
   'repeat',
+  'reminders',
   'completedAt',
   'completedBy',
   'blockedBy',
@@ -40,7 +42,7 @@ export const TASK_FIELDS = [
   'deletedAt',
 ] as const;
 export const PROJECT_FIELDS = ['name', 'description', 'status', 'statuses', 'retiredStatuses', 'archivedAt', 'deletedAt'] as const;
-export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'status', 'deletedAt'] as const;
+export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'notify', 'status', 'deletedAt'] as const;
 export const TOKEN_FIELDS = ['label', 'userId', 'scopes', 'expiresAt', 'revokedAt'] as const;
 export const WORKSPACE_FIELDS = ['name', 'key', 'status'] as const;
 export const VIEW_FIELDS = ['name', 'query', 'sort', 'group', 'shared'] as const;
@@ -78,6 +80,13 @@ const shortNotesAfter = (c: FieldChange): FieldChange =>
     ? { ...c, after: `${Array.from(c.after).slice(0, NOTES_AFTER_KEPT).join('')}…` }
     : c;
 
+/** Members whose mention `next`'s notes add to what `before`'s held: the record names them for the notifier. */
+export const newlyMentioned = (before: Pick<Task, 'notes'> | undefined, next: Pick<Task, 'notes'>): string[] => {
+  if (next.notes === undefined || next.notes === before?.notes) return [];
+  const had = new Set(before?.notes ? mentionedIn(before.notes) : []);
+  return mentionedIn(next.notes).filter((id) => !had.has(id));
+};
+
 /**
  * The record of a task change: the fields that moved, each before and after, and the version it
  * made. Undo reads the task as it is now and puts those fields back; the task's whole state is not
@@ -90,8 +99,9 @@ export const taskRecord = (
   after: Task,
   extra: Partial<Pick<ActivityRecord, 'undoOf' | 'commentCount' | 'occurrence'>> = {},
   activityId?: string,
-): ActivityRecord =>
-  buildRecord(
+): ActivityRecord => {
+  const mentioned = after.deletedAt ? [] : newlyMentioned(before, after);
+  return buildRecord(
     source,
     after.workspaceId,
     {
@@ -105,11 +115,13 @@ export const taskRecord = (
       ...((after.projectId ?? before?.projectId) ? { projectId: after.projectId ?? before?.projectId } : {}),
       changes: fieldChanges(before, after, TASK_FIELDS).map(shortNotesAfter),
       version: after.version,
+      ...(mentioned.length ? { mentioned } : {}),
       ...extra,
     },
     activity.expiresAtFor(source.now),
     activityId,
   );
+};
 
 export const projectRecord = (
   activity: ActivityStore,
@@ -143,8 +155,10 @@ export const commentRecord = (
   comment: Comment,
   task: Pick<Task, 'taskId' | 'title' | 'number' | 'projectId'>,
   extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
-): ActivityRecord =>
-  buildRecord(
+): ActivityRecord => {
+  // A comment added tells those it mentions (its restore by an undo does not again).
+  const mentioned = action === 'created' && !extra.undoOf ? mentionedIn(comment.body) : [];
+  return buildRecord(
     source,
     comment.workspaceId,
     {
@@ -162,10 +176,12 @@ export const commentRecord = (
             ? [{ field: 'deletedAt', after: source.now.toISOString() }]
             : [{ field: 'deletedAt', before: source.now.toISOString() }],
       ...(action === 'created' ? { after: { ...comment } } : { before: { ...comment } }),
+      ...(mentioned.length ? { mentioned } : {}),
       ...extra,
     },
     activity.expiresAtFor(source.now),
   );
+};
 
 /** The record of an attachment added, deleted or restored: its item is what undo needs (the bytes stay in the file store). */
 export const attachmentRecord = (

@@ -1,4 +1,4 @@
-import type { ActivityRecord, FieldChange } from '../model/activity.js';
+import { type ActivityRecord, type FieldChange, isWebhookRecord } from '../model/activity.js';
 import { categoryOfKey, phaseOf, type StatusSet, setOf, statusOf } from '../model/statuses.js';
 import { dateInZone } from '../model/time.js';
 import type { TaskStatus } from '../model/types.js';
@@ -215,6 +215,10 @@ export const describeChange = (r: ActivityRecord, names: Names): string => {
     switch (`${r.kind}:${r.action}`) {
       case 'task:created':
         return `created task ${label}`;
+      case isWebhookRecord(r) && 'workspace:created':
+        return `added the ${r.targetLabel} (${(r.changes.find((c) => c.field === 'events')?.after as string[] | undefined)?.join(', ') ?? 'every event'})`;
+      case isWebhookRecord(r) && 'workspace:removed':
+        return `removed the ${r.targetLabel}`;
       case 'task:completed': {
         if (!r.occurrence) return `completed ${label}`;
         const next = r.changes.find((c) => c.field === 'dueDate')?.after;

@@ -45,7 +45,16 @@ export const addComment = async (ctx: WriteContext, task: TaskRef, body: string,
     ctx,
     record.activityId,
     `comments_list ${taskNameOf(caller.workspaceKey, task)} shows whether it was added.`,
-    (claim) => writesOf(stores).commit([...claim, writesOf(stores).comments.addOp(comment), writesOf(stores).activity.recordOp(record)]),
+    (claim) =>
+      writesOf(stores).commit([
+        ...claim,
+        writesOf(stores).comments.addOp(comment),
+        writesOf(stores).activity.recordOp(record),
+        // Everyone it mentions watches the task from now on.
+        ...(record.mentioned ?? []).map((userId) =>
+          writesOf(stores).inbox.watchOp(caller.workspaceId, task.taskId, { userId, on: true }, comment.createdAt),
+        ),
+      ]),
   );
   return { comment, record };
 };

@@ -3,6 +3,7 @@ import type { Member, Role, Status } from '../../vocabulary.js';
 import { memberRecord } from '../activity/records.js';
 import type { ActivityRecord, ChangeSource } from '../model/activity.js';
 import { emailTaken, memberNotFound } from '../model/refusals.js';
+import { stableJson } from '../model/stable-json.js';
 import type { CallClaim } from '../store/call-claims.js';
 import { confirmedOr, writeClaimed } from '../store/confirmed.js';
 import type { WorkspaceStores } from '../store/stores.js';
@@ -179,4 +180,39 @@ export const changeStatus = async (
     return { member: next, changed: true, record: r.record()! };
   });
   return changed;
+};
+
+/** The hour of the day (UTC, `00`-`23`) a member's local digest hour falls on now. */
+export const digestUtcHour = (settings: Pick<Member, 'timeZone' | 'notify'>, now: Date): string | undefined => {
+  if (settings.notify?.email !== 'digest' || settings.notify.digestHour === undefined) return undefined;
+  const local = new Intl.DateTimeFormat('en-GB', { timeZone: settings.timeZone, hour: '2-digit', hourCycle: 'h23' }).format(now);
+  const offset = (Number(local) - now.getUTCHours() + 24) % 24;
+  return String((settings.notify.digestHour - offset + 24) % 24).padStart(2, '0');
+};
+
+/**
+ * A member's own settings (me_update): their time zone and how they are told. Anyone may change
+ * their own, a viewer too; the change is recorded like any other of a member. A digest is filed under
+ * the UTC hour its local hour falls on now (the minute job files it again after a clock change).
+ */
+export const changeOwnSettings = async (
+  stores: Stores & Pick<WorkspaceStores, 'inbox'>,
+  source: ChangeSource,
+  member: Member,
+  settings: Pick<Member, 'timeZone' | 'notify'>,
+): Promise<MemberChange> => {
+  const next: Member = { ...member, timeZone: settings.timeZone, ...(settings.notify ? { notify: settings.notify } : {}) };
+  if (!settings.notify) delete (next as { notify?: unknown }).notify;
+  if (stableJson(next) === stableJson(member)) return { member, changed: false };
+  const r = recorder(stores, source, {});
+  const digest = writesOf(stores).inbox.digestOps(
+    member.workspaceId,
+    member.userId,
+    digestUtcHour(next, source.now),
+    digestUtcHour(member, source.now),
+  );
+  await confirmedOr('me_get shows your settings now.', () =>
+    writesOf(stores).directory.setMemberSettings(member.workspaceId, member.userId, settings, [...r.ops(member, next), ...digest]),
+  );
+  return { member: next, changed: true, record: r.record()! };
 };

@@ -70,6 +70,8 @@ export interface ActivityRecord {
   readonly commentCount?: number;
   /** A recurring task's completion: the due date of the occurrence done (the task stays open, due at the next). */
   readonly occurrence?: string;
+  /** Members this change mentioned anew (a comment's text, a task's notes): the notifier tells them. */
+  readonly mentioned?: readonly string[];
   /** This record undid that one. */
   readonly undoOf?: string;
   /** Set on this record when a later change undid it. */
@@ -187,3 +189,8 @@ export const stateAfter = (record: Pick<ActivityRecord, 'before' | 'after' | 'ch
   }
   return next;
 };
+
+/** Webhook ids (workspace/webhooks/webhook-writer.ts): a webhook's records are the workspace's, told apart by their target. */
+export const WEBHOOK_ID_PREFIX = 'hook_';
+export const isWebhookRecord = (r: Pick<ActivityRecord, 'kind' | 'targetId'>): boolean =>
+  r.kind === 'workspace' && r.targetId.startsWith(WEBHOOK_ID_PREFIX);

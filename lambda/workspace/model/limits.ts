@@ -48,3 +48,12 @@ export const MAX_SUBTASKS = 100;
 
 /** Files one task holds at most: task_get lists them all, and its answer stays small. */
 export const MAX_ATTACHMENTS = 100;
+
+/** Reminders one task holds at most (model/reminder-words.ts): each is a message someone is sent. */
+export const MAX_REMINDERS = 20;
+
+/**
+ * People one text (a comment, a task's notes) mentions at most (model/mentions.ts): each one is
+ * told, so a text naming the whole workspace would be a storm of notices.
+ */
+export const MAX_MENTIONS = 20;

@@ -904,3 +904,123 @@ export const refusalOfStorage = (err: unknown): ToolRefusal | undefined => {
   if (err instanceof ReadCeilingReached) return readCeiling(err);
   return undefined;
 };
+
+// ---- reminders and mentions (model/reminder-words.ts, model/mentions.ts) ------------------------
+
+const REMINDER_FORMS =
+  "Reminders read here: a time in your zone ('friday 9am', 'tomorrow at 8', 'in 2 hours', 'dec 24 at noon', '2026-12-24 17:00'; " +
+  "a day without a time is 09:00) or one set by the due date ('1 hour before', '30 minutes before', '2 days before', " +
+  "'the day before at 17:00', 'on the day at 8am', 'when due')";
+
+/** A reminder whose words are no time and no time before the due date: `said` is the words and why. */
+export const reminderUnreadable = (param: string, words: string, said: string) =>
+  new InvalidArgumentRefusal(`${param}: ${said}. ${REMINDER_FORMS}.`, 'invalid-argument', { param, words });
+
+/** A reminder at or before the minute it was given in: `when` is its time in the member's words. */
+export const reminderInPast = (param: string, words: string, when: string, at: string) =>
+  new InvalidArgumentRefusal(`${param}: '${words}' is in the past (${when}); give a time still ahead.`, 'invalid-argument', {
+    param,
+    words,
+    at,
+  });
+
+/** A reminder set by the due date, on a task that has none. */
+export const reminderNeedsDue = (param: string, words: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: '${words}' needs a due date; give the task a dueDate, or the reminder as a time ('friday 9am').`,
+    'invalid-argument',
+    { param, words },
+  );
+
+/** More reminders than a task holds. */
+export const tooManyReminders = (param: string, count: number, most: number) =>
+  limitReached(param, `${count} reminders; a task holds at most ${most}.`, { count, most });
+
+/** A text that mentions more people than one text may (each of them would be told). */
+export const mentionStorm = (param: string, count: number, most: number) =>
+  limitReached(param, `mentions ${count} people; a text mentions at most ${most}, since each one is told. Mention fewer.`, {
+    count,
+    most,
+  });
+
+// ---- webhooks (workspace/webhooks/, docs/notifications.md "Webhooks") ----------------------------
+
+/** Why a webhook's URL is refused, in words; the codes are the address guard's (lambda/delivery/address-guard.ts). */
+const WEBHOOK_URL_WORDS: Readonly<Record<string, string>> = {
+  'invalid-url': 'is not a URL (at most 2048 characters)',
+  'not-https': 'must be https (plain http only to this machine, on the local server)',
+  'credentials-in-url': "carries a user name or password; put the receiver's credentials elsewhere (deliveries are signed)",
+  unresolvable: 'names a host that does not resolve',
+  'forbidden-address': 'reaches an address webhooks may not reach',
+};
+
+/** A URL a webhook may not have: `cause` is the guard's code, `addressClass` the class of the address refused. */
+export const webhookUrlRefused = (cause: string, addressClass?: string) =>
+  new InvalidArgumentRefusal(
+    `url: ${WEBHOOK_URL_WORDS[cause] ?? cause}${addressClass ? ` (a ${addressClass} address)` : ''}; webhooks go to public https addresses only. Nothing was written.`,
+    'invalid-argument',
+    { param: 'url', cause, ...(addressClass ? { addressClass } : {}) },
+  );
+
+export const webhooksFull = (most: number) =>
+  limitReached('url', `this workspace has ${most} webhooks, the most it may have; remove one first (webhook remove).`, { most });
+
+export const webhookEventsUnknown = (unknown: readonly string[], known: readonly string[]) =>
+  new InvalidArgumentRefusal(
+    `events: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no event; the events are ${known.join(', ')}.`,
+    'invalid-argument',
+    {
+      param: 'events',
+      unknown,
+      known,
+    },
+  );
+
+export const webhookFormatUnknown = (given: string, known: readonly string[]) =>
+  new InvalidArgumentRefusal(`format: ${given} is no format; the formats are ${known.join(', ')}.`, 'invalid-argument', {
+    param: 'format',
+    known,
+  });
+
+export const webhookNotFound = (webhookId: string) =>
+  new NotFoundRefusal(`id: no webhook ${webhookId} in this workspace (not found); webhook list shows them.`, 'not-found', { param: 'id' });
+
+// ---- the inbox and a member's own settings (docs/notifications.md) -------------------------------
+
+export const inboxMarkNeedsOne = () =>
+  new InvalidArgumentRefusal(
+    'entries, upTo: give one of them: the entries to mark, or the newest entryId to mark up to. Nothing was marked.',
+    'invalid-argument',
+    {
+      param: 'entries',
+    },
+  );
+
+export const timeZoneUnknown = (given: string) =>
+  new InvalidArgumentRefusal(`timeZone: ${given} is not an IANA time zone (like Europe/Berlin or America/New_York).`, 'invalid-argument', {
+    param: 'timeZone',
+  });
+
+export const digestHourNeeded = () =>
+  new InvalidArgumentRefusal('digestHour: a daily digest needs the local hour (0-23) it is sent at.', 'invalid-argument', {
+    param: 'digestHour',
+  });
+
+export const emailIsOff = () =>
+  new InvalidArgumentRefusal(
+    'email: this deployment sends no e-mail (its operator has not set a sender: doers:emailFrom); your inbox still has everything.',
+    'invalid-argument',
+    { param: 'email', cause: 'email-off' },
+  );
+
+export const remindNeedsTaskTool = (param: string) =>
+  new InvalidArgumentRefusal(`${param}: reminders are yours: give them on a task you can change.`, 'invalid-argument', { param });
+
+/** A webhook added or removed: its secret is shown once, so putting one back would be a new webhook. */
+export const webhookChangeNotUndoable = (activityId: string, action: 'created' | 'removed') =>
+  notUndoable(
+    activityId,
+    action === 'created'
+      ? 'added a webhook; an admin removes it with npm run admin -- webhook remove (or on the account page).'
+      : 'removed a webhook, whose secret is gone with it; an admin adds it again with npm run admin -- webhook add (a new secret).',
+  );

@@ -56,6 +56,8 @@ export interface Task {
   readonly blocks?: readonly string[];
   /** Raised with every change to `blocks`: a status change of this task is written only against the `blocks` it read. */
   readonly linksVersion?: number;
+  /** Reminders in words, each its member's (model/reminder-words.ts); the minute job fires them. */
+  readonly reminders?: readonly TaskReminder[];
   readonly createdBy: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -64,6 +66,20 @@ export interface Task {
   /** A deleted task is kept, invisible to every read, until its undo window ends (workspace/activity.ts). */
   readonly deletedAt?: string;
   readonly version: number;
+}
+
+/** A reminder on a task: when, read from which words, and whose. */
+export interface TaskReminder {
+  readonly reminderId: string;
+  /** ISO instant of a whole minute, UTC. */
+  readonly at: string;
+  readonly words: string;
+  /** A reminder relative to the due date moves with it (a recurring task's next occurrence too). */
+  readonly beforeDue?: { readonly minutes?: number; readonly days?: number; readonly at?: string };
+  /** The member it reminds: the one who set it. */
+  readonly userId: string;
+  /** Their time zone when they set it: a relative one's time of day ("the day before at 17:00") is theirs. */
+  readonly zone?: string;
 }
 
 export type ProjectStatus = 'active' | 'archived';

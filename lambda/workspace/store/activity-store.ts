@@ -58,6 +58,11 @@ export interface ActivityStore {
   list(ws: WorkspaceRef, query: ActivityQuery, limit: number, now: Date, after?: string): Promise<ActivityPage>;
   /** The records of a bulk call's items (`act_….01` …), in order. */
   itemsOfCall(ws: WorkspaceRef, callId: string): Promise<ActivityRecord[]>;
+  /**
+   * The workspace's records after `afterId` and before `beforeId`, oldest first, at most `limit`
+   * (the local notifier's poll: every shard read from where it left off).
+   */
+  since(workspaceId: string, afterId: string, beforeId: string, limit: number): Promise<ActivityRecord[]>;
   /** The target's records after `afterId`, oldest first: what a conflicting undo names. */
   laterOnTarget(workspaceId: string, record: ActivityRecord, limit: number): Promise<ActivityRecord[]>;
 }
@@ -98,6 +103,9 @@ const FIRST_READ = 25;
 /** Where each record read was found (layout 1 kept them all in the workspace partition): what marking it undone writes to. */
 const locations = new WeakMap<ActivityRecord, string>();
 
+/** A record from its item, as a query or the table's stream gives it (the notifier reads the stream). */
+export const recordOfItem = (item: Record<string, unknown>): ActivityRecord => toRecord(item);
+
 const toRecord = (item: Record<string, unknown>): ActivityRecord => {
   const { pk, sk: _s, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, clientSearch: _e, ...rest } = item;
   const record = rest as unknown as ActivityRecord;
@@ -131,6 +139,26 @@ export class DynamoActivityStore implements ActivityStore, ActivityWrites {
 
   expiresAtFor(now: Date): number {
     return Math.floor(now.getTime() / 1000) + this.retentionDays * DAY_SECONDS;
+  }
+
+  async since(workspaceId: string, afterId: string, beforeId: string, limit: number): Promise<ActivityRecord[]> {
+    const pages = await Promise.all(
+      activityShardPks(workspaceId).map((pk) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :p AND sk BETWEEN :a AND :b',
+            ExpressionAttributeValues: { ':p': pk, ':a': activitySk(`${afterId}\u0000`), ':b': activitySk(beforeId) },
+            ConsistentRead: true,
+            Limit: limit,
+          }),
+        ),
+      ),
+    );
+    return pages
+      .flatMap((p) => (p.Items ?? []).map(toRecord))
+      .sort((a, b) => (a.activityId < b.activityId ? -1 : 1))
+      .slice(0, limit);
   }
 
   recordOp(record: ActivityRecord): WriteOp {

@@ -10,12 +10,14 @@ import { DynamoAttachmentStore } from './attachment-store.js';
 import { CallClaims } from './call-claims.js';
 import { DynamoCommentStore } from './comment-store.js';
 import { DynamoDirectoryStore } from './directory-store.js';
+import { DynamoInboxStore } from './inbox-store.js';
 import { DirectoryNames } from './names.js';
 import { DynamoProjectStore } from './project-store.js';
 import type { AttachmentFiles, WorkspaceStores } from './stores.js';
 import { TaskNumbers } from './task-numbers.js';
 import { DynamoTaskStore } from './task-store.js';
 import { DynamoViewStore } from './view-store.js';
+import { DynamoWebhookStore } from './webhook-store.js';
 import { withWrites } from './writes.js';
 
 const asRefusal = (err: unknown): never => {
@@ -84,9 +86,26 @@ export const createWorkspaceStores = (
   const activity = new DynamoActivityStore(db, table, activityDays);
   const calls = new CallClaims(db, table, callSeconds);
   const views = new DynamoViewStore(db, table);
+  const inbox = new DynamoInboxStore(db, table);
+  const webhooks = new DynamoWebhookStore(db, table);
   // One object per store: the read side is each store as its read interface, the write side the same
   // objects as their writes (store/writes.ts), which only writers reach.
-  const stores = { directory, tokens, grants, tasks, projects, comments, attachments, names, activity, numbers, calls, views };
+  const stores = {
+    directory,
+    tokens,
+    grants,
+    tasks,
+    projects,
+    comments,
+    attachments,
+    names,
+    activity,
+    numbers,
+    calls,
+    views,
+    inbox,
+    webhooks,
+  };
   const reads: WorkspaceStores = { ...stores, files: gatedFiles(files) };
   return withWrites(reads, {
     ...stores,

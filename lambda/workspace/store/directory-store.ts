@@ -49,6 +49,13 @@ export interface DirectoryWrites {
   inviteMember(member: Member, extra?: readonly WriteOp[], lead?: readonly WriteOp[]): Promise<'created' | 'email_taken'>;
   /** Changes the role only if it is still `expectedRole` (ConflictRefusal / NotFoundRefusal otherwise). */
   setMemberRole(workspaceId: string, userId: string, expectedRole: Role, role: Role, extra?: readonly WriteOp[]): Promise<void>;
+  /** A member's own settings (time zone, how they are told); refused as not found when the member is gone. */
+  setMemberSettings(
+    workspaceId: string,
+    userId: string,
+    settings: Pick<Member, 'timeZone' | 'notify'>,
+    extra?: readonly WriteOp[],
+  ): Promise<void>;
   /** Deletes the member (if still `expectedRole`) and frees its e-mail. */
   removeMember(member: Member, expectedRole: Role, extra?: readonly WriteOp[]): Promise<void>;
   /**
@@ -235,6 +242,32 @@ export class DynamoDirectoryStore implements DirectoryStore, DirectoryWrites {
           },
         },
         refused: (current) => memberRefusal(userId, expectedRole, current),
+      },
+      ...extra,
+    ]);
+  }
+
+  async setMemberSettings(
+    workspaceId: string,
+    userId: string,
+    settings: Pick<Member, 'timeZone' | 'notify'>,
+    extra: readonly WriteOp[] = [],
+  ): Promise<void> {
+    await this.write(workspaceId, [
+      {
+        item: {
+          Update: {
+            TableName: this.table,
+            Key: { pk: wsPk(workspaceId), sk: memberSk(userId) },
+            UpdateExpression: settings.notify ? 'SET #z = :z, #n = :n' : 'SET #z = :z REMOVE #n',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#z': 'timeZone', '#n': 'notify' },
+            ExpressionAttributeValues: { ':z': settings.timeZone, ...(settings.notify ? { ':n': settings.notify } : {}) },
+          },
+        },
+        refused: () => {
+          throw memberNotFound(userId);
+        },
       },
       ...extra,
     ]);

@@ -8,11 +8,13 @@ import type { AttachmentStore } from './attachment-store.js';
 import type { CallClaim, CallClaims } from './call-claims.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
+import type { InboxStore } from './inbox-store.js';
 import type { NamesSource } from './names.js';
 import type { ProjectStore } from './project-store.js';
 import type { TaskNumberLookup } from './task-numbers.js';
 import type { TaskStore } from './task-store.js';
 import type { ViewStore } from './view-store.js';
+import type { WebhookStore } from './webhook-store.js';
 
 /** What every writer is given: the stores, who changes it (with their role as it is now), and the change's source. */
 export interface WriteContext {
@@ -48,6 +50,10 @@ export interface WorkspaceStores {
   readonly calls: CallClaims;
   /** Saved views: the shared ones and each member's own. */
   readonly views: ViewStore;
+  /** Each member's inbox, who watches a task, reminders by minute (docs/notifications.md). */
+  readonly inbox: InboxStore;
+  /** Outbound webhooks: what admins list (docs/notifications.md, "Webhooks"). */
+  readonly webhooks: WebhookStore;
 }
 
 export interface AttachmentFiles extends FileParts {

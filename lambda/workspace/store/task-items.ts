@@ -103,6 +103,8 @@ export interface TaskItemExtras {
     subtasks?: readonly SubtaskEntry[];
     /** Its live attachments, the same way. */
     attachments?: readonly Attachment[];
+    /** Who chose to watch it or not, the same way (store/inbox-store.ts). */
+    watches?: readonly { readonly userId: string; readonly on: boolean }[];
   };
 }
 
@@ -114,6 +116,9 @@ export const subtaskEntriesOf = (t: Task): readonly SubtaskEntry[] | undefined =
 
 /** A task's live attachments as its single read found them (oldest first); undefined when it was read in a list. */
 export const attachmentsOf = (t: Task): readonly Attachment[] | undefined => extrasOf(t).attachments;
+
+/** A task's watch choices as its single read found them; undefined when it was read in a list. */
+export const watchesOf = (t: Task): readonly { readonly userId: string; readonly on: boolean }[] | undefined => extrasOf(t).watches;
 
 /** Whether a task as read holds its notes, or has none: it is whole (what a change of its notes needs). */
 export const isWhole = (t: Task): boolean => t.notes !== undefined || !extrasOf(t).hasNotes;

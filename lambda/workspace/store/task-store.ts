@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent } from '../../platform/dynamodb.js';
-import { LINKS_EPOCH_SK, NOTES_ITEM_SK, SUBTASK_PREFIX, TASK_ITEM_SK, taskPk, wsPk } from '../../platform/item-keys.js';
+import { LINKS_EPOCH_SK, NOTES_ITEM_SK, SUBTASK_PREFIX, TASK_ITEM_SK, taskPk, WATCH_PREFIX, wsPk } from '../../platform/item-keys.js';
 import { itemSize } from '../../platform/item-size.js';
 import type { WriteOp } from '../../platform/transact.js';
 import type { WorkspaceRef } from '../model/caller.js';
@@ -181,6 +181,7 @@ const OPTIONAL = [
   'hasNotes',
   'nw',
   'repeat',
+  'reminders',
   'parentId',
   'parentNumber',
   'state',
@@ -303,6 +304,9 @@ export class DynamoTaskStore implements TaskStore, TaskWrites {
           .filter(isAttachmentItem)
           .map(toAttachment)
           .sort((a, b) => a.addedAt.localeCompare(b.addedAt));
+        extras.watches = items
+          .filter((i) => String(i.sk).startsWith(WATCH_PREFIX))
+          .map((i) => ({ userId: String(i.userId), on: i.on === true }));
       }
       return task;
     }

@@ -6,11 +6,13 @@ import type { AttachmentWrites } from './attachment-store.js';
 import type { CallClaims } from './call-claims.js';
 import type { CommentWrites } from './comment-store.js';
 import type { DirectoryWrites } from './directory-store.js';
+import type { InboxWrites } from './inbox-store.js';
 import type { NamesWrites } from './names.js';
 import type { ProjectWrites } from './project-store.js';
 import type { TaskNumbers } from './task-numbers.js';
 import type { TaskWrites } from './task-store.js';
 import type { ViewWrites } from './view-store.js';
+import type { WebhookWrites } from './webhook-store.js';
 
 /**
  * The item-writing part of the stores: the ops each kind's change writes and the two ways to send
@@ -34,6 +36,10 @@ export interface StoreWrites {
   /** Claims of calls that must not be made twice. */
   readonly calls: CallClaims;
   readonly views: ViewWrites;
+  /** Inbox entries, watch choices, reminders' minutes, digest hours (the notifier's and the task writer's). */
+  readonly inbox: InboxWrites;
+  /** Webhooks added and removed (the webhook writer's). */
+  readonly webhooks: WebhookWrites;
   /** Writes the ops all together or not at all (one TransactWriteItems; platform/transact.ts). */
   readonly commit: (ops: readonly WriteOp[]) => Promise<void>;
   /** Writes independent groups, each all or nothing, in as few transactions as fit; each group's error or undefined. */

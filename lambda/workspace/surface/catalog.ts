@@ -11,7 +11,8 @@ import { agendaGet } from './tools/agenda.js';
 import { ATTACHMENT_TOOLS } from './tools/attachments.js';
 import { BULK_TOOLS } from './tools/bulk.js';
 import { COMMENT_TOOLS } from './tools/comments.js';
-import { meGet } from './tools/me.js';
+import { INBOX_TOOLS } from './tools/inbox.js';
+import { meGet, meUpdate } from './tools/me.js';
 import { MEMBER_TOOLS } from './tools/members.js';
 import { PROJECT_TOOLS, projectsList } from './tools/projects.js';
 import { TASK_TOOLS } from './tools/tasks.js';
@@ -29,14 +30,18 @@ export const PRODUCT_TOOLS: readonly Tool[] = linkViews([
   // What a person needs every day: their tasks, their comments, and taking a change back.
   // projects_list too: a task's projectId is found there.
   ...inGroup('tasks', [meGet, agendaGet, ...TASK_TOOLS, ...COMMENT_TOOLS, changeUndo, projectsList]),
+  // What others did that concerns you.
+  ...inGroup('inbox', INBOX_TOOLS),
   // Many tasks in one call: planning and triage sessions, imports from a list.
   ...inGroup('bulk', BULK_TOOLS),
+  // Saving and sharing queries (tasks_search runs a saved one by name in any group).
   ...inGroup('views', VIEW_TOOLS),
   ...inGroup(
     'projects',
     PROJECT_TOOLS.filter((t) => t !== projectsList),
   ),
-  ...inGroup('people', MEMBER_TOOLS),
+  // The team, and your own settings (time zone, e-mail).
+  ...inGroup('people', [...MEMBER_TOOLS, meUpdate]),
   ...inGroup('files', ATTACHMENT_TOOLS),
   ...inGroup('history', [activityList]),
 ]);

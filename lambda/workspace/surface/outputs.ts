@@ -1,4 +1,5 @@
 import type { Member } from '../../vocabulary.js';
+import { showMentions } from '../model/mentions.js';
 import { setOf, statusOf } from '../model/statuses.js';
 import type { Attachment, Comment, Project, SubtaskEntry, Task } from '../model/types.js';
 import type { Names } from '../store/names.js';
@@ -44,14 +45,19 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
 const keyOf = (names: Names, taskId: string, n: number | undefined): string =>
   n && names.workspaceKey ? `${names.workspaceKey}-${n}` : `[${taskId}]`;
 
+/** Stored text with its mentions shown by the member's name now. */
+export const shownText = (text: string, names: Names): string =>
+  text.includes('<@') ? showMentions(text, (id) => names.members.get(id)?.name) : text;
+
 export const toTaskOutput = (
   t: Task,
   names: Names,
   subtasks?: readonly SubtaskEntry[],
   attachments?: readonly Attachment[],
+  watchers?: readonly string[],
 ): TaskOutput => ({
   ...toSummary(t, names),
-  ...(t.notes ? { notes: t.notes } : {}),
+  ...(t.notes ? { notes: shownText(t.notes, names) } : {}),
   ...(subtasks?.length
     ? {
         subtasks: subtasks.map((s) => ({
@@ -80,6 +86,20 @@ export const toTaskOutput = (
   createdAt: t.createdAt,
   updatedAt: t.updatedAt,
   ...(t.completedBy ? { completedBy: t.completedBy } : {}),
+  ...(watchers?.length
+    ? { watchers: watchers.map((userId) => ({ userId, ...optionalName(names.members.get(userId)?.name, 'name') })) }
+    : {}),
+  ...(t.reminders?.length
+    ? {
+        reminders: t.reminders.map((r) => ({
+          reminderId: r.reminderId,
+          at: r.at,
+          words: r.words,
+          userId: r.userId,
+          ...optionalName(names.members.get(r.userId)?.name, 'name'),
+        })),
+      }
+    : {}),
 });
 
 export const toProjectOutput = (p: Project): ProjectOutput => {
@@ -95,7 +115,7 @@ export const toCommentOutput = (c: Comment, nameOf: (userId: string) => string |
   taskId: c.taskId,
   authorId: c.authorId,
   ...optionalName(nameOf(c.authorId), 'authorName'),
-  body: c.body,
+  body: c.body.includes('<@') ? showMentions(c.body, nameOf) : c.body,
   createdAt: c.createdAt,
 });
 

@@ -15,13 +15,15 @@ export const dailyBriefing = definePrompt({
   name: 'daily_briefing',
   title: 'Daily briefing',
   description:
-    "A briefing on the user's day: overdue and due-today tasks by priority, what is coming next, and what others changed on them.",
+    "A briefing on the user's day: their inbox, overdue and due-today tasks by priority, what is coming next, and what others changed on them.",
   args: z.object({}),
   tools: ['me_get', 'agenda_get', 'tasks_search'],
   messages: () =>
     userText(
       'Brief me on my day in the doers workspace.\n' +
-        "1. Call me_get to learn my name, time zone and today's date.\n" +
+        "1. Call me_get to learn my name, time zone, today's date and how many inbox entries are unread; if any are and you can " +
+        'call inbox_list, call it with unread true and start the briefing with them (who assigned, mentioned or changed what, ' +
+        'and my reminders).\n' +
         '2. Call agenda_get (assignee "me") for today\'s counts and the overdue and due-today tasks.\n' +
         '3. Call tasks_search with query "assignee:me due>today due<=+7d" for what comes next.\n' +
         "4. If you can call activity_list, call it with since yesterday's date for what changed in the last day; else call " +

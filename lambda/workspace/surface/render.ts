@@ -140,6 +140,9 @@ export const taskBlock = (t: TaskOutput, reader?: ToolReader): string => {
   lines.push(
     `Created ${instantPhrase(t.createdAt, reader)} by ${t.createdByName ?? t.createdBy}, updated ${instantPhrase(t.updatedAt, reader)}`,
   );
+  if (t.watchers?.length) lines.push(`Watching: ${t.watchers.map((w) => w.name ?? w.userId).join(', ')}`);
+  if (t.reminders?.length)
+    lines.push(`Reminders: ${t.reminders.map((r) => `${r.words} → ${instantPhrase(r.at, reader)} (${r.name ?? r.userId})`).join('; ')}`);
   if (t.notes) lines.push(`Notes:\n${t.notes}`);
   return lines.join('\n');
 };

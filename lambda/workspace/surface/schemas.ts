@@ -143,6 +143,10 @@ export const taskOutput = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   completedBy: z.optional(z.string()),
+  watchers: z.optional(z.array(z.object({ userId: z.string(), name: z.optional(z.string()) }))),
+  reminders: z.optional(
+    z.array(z.object({ reminderId: z.string(), at: z.string(), words: z.string(), userId: z.string(), name: z.optional(z.string()) })),
+  ),
 });
 export type TaskOutput = z.output<typeof taskOutput>;
 
@@ -226,6 +230,12 @@ export const statusArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(
 
 export const repeatArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
 
+const remindPhrase = z.string().check(z.trim(), z.minLength(1), z.maxLength(80));
+/** A reminder in words, or several: a time in the caller's zone or relative to the due date. */
+export const remindArg = z
+  .union([remindPhrase, z.array(remindPhrase).check(z.minLength(1), z.maxLength(20))])
+  .check(z.describe('friday 9am, 1 hour before'));
+
 /** What a new task may be given (task_create, and each item of tasks_create). */
 export const newTaskFields = {
   title: titleArg,
@@ -240,6 +250,7 @@ export const newTaskFields = {
   parent: z.optional(idArg),
   repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
   status: z.optional(statusArg),
+  remind: z.optional(remindArg),
 };
 
 /** What a change of a task may set (task_update, and each entry of tasks_update). */
@@ -256,4 +267,6 @@ export const taskChangeFields = {
   parent: z.optional(z.nullable(idArg)).check(z.describe('Parent key; null: top level')),
   repeat: z.optional(z.nullable(repeatArg)).check(z.describe('As task_create; null stops')),
   status: z.optional(statusArg),
+  remind: z.optional(z.nullable(remindArg)).check(z.describe('Replaces yours; null clears')),
+  watch: z.optional(z.boolean()),
 };

@@ -5,4 +5,6 @@ import type { WorkspaceStores } from '../store/stores.js';
 export interface WorkspaceServices extends WorkspaceStores {
   /** The key ring: list cursors are signed with its 'cursor' key. */
   readonly keys: KeySource;
+  /** Whether this deployment sends e-mail (it has a sender: DOERS_EMAIL_FROM). */
+  readonly emailOn?: boolean;
 }

@@ -1,9 +1,12 @@
 import type { Caller } from '../model/caller.js';
 import { readDay, readLine } from '../model/date-words.js';
-import { itemNotACreate, itemNotBefore, timeGivenTwice } from '../model/refusals.js';
+import { readMentions } from '../model/mentions.js';
+import { itemNotACreate, itemNotBefore, timeGivenTwice, tooManyReminders } from '../model/refusals.js';
+import { MAX_REMINDERS, readReminders } from '../model/reminder-words.js';
 import { type RepeatRead, readRepeat } from '../model/repeat-rules.js';
 import { parseTaskRef } from '../model/task-refs.js';
-import type { Priority } from '../model/types.js';
+import type { Priority, Task, TaskReminder } from '../model/types.js';
+import { loadNames } from '../store/lookups.js';
 import type { WorkspaceStores } from '../store/stores.js';
 import type { NewTask, TaskPatch } from '../tasks/planner.js';
 
@@ -31,7 +34,73 @@ export interface ToolTaskFields {
   readonly rule?: RepeatRead | null | undefined;
   /** A workflow status as given: a name, a category, open or done (the writer reads it against the task's statuses). */
   readonly status?: string | undefined;
+  /** The caller's reminders in words; null takes the caller's away. */
+  readonly remind?: string | readonly string[] | null | undefined;
+  /** Every reminder the task is to have, read (readTellings puts it here). */
+  readonly reminders?: readonly TaskReminder[] | undefined;
 }
+
+/**
+ * What tells people, read: the notes' mentions turned into references to members (`<@usr_…>`; one
+ * of nobody here stays text, and the answer says so), and `remind` read in the caller's zone against
+ * the due date the task will have. A change's reminders replace the caller's own on the task and
+ * keep everyone else's.
+ */
+export const readTellings = async <F extends ToolTaskFields>(
+  stores: WorkspaceStores,
+  caller: Caller,
+  now: Date,
+  fields: F,
+  task?: Task,
+  prefix = '',
+): Promise<{ readonly fields: F; readonly note?: string }> => {
+  const lines: string[] = [];
+  let out: F = fields;
+  if (typeof fields.notes === 'string' && fields.notes.includes('@')) {
+    const names = await loadNames(stores, caller);
+    const members = [...names.members.values()].filter((m) => m.status === 'active');
+    const read = readMentions(fields.notes, members, `${prefix}notes`);
+    out = { ...out, notes: read.text };
+    if (read.unmatched.length) lines.push(`${prefix}${unmatchedLine(read.unmatched)}`);
+  }
+  if (fields.remind !== undefined) {
+    const dueDate = fields.dueDate === undefined ? task?.dueDate : (fields.dueDate ?? undefined);
+    const dueTime = fields.dueTime === undefined ? (fields.dueDate === null ? undefined : task?.dueTime) : (fields.dueTime ?? undefined);
+    const mine =
+      fields.remind === null
+        ? []
+        : (
+            await readReminders(fields.remind, {
+              now,
+              timeZone: caller.timeZone,
+              ...(dueDate ? { due: { date: dueDate, ...(dueTime ? { time: dueTime } : {}) } } : {}),
+              param: `${prefix}remind`,
+            })
+          ).map((r) => ({ ...r, userId: caller.userId, zone: caller.timeZone }));
+    const others = (task?.reminders ?? []).filter((r) => r.userId !== caller.userId);
+    if (others.length + mine.length > MAX_REMINDERS) throw tooManyReminders(`${prefix}remind`, others.length + mine.length, MAX_REMINDERS);
+    out = { ...out, reminders: [...others, ...mine] };
+    for (const r of mine) lines.push(`${prefix}remind '${r.words}' at ${instantWords(r.at, caller.timeZone)} (${caller.timeZone}).`);
+  }
+  return { fields: out, ...(lines.length ? { note: lines.join('\n') } : {}) };
+};
+
+const unmatchedLine = (unmatched: readonly string[]): string =>
+  `notes: @${unmatched.join(', @')} ${unmatched.length === 1 ? 'names' : 'name'} no one in this workspace (or more than one): left as text, nobody told.`;
+
+/** An instant as the member's wall clock reads it: `Fri 4 Dec 09:00`. */
+const instantWords = (iso: string, timeZone: string): string =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  })
+    .format(new Date(iso))
+    .replace(',', '');
 
 /**
  * The fields with the words in them read: `dueDate` as a day (words in the caller's zone: "next
@@ -158,6 +227,7 @@ export const newTaskOf = (
     ...(parent ? { parentId: parent.ids[0] } : {}),
     ...(fields.rule ? { repeat: fields.rule } : {}),
     ...(fields.status ? { state: fields.status } : {}),
+    ...(fields.reminders?.length ? { reminders: fields.reminders } : {}),
   };
 };
 
@@ -174,6 +244,7 @@ export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: Reso
   ...(parent ? { parentId: parent.ids[0] } : fields.parent === null ? { parentId: null } : {}),
   ...(fields.rule !== undefined ? { repeat: fields.rule } : {}),
   ...(fields.status !== undefined ? { state: fields.status } : {}),
+  ...(fields.reminders !== undefined ? { reminders: fields.reminders } : {}),
 });
 
 /** Whether a change names at least one field. */
@@ -181,3 +252,10 @@ export const namesAField = (fields: Readonly<Record<string, unknown>>): boolean 
 
 /** A note as a result's `textNotes` (the lines its text shows after the first). */
 export const notesOf = (note: string | undefined): { textNotes?: string[] } => (note ? { textNotes: [note] } : {});
+
+/** Notes of several readers, one per line (none: undefined). */
+export const joinNotes = (...notes: (string | undefined)[]): string | undefined => notes.filter(Boolean).join('\n') || undefined;
+
+/** What `watch` did, in words. */
+export const watchNote = (key: string, watch: boolean): string =>
+  watch ? `You watch ${key}: its changes come to your inbox.` : `You no longer watch ${key}; assigned or mentioned, you are still told.`;

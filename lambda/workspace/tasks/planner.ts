@@ -14,6 +14,7 @@ import {
   taskDeleted,
   upgrading,
 } from '../model/refusals.js';
+import { moveReminders, reminderAt } from '../model/reminder-words.js';
 import { firstOccurrence, nextOccurrence, type Repeat, type RepeatRead } from '../model/repeat-rules.js';
 import { stableJson } from '../model/stable-json.js';
 import {
@@ -33,7 +34,7 @@ import {
 } from '../model/statuses.js';
 import { taskNameOf } from '../model/task-refs.js';
 import { addDays, dateInZone } from '../model/time.js';
-import type { Priority, Task, TaskStatus } from '../model/types.js';
+import type { Priority, Task, TaskReminder, TaskStatus } from '../model/types.js';
 import { activeProjectOrRefuse, memberIdOrRefuse, statusSetOf } from '../store/lookups.js';
 import type { WriteContext } from '../store/stores.js';
 import { isWhole, withNotesSet } from '../store/task-items.js';
@@ -70,6 +71,8 @@ export interface NewTask {
   readonly state?: string | undefined;
   /** Its workflow status by key, as a door that maps another tool's states gives it (the import): `statusOfKey`. */
   readonly stateKey?: string | undefined;
+  /** Its reminders, read (model/reminder-words.ts); a relative one's instant is taken from the due date it ends with. */
+  readonly reminders?: readonly TaskReminder[] | undefined;
 }
 
 /** A change of a task's fields: an absent field stays, `null` clears it. */
@@ -101,6 +104,11 @@ export interface TaskPatch {
   readonly completed?: { readonly at: string; readonly by: string } | undefined;
   /** true deletes the task (kept for undo), false restores it. */
   readonly deleted?: boolean | undefined;
+  /**
+   * All its reminders, as they are to be (a tool keeps the others' and replaces the caller's; an undo
+   * puts back what was). Absent: they stay, those relative to the due date moving with it.
+   */
+  readonly reminders?: readonly TaskReminder[] | undefined;
 }
 
 /** How the planner names a field in a refusal: the parameter, after a bulk item's position. */
@@ -212,6 +220,7 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     ...(fields.projectId ? { projectId: fields.projectId } : {}),
     labels: [...new Set(fields.labels ?? [])],
     ...(rule ? { repeat: rule.repeat } : {}),
+    ...(fields.reminders?.length ? { reminders: dueWith(fields.reminders, dueDate, dueTime, caller.timeZone) } : {}),
     ...(blockers ? linkFields(blockers) : {}),
     ...(placement ? parentFields(placement) : {}),
     createdBy: caller.userId,
@@ -254,6 +263,50 @@ const workflowOf = (
   const found = statusOfKey(key, set);
   if (!found) throw noCanceledStatus(param);
   return found;
+};
+
+/** Reminders relative to the due date at their instant for `dueDate` (the others as they are). */
+const dueWith = (
+  reminders: readonly TaskReminder[],
+  dueDate: string | undefined,
+  dueTime: string | undefined,
+  timeZone: string,
+): TaskReminder[] =>
+  reminders.map((r) => {
+    const at = r.beforeDue
+      ? reminderAt(r, dueDate ? { date: dueDate, ...(dueTime ? { time: dueTime } : {}) } : undefined, timeZone)
+      : undefined;
+    return at && at !== r.at ? { ...r, at } : r;
+  });
+
+/**
+ * A task's reminders after a change: as the patch gives them; moved with a recurring task to its next
+ * occurrence; those relative to the due date following a due date that moved; else as they were.
+ * A due date taken away leaves a relative one where it last was.
+ */
+const remindersAfter = (
+  task: Task,
+  given: readonly TaskReminder[] | undefined,
+  occurrence: string | undefined,
+  dueDate: string | undefined,
+  dueTime: string | undefined,
+  timeZone: string,
+): readonly TaskReminder[] | undefined => {
+  if (given) return dueWith(given, dueDate, dueTime, timeZone);
+  const was = task.reminders;
+  if (!was?.length) return was;
+  if (occurrence && dueDate) {
+    const from = { date: occurrence, ...(task.dueTime ? { time: task.dueTime } : {}) };
+    const to = { date: dueDate, ...(dueTime ? { time: dueTime } : {}) };
+    // Each in its own member's zone: "9am" stays 9am where they are.
+    return was.map((r) => ({
+      ...moveReminders([r], from, to, r.zone ?? timeZone)[0]!,
+      userId: r.userId,
+      ...(r.zone ? { zone: r.zone } : {}),
+    }));
+  }
+  if (dueDate && (dueDate !== task.dueDate || dueTime !== task.dueTime)) return dueWith(was, dueDate, dueTime, timeZone);
+  return was;
 };
 
 /** The task's own side of its placement. */
@@ -359,6 +412,7 @@ export const planChange = async (
     }
   }
   if (dueDate === undefined) dueTime = undefined;
+  const reminders = remindersAfter(task, patch.reminders, occurrence, dueDate, dueTime, caller.timeZone);
   const {
     notes: _n,
     dueDate: _d,
@@ -374,6 +428,7 @@ export const planChange = async (
     repeat: _r,
     parentId: _pid,
     parentNumber: _pnum,
+    reminders: _rem,
     ...kept
   } = task;
   if (patch.notes !== undefined && !isWhole(task))
@@ -407,6 +462,7 @@ export const planChange = async (
     ...(nextAssignee ? { assigneeId: nextAssignee } : {}),
     ...(nextProject ? { projectId: nextProject } : {}),
     ...(repeat ? { repeat } : {}),
+    ...(reminders?.length ? { reminders } : {}),
     ...(done ?? {}),
     status,
     ...(state ? { state } : {}),

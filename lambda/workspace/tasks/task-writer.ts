@@ -33,6 +33,7 @@ import { blockerChangeOf, blockerSideOps, changesState, transitionOps, withBlock
 import { type NewTask, type PlannedTask, type PlanOptions, planChange, planCreate, type TaskPatch } from './planner.js';
 import { parentSideOps } from './subtasks.js';
 import { LEAST_ROOT_ACTIONS, LEAST_SUBTASK_ACTIONS } from './trees.js';
+import { watchOps } from './watching.js';
 
 /**
  * The one writer of tasks. Every change of a task, through every door (task_create, tasks_create,
@@ -58,6 +59,8 @@ export interface ChangeOptions {
   /** The task's comments' keys, when the caller read them already (a delete asks about them first). */
   readonly comments?: readonly ItemKey[];
   readonly plan?: PlanOptions;
+  /** The caller watches the task (true) or stops (false): written with the change, or alone when nothing else changes. */
+  readonly watch?: boolean;
 }
 
 export interface WrittenTask {
@@ -85,6 +88,8 @@ interface Together {
   readonly tree?: number;
   /** Its own links' derived sets changed (a blocker of it in the same write): written with the change. */
   readonly ownLinks?: boolean;
+  /** The caller's watch choice, written with the change. */
+  readonly watch?: boolean;
 }
 
 /** Everything one task's write puts down besides its record. */
@@ -117,6 +122,9 @@ const opsOf = (ctx: WriteContext, planned: PlannedTask, heal: Healing, expiresAt
     ...(side ? blockerSideOps(stores, caller, next, side) : []),
     ...parentSideOps(stores, caller, before, next, placement),
     ...(before && stateMoves ? transitionOps(stores, before, next, dependents) : []),
+    // Its reminders' entries in the minutes they are due, and who watches it now.
+    ...writesOf(stores).inbox.reminderOps(before, next),
+    ...watchOps(ctx, before, next, together.watch),
   ];
 };
 
@@ -166,7 +174,11 @@ export const changeTask = async (
   }
   let base = before;
   let planned = await planChange(ctx, base, patch, opts.plan);
-  if (!planned) return undefined;
+  if (!planned) {
+    // Only the caller's watch choice changes: the task stays as it is.
+    if (opts.watch !== undefined) await writesOf(stores).commit(watchOps(ctx, before, before, opts.watch));
+    return undefined;
+  }
   const heal: Healing = { gone: new Set() };
   const deleting = !!planned.next.deletedAt && !base.deletedAt;
   const restoring = !planned.next.deletedAt && !!base.deletedAt;
@@ -174,7 +186,7 @@ export const changeTask = async (
   for (let attempt = 1; ; attempt++) {
     const record = recordFor(ctx, planned, opts, deleting ? comments.length : undefined);
     const expiresAt = deleting ? record.expiresAt : undefined;
-    const ops = opsOf(ctx, planned, heal, expiresAt);
+    const ops = opsOf(ctx, planned, heal, expiresAt, opts.watch !== undefined ? { watch: opts.watch } : {});
     fitsOneWrite(ops);
     const bookOps = bookkeeping(ctx, record, opts);
     const room = ROOM_FOR_COMMENTS - ops.length - bookOps.length;
@@ -370,11 +382,12 @@ export const changeTasks = async (
         }
         const p = await planChange(ctx, before, patch, opts.plan);
         if (!p) {
+          if (opts.watch !== undefined) await writesOf(ctx.stores).commit(watchOps(ctx, before, before, opts.watch));
           outcomes[i] = { ok: true, unchanged: before };
           return;
         }
         const heal: Healing = { gone: new Set() };
-        const ops = opsOf(ctx, p, heal);
+        const ops = opsOf(ctx, p, heal, undefined, opts.watch !== undefined ? { watch: opts.watch } : {});
         fitsOneWrite(ops);
         const record = recordFor(ctx, p, opts);
         planned.push({ i, p, record, ops: combine([...ops, ...bookkeeping(ctx, record, opts)]), heal, opts });
@@ -403,7 +416,13 @@ export const changeTasks = async (
         };
       } else if (err instanceof DanglingLink && round < 3) {
         g.heal.gone.add(err.taskId);
-        again.push({ ...g, ops: combine([...opsOf(ctx, g.p, g.heal), ...bookkeeping(ctx, g.record, g.opts)]) });
+        again.push({
+          ...g,
+          ops: combine([
+            ...opsOf(ctx, g.p, g.heal, undefined, g.opts.watch !== undefined ? { watch: g.opts.watch } : {}),
+            ...bookkeeping(ctx, g.record, g.opts),
+          ]),
+        });
       } else outcomes[g.i] = { ok: false, error: asItemError(err, ctx, g.p.next) };
     }
     pending = again;

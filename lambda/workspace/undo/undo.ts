@@ -5,7 +5,7 @@ import { deleteAttachment, restoreAttachment } from '../attachments/attachment-w
 import { deleteComment, restoreComment } from '../comments/comment-writer.js';
 import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
-import { type ActivityRecord, stateAfter } from '../model/activity.js';
+import { type ActivityRecord, isWebhookRecord, stateAfter } from '../model/activity.js';
 import {
   attachmentGoneForGood,
   changedSince,
@@ -16,11 +16,12 @@ import {
   roleTooLow,
   taskGoneForGood,
   tokenRevokedAlready,
+  webhookChangeNotUndoable,
   workspaceSwitchNotUndoable,
 } from '../model/refusals.js';
 import { undoStatusSet } from '../model/status-sets.js';
 import { setOf } from '../model/statuses.js';
-import type { Attachment, Comment, Project } from '../model/types.js';
+import type { Attachment, Comment, Project, TaskReminder } from '../model/types.js';
 import type { View } from '../model/views.js';
 import { changeProject, type ProjectPatch } from '../projects/project-writer.js';
 import { changeView, deleteView, restoreView } from '../saved-views/view-writer.js';
@@ -91,6 +92,9 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
         break;
       case 'labels':
         patch.labels = (c.before as string[] | undefined) ?? [];
+        break;
+      case 'reminders':
+        patch.reminders = (c.before as TaskReminder[] | undefined) ?? [];
         break;
       case 'parentId':
         patch.parentId = c.before ?? null;
@@ -298,6 +302,7 @@ export const undoChange = async (ctx: UndoContext, record: ActivityRecord): Prom
     case 'token':
       return undoToken(ctx, record);
     case 'workspace':
+      if (isWebhookRecord(record)) throw webhookChangeNotUndoable(record.activityId, record.action === 'created' ? 'created' : 'removed');
       throw workspaceSwitchNotUndoable(record.activityId);
     case 'view':
       return undoView(ctx, record, names);

@@ -26,6 +26,7 @@ const output = z.object({
     dueToday: z.number().check(z.int(), z.describe('Open and due on the day')),
     doneToday: z.number().check(z.int(), z.describe("Completed on the day, in the user's time zone")),
   }),
+  unread: z.number().check(z.int(), z.describe('Your unread inbox entries (100 means 100 or more): inbox_list')),
   ...listFields,
   tasks: z.array(taskSummaryOutput).check(z.describe('Overdue and due-today open tasks, most urgent priority first')),
 });
@@ -53,15 +54,17 @@ export const agendaGet = defineTool({
     const from = new Date(instantInZone(day, '00:00', principal.timeZone)).toISOString();
     const to = new Date(instantInZone(addDays(day, 1), '00:00', principal.timeZone)).toISOString();
     // The page of urgent tasks and the scope's counts: each reads about what it returns.
-    const [urgent, counts, names] = await Promise.all([
+    const [urgent, counts, names, unread] = await Promise.all([
       services.tasks.urgent(principal, who, day, args.limit, after),
       services.tasks.counts(principal, who, day, from, to),
       loadNames(services, principal),
+      services.inbox.unreadCount(principal.workspaceId, principal.userId),
     ]);
     return {
       day,
       timeZone: principal.timeZone,
       counts: { open: counts.open, overdue: counts.overdue, dueToday: counts.dueToday, doneToday: counts.doneBetween },
+      unread,
       returned: urgent.tasks.length,
       truncated: urgent.next !== undefined,
       ...(urgent.next !== undefined ? { nextCursor: await cursorFor(ctx, args, urgent.next) } : {}),
@@ -79,7 +82,8 @@ export const agendaGet = defineTool({
       `${a.counts.open} open, ${a.counts.overdue} overdue${today ? '' : ' by then'}, ${a.counts.dueToday} due ${that}` +
       (a.counts.doneToday ? `, ${a.counts.doneToday} done ${that}` : '') +
       (one ? ` (@${one})` : '') +
-      '.';
+      '.' +
+      (a.unread ? ` Inbox: ${a.unread >= 100 ? '99+' : a.unread} unread.` : '');
     if (!a.tasks.length) return `${head}\nNothing overdue or due ${that}.`;
     return `${head}\n${a.tasks.map((t) => taskLine(t, a.day, { omitAssignee: one !== undefined, reader })).join('\n')}${moreLine(a)}`;
   },

@@ -6,13 +6,23 @@ import { requireRole } from '../../membership/rules.js';
 import { bulkItemId, newActivityId } from '../../model/activity.js';
 import { MAX_ITEMS } from '../../model/limits.js';
 import { nothingToChange, taskDeleted, taskNotFound, twiceInOneCall } from '../../model/refusals.js';
-import { keyField } from '../../model/task-refs.js';
+import { keyField, taskNameOf } from '../../model/task-refs.js';
 import type { Task } from '../../model/types.js';
 import { changeTasks, createTasks, type ItemOutcome } from '../../tasks/task-writer.js';
 import { defineTool } from '../define-tool.js';
 import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../schemas.js';
 import { writeContext } from '../sources.js';
-import { namesAField, newTaskOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
+import {
+  joinNotes,
+  namesAField,
+  newTaskOf,
+  patchOf,
+  readTellings,
+  readWords,
+  refOfBoth,
+  resolveTaskRefs,
+  watchNote,
+} from '../task-input.js';
 import { CREATE, UPDATE } from './annotations.js';
 
 /**
@@ -162,9 +172,11 @@ export const tasksCreate = defineTool({
         }
         try {
           const due = await readWords(p.value, principal, ctx.now, `item ${i + 1} `);
-          if (due.note) notes[i] = due.note;
+          const told = await readTellings(services, principal, ctx.now, due.fields, undefined, `item ${i + 1} `);
+          const note = joinNotes(due.note, told.note);
+          if (note) notes[i] = note;
           const refs = await resolveTaskRefs(services, principal, p.value, { position: i, idOf: (n) => ids[n] });
-          return { i, fields: due.fields, refs };
+          return { i, fields: told.fields, refs };
         } catch (err) {
           results[i] = refused(i + 1, reasonOf(err as Error));
           return undefined;
@@ -258,8 +270,8 @@ export const tasksUpdate = defineTool({
           results[i] = refused(i + 1, p.reason);
           return undefined;
         }
-        const { taskId: ref, version, ...given } = p.value;
-        if (!namesAField(given)) {
+        const { taskId: ref, version, watch, ...given } = p.value;
+        if (!namesAField(given) && watch === undefined) {
           results[i] = refused(i + 1, nothingToChange().message);
           return undefined;
         }
@@ -270,8 +282,7 @@ export const tasksUpdate = defineTool({
             services.numbers.idOrRefuse(principal, ref, 'taskId'),
             resolveTaskRefs(services, principal, fields),
           ]);
-          const patch = patchOf(principal, fields, refs.blockedBy, refs.parent);
-          return { i, ref, version, patch, refOf: refOfBoth(refs), taskId };
+          return { i, ref, version, fields, refs, refOf: refOfBoth(refs), taskId, watch };
         } catch (err) {
           results[i] = refused(i + 1, reasonOf(err as Error));
           return undefined;
@@ -296,19 +307,38 @@ export const tasksUpdate = defineTool({
       else return true;
       return false;
     });
+    // Mentions and reminders are read against the task each entry changes (a reminder before its due date).
+    const ready = (
+      await Promise.all(
+        go.map(async (e) => {
+          try {
+            const task = tasks.get(e.taskId)!;
+            const told = await readTellings(services, principal, ctx.now, e.fields, task, `item ${e.i + 1} `);
+            const key = taskNameOf(principal.workspaceKey, task);
+            const note = joinNotes(notes[e.i], told.note, e.watch === undefined ? undefined : watchNote(key, e.watch));
+            if (note) notes[e.i] = note;
+            return { ...e, patch: patchOf(principal, told.fields, e.refs.blockedBy, e.refs.parent) };
+          } catch (err) {
+            results[e.i] = refused(e.i + 1, reasonOf(err as Error));
+            return undefined;
+          }
+        }),
+      )
+    ).filter((e) => e !== undefined);
     const outcomes = await changeTasks(
       writeContext(ctx),
-      go.map((e) => ({
+      ready.map((e) => ({
         before: tasks.get(e.taskId)!,
         patch: e.patch,
         opts: {
           recordId: bulkItemId(callId, e.i),
           ...(e.version !== undefined ? { expectVersion: e.version } : {}),
           ...(e.refOf ? { plan: { refOf: e.refOf } } : {}),
+          ...(e.watch !== undefined ? { watch: e.watch } : {}),
         },
       })),
     );
-    for (const [j, e] of go.entries()) {
+    for (const [j, e] of ready.entries()) {
       const o = outcomes[j]!;
       const task = tasks.get(e.taskId)!;
       results[e.i] = o.ok

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { addComment, deleteComment } from '../../comments/comment-writer.js';
 import { requireOwnOrAdmin, requireRole } from '../../membership/rules.js';
+import { readMentions } from '../../model/mentions.js';
 import { commentNotFound, taskDeleted, taskNotFound } from '../../model/refusals.js';
 import { keyField, taskNameOf } from '../../model/task-refs.js';
 import { loadNames, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
@@ -77,12 +78,31 @@ export const commentAdd = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'commenting');
-    const task = await taskOrRefuse(services, principal, args.taskId);
-    const w = await addComment(writeContext(ctx), task, args.body);
+    // Its mentions become references to members (model/mentions.ts): they are told, and watch the task.
+    const mentions = args.body.includes('@');
+    const [task, names] = await Promise.all([
+      taskOrRefuse(services, principal, args.taskId),
+      mentions ? loadNames(services, principal) : undefined,
+    ]);
+    const read = names
+      ? readMentions(
+          args.body,
+          [...names.members.values()].filter((m) => m.status === 'active'),
+          'body',
+        )
+      : undefined;
+    const w = await addComment(writeContext(ctx), task, read?.text ?? args.body);
     return {
-      ...toCommentOutput(w.comment, () => principal.name),
+      ...toCommentOutput(w.comment, (id) => (id === principal.userId ? principal.name : names?.members.get(id)?.name)),
       ...keyField(principal.workspaceKey, task.number),
       activityId: w.record.activityId,
+      ...(read?.unmatched.length
+        ? {
+            textNotes: [
+              `body: @${read.unmatched.join(', @')} names no one in this workspace (or more than one): left as text, nobody told.`,
+            ],
+          }
+        : {}),
     };
   },
   render: (c) => `Comment added to ${taskName(c)}:\n${commentLine(c)}${undoLine(c.activityId)}`,

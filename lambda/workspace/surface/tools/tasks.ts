@@ -18,13 +18,14 @@ import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { queryOfView, VIEW_GROUPS } from '../../model/views.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
-import { attachmentsOf, subtaskEntriesOf } from '../../store/task-items.js';
+import { attachmentsOf, subtaskEntriesOf, watchesOf } from '../../store/task-items.js';
 import { inStates } from '../../store/task-queries.js';
 import type { TaskPosition } from '../../store/task-store.js';
 import { searchWords } from '../../store/words.js';
 import { unblockedBy } from '../../tasks/links.js';
 import { changeTask, changeTree, createTasks } from '../../tasks/task-writer.js';
 import { readTree } from '../../tasks/trees.js';
+import { watchersOf } from '../../tasks/watching.js';
 import { ASKS_FIRST, confirmation, NOT_CONFIRMED, notConfirmedText } from '../confirm.js';
 import { defineTool } from '../define-tool.js';
 import { toSummary, toTaskOutput } from '../outputs.js';
@@ -51,7 +52,18 @@ import {
   versionArg,
 } from '../schemas.js';
 import { writeContext } from '../sources.js';
-import { namesAField, newTaskOf, notesOf, patchOf, readWords, refOfBoth, resolveTaskRefs } from '../task-input.js';
+import {
+  joinNotes,
+  namesAField,
+  newTaskOf,
+  notesOf,
+  patchOf,
+  readTellings,
+  readWords,
+  refOfBoth,
+  resolveTaskRefs,
+  watchNote,
+} from '../task-input.js';
 import { planQuery } from '../task-query.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
@@ -376,7 +388,7 @@ export const taskGet = defineTool({
   run: async (args, { services, principal }) => {
     // The task and the names it shows are fetched together: one round trip, not two.
     const [t, names] = await Promise.all([taskOrRefuse(services, principal, args.taskId), loadNames(services, principal)]);
-    return toTaskOutput(t, names, subtaskEntriesOf(t), attachmentsOf(t));
+    return toTaskOutput(t, names, subtaskEntriesOf(t), attachmentsOf(t), watchersOf(t, watchesOf(t) ?? []));
   },
   render: taskBlock,
 });
@@ -396,17 +408,20 @@ export const taskCreate = defineTool({
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'creating a task');
     const due = await readWords(args, principal, ctx.now);
-    const refs = await resolveTaskRefs(services, principal, args);
+    const [told, refs] = await Promise.all([
+      readTellings(services, principal, ctx.now, due.fields),
+      resolveTaskRefs(services, principal, args),
+    ]);
     const refOf = refOfBoth(refs);
     const [names, [outcome]] = await Promise.all([
       loadNames(services, principal),
       createTasks(writeContext(ctx), [
-        { fields: newTaskOf(principal, due.fields, refs.blockedBy, refs.parent), ...(refOf ? { plan: { refOf } } : {}) },
+        { fields: newTaskOf(principal, told.fields, refs.blockedBy, refs.parent), ...(refOf ? { plan: { refOf } } : {}) },
       ]),
     ]);
     if (!outcome!.ok) throw outcome!.error;
     const written = 'written' in outcome! ? outcome!.written : undefined;
-    return { ...toSummary(written!.task, names), activityId: written!.record.activityId, ...notesOf(due.note) };
+    return { ...toSummary(written!.task, names), activityId: written!.record.activityId, ...notesOf(joinNotes(due.note, told.note)) };
   },
   render: (t, reader) => `Created: ${writtenLine(t, reader)}${undoLine(t.activityId)}`,
 });
@@ -426,16 +441,19 @@ export const taskUpdate = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'member', 'changing a task');
-    const { taskId, version, ...given } = args;
-    if (!namesAField(given)) throw nothingToChange();
-    const { fields, note } = await readWords(given, principal, ctx.now);
-    const [task, refs] = await Promise.all([taskOrRefuse(services, principal, taskId), resolveTaskRefs(services, principal, fields)]);
+    const { taskId, version, watch, ...given } = args;
+    if (!namesAField(given) && watch === undefined) throw nothingToChange();
+    const read = await readWords(given, principal, ctx.now);
+    const [task, refs] = await Promise.all([taskOrRefuse(services, principal, taskId), resolveTaskRefs(services, principal, read.fields)]);
+    const { fields, note: told } = await readTellings(services, principal, ctx.now, read.fields, task);
+    const note = joinNotes(read.note, told, watch === undefined ? undefined : watchNote(taskNameOf(principal.workspaceKey, task), watch));
     const refOf = refOfBoth(refs);
     const [names, written] = await Promise.all([
       loadNames(services, principal),
       changeTask(writeContext(ctx), task, patchOf(principal, fields, refs.blockedBy, refs.parent), {
         expectVersion: version,
         ...(refOf ? { plan: { refOf } } : {}),
+        ...(watch !== undefined ? { watch } : {}),
       }),
     ]);
     if (!written) return { ...toSummary(task, names), ...notesOf(note) };

@@ -20,7 +20,9 @@ export type Options = Partial<
     | 'file'
     | 'format'
     | 'url'
-    | 'events',
+    | 'events'
+    | 'as'
+    | 'project',
     string
   >
 > & { readonly 'dry-run'?: boolean };

@@ -1,27 +1,71 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import type { Priority } from '../lambda/workspace/model/types.js';
+import { type FieldCell, type FieldSpec, type FileField, fieldWords, fileFields } from './import-fields.js';
+import { jiraToMarkdown } from './jira-markup.js';
 
 /**
  * The CSV exports of four task tools, each read by its documented columns into one shape: what a
  * doers task can take from a row, and what it cannot (said per row, never dropped in silence).
+ * `COLUMNS` below says what each column becomes; `--dry-run` prints it for the file's header. The
+ * columns that become custom fields of the project (`fieldSpecsOf`) are typed by the file's values
+ * in cli/import-fields.ts, and each row carries its values for them by field name.
  *
  * - Todoist (its import/export template): TYPE (task, section, note), CONTENT (the title, with
- *   `@label` words), DESCRIPTION, PRIORITY (1 = p1, the highest; empty is p1, as Todoist reads it),
- *   INDENT, AUTHOR, RESPONSIBLE ("Name (id)"), DATE (Todoist's own words: "tomorrow", "every monday"),
- *   DATE_LANG, TIMEZONE. A note row is the task above's comment; sections are not kept.
- * - Asana (project export): Task ID, Created At, Completed At, Name, Section/Column, Assignee,
- *   Assignee Email, Start Date, Due Date, Tags, Notes, Projects, Parent task.
- * - Linear (issue export): ID, Team, Title, Description, Status, Priority (No priority, Urgent,
- *   High, Medium, Low), Project, Creator, Assignee, Labels, Created, Completed, Canceled, Due Date,
- *   Parent issue.
+ *   `@label` words; `* ` first: an uncompletable item), DESCRIPTION, PRIORITY (1 = p1, the highest;
+ *   empty is p1, as Todoist reads it), INDENT, AUTHOR, RESPONSIBLE ("Name (id)"), DATE (Todoist's
+ *   own words: "tomorrow", "every monday"), DATE_LANG, TIMEZONE, DURATION, DURATION_UNIT. A note row
+ *   is the task above's comment (a file on it: JSON naming `file_name` and `file_url`); sections are
+ *   not kept. The file names the project (Todoist exports one project a file).
+ * - Asana (project export): Task ID, Created At, Completed At, Last Modified, Name, Section/Column,
+ *   Assignee, Assignee Email, Start Date, Due Date, Tags, Notes, Projects, Parent task, Blocked By
+ *   (Dependencies), Blocking (Dependencies), then one column per custom field, by its name.
+ * - Linear (issue export): ID, Team, Title, Description, Status, Estimate, Priority (No priority,
+ *   Urgent, High, Medium, Low), Project ID, Project, Creator, Assignee, Labels, Cycle Number, Cycle
+ *   Name, Cycle Start, Cycle End, Created, Updated, Started, Triaged, Completed, Canceled, Archived,
+ *   Due Date, Parent issue, Initiatives, Project Milestone ID, Project Milestone, SLA Status, and in
+ *   its wider shape UUID, Time in status (minutes), Related to, Blocked by, Duplicate of. Text a
+ *   spreadsheet would read as a formula is written with a `'` before it, which is taken off.
  * - Jira (issue navigator export, all fields): Summary, Issue key, Issue id, Issue Type, Status,
  *   Project name, Priority (Highest … Lowest), Resolution, Assignee, Reporter, Created, Resolved,
- *   Due date, Labels (one column per label), Description, Parent; dates as "24/Dec/26 10:15 AM".
+ *   Due date, Labels, Sprint, Outward issue link (Blocks), Inward issue link (Blocks), Attachment and
+ *   Comment (each one column per value, under the same header), Custom field (Story Points) and any
+ *   other Custom field (X),
+ *   Description (wiki markup), Parent; dates as "24/Dec/26 10:15 AM"; a comment as
+ *   "date;author;text", an attachment as "date;author;name;url".
  */
 
 export const FORMATS = ['todoist', 'asana', 'linear', 'jira'] as const;
 export type Format = (typeof FORMATS)[number];
+
+/** A person as an export names them: an e-mail, a display name, or both. */
+export interface Person {
+  readonly email?: string;
+  readonly name?: string;
+}
+
+/** A comment of a row: its text as Markdown, and who wrote it as the export says. */
+export interface ImportComment {
+  readonly body: string;
+  readonly author?: Person;
+}
+
+/** Another row a row names (its parent, a blocker): by its id in the tool, or (Asana) by its title. */
+export interface RowRef {
+  readonly id?: string;
+  readonly title?: string;
+  /** How the report names it: `Parent issue ENG-1`. */
+  readonly label: string;
+}
+
+/**
+ * A value kept as a labelled line of the task's notes: one doers has no field for (a Jira attachment,
+ * Linear's Related to), or a custom field's value the project cannot take (cli/import-fields.ts).
+ */
+export interface KeptValue {
+  readonly field: string;
+  readonly value: string;
+}
 
 /** One row as a task: its fields as far as they map, and the row's problems in words. */
 export interface ImportRow {
@@ -30,25 +74,34 @@ export interface ImportRow {
   /** The row's own id in its tool, or a hash of the row where it has none (Todoist): a re-run finds it. */
   readonly sourceId: string;
   readonly title: string;
+  /** Markdown (Jira's wiki markup converted). */
   readonly notes?: string;
   readonly priority: Priority;
   /** YYYY-MM-DD, or words to be read in the workspace's zone (Todoist's DATE). */
   readonly due?: string;
   readonly labels: string[];
-  readonly assignee?: { readonly email?: string; readonly name?: string };
+  readonly assignee?: Person;
   readonly project?: string;
   /** Completed (or canceled) in the tool: when (an ISO instant), if it says. */
   readonly done?: { readonly at?: string };
   /** The workflow status it maps to (a key of model/statuses.ts), where its tool names one that does. */
   readonly state?: string;
-  /** The row's comments (Todoist note rows under it). */
-  readonly comments: string[];
+  /** Asana: its section, which becomes a status of the project's own (cli/import-tasks.ts). */
+  readonly section?: string;
+  /** The row's comments (Todoist's note rows under it, Jira's Comment columns). */
+  readonly comments: ImportComment[];
   /**
    * The row's parent as its tool names it: another row's id (Linear, Jira; Todoist's, by INDENT, is
    * the row above one level up), or its title (Asana). cli/import-tasks.ts finds it in the file or
    * in an earlier run's claims.
    */
-  readonly parent?: { readonly id?: string; readonly title?: string; readonly label: string };
+  readonly parent?: RowRef;
+  /** The rows it waits on (blocked-by links), found like the parent. */
+  readonly blockedBy: RowRef[];
+  /** Values kept as lines of the notes (see KeptValue). */
+  readonly kept: KeptValue[];
+  /** Its values for the file's custom fields (cli/import-fields.ts), by field name. */
+  readonly values: FieldCell[];
   /** Another id the tool gives the row (Jira's numeric Issue id, which its Parent id names). */
   readonly altId?: string;
   /** Fields the row has that doers does not keep yet, or that do not map: said in the report. */
@@ -59,6 +112,14 @@ export interface ImportRow {
 export interface SkippedRow {
   readonly line: number;
   readonly reason: string;
+}
+
+/** What one column of the file becomes: `--dry-run` lists every column so. */
+export interface ColumnUse {
+  readonly column: string;
+  /** mapped: a doers field; field: a custom field of the project; kept: a line of the notes; ignored: not imported, and why. */
+  readonly use: 'mapped' | 'field' | 'kept' | 'ignored';
+  readonly becomes: string;
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -187,11 +248,236 @@ const stateOf = (status: string, problems: string[]): { state?: string } => {
   return state ? { state } : {};
 };
 
+/**
+ * What each column of each export becomes. A column not named here is ignored, said so, except
+ * Asana's (every other column of its export is a custom field) and Jira's `Custom field (X)`: each
+ * a custom field of the project (cli/import-fields.ts; `fieldSpecsOf` below), typed by its values.
+ * A field column's words are those of the field the file's values make (`readExport`).
+ */
+const MAPPED = (becomes: string) => ({ use: 'mapped' as const, becomes });
+const FIELD = (becomes: string) => ({ use: 'field' as const, becomes });
+const KEPT = (becomes: string) => ({ use: 'kept' as const, becomes });
+const IGNORED = (why: string) => ({ use: 'ignored' as const, becomes: why });
+type Use = Omit<ColumnUse, 'column'>;
+const STAMPED = IGNORED('doers stamps its own times (the import is the task’s creation)');
+
+export const COLUMNS: Readonly<Record<Format, Readonly<Record<string, Use>>>> = {
+  todoist: {
+    TYPE: MAPPED('task, or a note (a comment of the task above), or a section (skipped)'),
+    CONTENT: MAPPED('title (@words become labels; "* " first: the label uncompletable); a note’s text, or its file as a link'),
+    DESCRIPTION: MAPPED('notes'),
+    PRIORITY: MAPPED('priority (1 = P1; empty: P1)'),
+    INDENT: MAPPED('parent (the task above, one level up)'),
+    AUTHOR: MAPPED('a note’s comment author (a member by name, else the operator)'),
+    RESPONSIBLE: MAPPED('assignee (a member by name)'),
+    DATE: MAPPED('due date, or a repeat rule ("every monday")'),
+    DATE_LANG: MAPPED('read with DATE (English words)'),
+    TIMEZONE: IGNORED('dates are read in the first owner’s time zone'),
+    DURATION: IGNORED('doers has no duration'),
+    DURATION_UNIT: IGNORED('doers has no duration'),
+  },
+  asana: {
+    'Task ID': MAPPED('the row’s id (a re-run finds it; links and parents name it)'),
+    'Created At': STAMPED,
+    'Completed At': MAPPED('completed, at that time'),
+    'Last Modified': STAMPED,
+    Name: MAPPED('title'),
+    'Section/Column': MAPPED('status: a status of the project’s own, named after the section'),
+    Assignee: MAPPED('assignee (by name, when there is no e-mail)'),
+    'Assignee Email': MAPPED('assignee (a member by e-mail)'),
+    'Start Date': FIELD('custom field Start date (date)'),
+    'Due Date': MAPPED('due date'),
+    Tags: MAPPED('labels'),
+    Notes: MAPPED('notes'),
+    Projects: MAPPED('project (the first named; made when missing, with the sections as statuses)'),
+    'Parent task': MAPPED('parent (by title)'),
+    'Blocked By (Dependencies)': MAPPED('blocked-by links (by Task ID, else by title)'),
+    'Blocking (Dependencies)': MAPPED('blocked-by links of the tasks it names'),
+  },
+  linear: {
+    ID: MAPPED('the row’s id (a re-run finds it; links and parents name it)'),
+    Team: MAPPED('project, when Project is empty'),
+    Title: MAPPED('title'),
+    Description: MAPPED('notes (Markdown already)'),
+    Status: MAPPED('status of that name (In Progress, In Review, Backlog, Canceled, …)'),
+    Estimate: FIELD('custom field Estimate (number)'),
+    Priority: MAPPED('priority (Urgent P1, High P2, Medium P3, Low P4)'),
+    'Project ID': IGNORED('Project names it'),
+    Project: MAPPED('project (made when missing)'),
+    Creator: IGNORED('the import’s tasks are made by the operator'),
+    Assignee: MAPPED('assignee (a member by e-mail, else by name)'),
+    Labels: MAPPED('labels'),
+    'Cycle Number': FIELD('custom field Cycle (text: "name (number) start – end")'),
+    'Cycle Name': FIELD('custom field Cycle (text: "name (number) start – end")'),
+    'Cycle Start': FIELD('custom field Cycle (text: "name (number) start – end")'),
+    'Cycle End': FIELD('custom field Cycle (text: "name (number) start – end")'),
+    Created: STAMPED,
+    Updated: STAMPED,
+    Started: IGNORED('the status says it is started'),
+    Triaged: IGNORED('doers has no triage'),
+    Completed: MAPPED('completed, at that time'),
+    Canceled: MAPPED('canceled, at that time'),
+    Archived: IGNORED('doers keeps no archive apart'),
+    'Due Date': MAPPED('due date'),
+    'Parent issue': MAPPED('parent (by ID)'),
+    Initiatives: IGNORED('doers has no initiatives'),
+    'Project Milestone ID': IGNORED('Project Milestone names it'),
+    'Project Milestone': FIELD('custom field Project milestone (typed by its values)'),
+    'SLA Status': IGNORED('doers has no SLA'),
+    Roadmaps: IGNORED('doers has no roadmaps'),
+    UUID: IGNORED('ID names the issue'),
+    'Time in status (minutes)': IGNORED('the history starts with the import'),
+    'Related to': KEPT('a line of the notes: "Related to: …" (doers links only blocked-by)'),
+    'Blocked by': MAPPED('blocked-by links (by ID)'),
+    'Duplicate of': KEPT('a line of the notes: "Duplicate of: …"'),
+  },
+  jira: {
+    Summary: MAPPED('title'),
+    'Issue key': MAPPED('the row’s id (a re-run finds it; links and parents name it)'),
+    'Issue id': MAPPED('the row’s second id (Parent id names it)'),
+    'Issue Type': FIELD('custom field Type (select: the types seen)'),
+    Status: MAPPED('status of that name (To Do, In Progress, Code Review, Done, Won’t Do, …)'),
+    'Project name': MAPPED('project (made when missing)'),
+    Priority: MAPPED('priority (Highest/Blocker P1 … Lowest P4)'),
+    Resolution: IGNORED('Status and Resolved say whether and when it is done'),
+    Assignee: MAPPED('assignee (a member by e-mail, else by name)'),
+    Resolved: MAPPED('completed, at that time'),
+    'Due date': MAPPED('due date'),
+    'Due Date': MAPPED('due date'),
+    Labels: MAPPED('labels'),
+    Description: MAPPED('notes (wiki markup as Markdown)'),
+    Parent: MAPPED('parent (by issue key)'),
+    'Parent id': MAPPED('parent (by issue id)'),
+    'Outward issue link (Blocks)': MAPPED('blocked-by links: the issues named wait on this one'),
+    'Inward issue link (Blocks)': MAPPED('blocked-by links: this one waits on the issues named'),
+    Comment: MAPPED('comments (wiki markup as Markdown; author a member by e-mail or name, else the operator)'),
+    Attachment: KEPT('a line of the notes: a link to the file (and what the description shows of it)'),
+    Sprint: FIELD('custom field Sprint (text: every sprint, in the columns’ order)'),
+    'Custom field (Story Points)': FIELD('custom field Story points (number)'),
+    'Custom field (Story point estimate)': FIELD('custom field Story points (number)'),
+    Reporter: IGNORED('the import’s tasks are made by the operator'),
+    Creator: IGNORED('the import’s tasks are made by the operator'),
+    Created: STAMPED,
+    Updated: STAMPED,
+    'Last Viewed': STAMPED,
+    'Project key': IGNORED('Project name names the project'),
+  },
+};
+
+/** What a column of this format's file becomes. */
+const useOf = (format: Format, column: string): Use => {
+  const known = COLUMNS[format][column];
+  if (known) return known;
+  if (format === 'asana') return FIELD(`custom field ${column} (an Asana custom field; typed by its values)`);
+  if (format === 'jira' && JIRA_CUSTOM.test(column)) return FIELD(`custom field ${JIRA_CUSTOM.exec(column)![1]} (typed by its values)`);
+  if (format === 'jira' && /^(Outward|Inward) issue link \(/.test(column)) return IGNORED('doers links only blocked-by (Blocks)');
+  return IGNORED(`not a field doers has`);
+};
+
+const JIRA_CUSTOM = /^Custom field \((.+)\)$/;
+
+type Spec = FieldSpec & { readonly value?: (row: Cells) => string };
+
+/** Linear's cycle as one value: "name (number) start – end". */
+const linearCycle = (row: Cells): string =>
+  [
+    cell(row, 'Cycle Name') || (cell(row, 'Cycle Number') ? `Cycle ${cell(row, 'Cycle Number')}` : ''),
+    cell(row, 'Cycle Name') && cell(row, 'Cycle Number') ? `(${cell(row, 'Cycle Number')})` : '',
+    cell(row, 'Cycle Start') || cell(row, 'Cycle End')
+      ? `${exportedDate(cell(row, 'Cycle Start')) ?? '?'} – ${exportedDate(cell(row, 'Cycle End')) ?? '?'}`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+
+/**
+ * The custom fields a file's columns feed, by the tool's meaning: Jira's Issue Type a select "Type",
+ * its story points a number, its Sprint columns one text (every sprint an issue was in, in order: a
+ * team's sprints outgrow the 50 options a multi-select holds, and text finds one by a part of it);
+ * Linear's Estimate a number and its cycle a text; Asana's Start Date a date. Each other Jira `Custom
+ * field (X)`, Linear's Project Milestone and each Asana custom column is a field of its name, typed
+ * by its values (cli/import-fields.ts). Two columns of one name feed one field.
+ */
+const fieldSpecsOf = (format: Format, header: readonly string[]): Spec[] => {
+  const has = (c: string) => header.includes(c);
+  const out: Spec[] = [];
+  const add = (s: Spec) => {
+    const at = out.findIndex((o) => o.name.toLowerCase() === s.name.toLowerCase());
+    if (at < 0) out.push(s);
+    else out[at] = { ...out[at]!, columns: [...out[at]!.columns, ...s.columns] };
+  };
+  const fixed = (name: string, columns: string[], type?: FieldSpec['type']) => {
+    const present = columns.filter(has);
+    if (present.length) add({ name, columns: present, ...(type ? { type } : {}) });
+  };
+  if (format === 'jira') {
+    fixed('Type', ['Issue Type'], 'select');
+    fixed('Story points', ['Custom field (Story Points)', 'Custom field (Story point estimate)'], 'number');
+    fixed('Sprint', ['Sprint'], 'text');
+    for (const c of header) {
+      const name = JIRA_CUSTOM.exec(c)?.[1]?.trim();
+      if (name && !COLUMNS.jira[c]) fixed(name, [c]);
+    }
+  }
+  if (format === 'linear') {
+    fixed('Estimate', ['Estimate'], 'number');
+    const cycle = ['Cycle Name', 'Cycle Number', 'Cycle Start', 'Cycle End'].filter(has);
+    if (cycle.length) add({ name: 'Cycle', columns: cycle, type: 'text', value: linearCycle });
+    fixed('Project milestone', ['Project Milestone']);
+  }
+  if (format === 'asana') {
+    fixed('Start date', ['Start Date'], 'date');
+    for (const c of header) if (c && !COLUMNS.asana[c]) fixed(c, [c]);
+  }
+  return out;
+};
+
+/** Linear writes `'` before text a spreadsheet would read as a formula (=, +, -, @); it is not the text's. */
+const unformula = (v: string): string => (/^'[=+\-@]/.test(v) ? v.slice(1) : v);
+
+/** Jira's "date;author;rest" (a comment, an attachment), or undefined when the cell is not so. */
+const jiraParts = (v: string, parts: number): string[] | undefined => {
+  const out: string[] = [];
+  let rest = v;
+  for (let i = 0; i < parts - 1; i++) {
+    const at = rest.indexOf(';');
+    if (at < 0) return undefined;
+    out.push(rest.slice(0, at));
+    rest = rest.slice(at + 1);
+  }
+  out.push(rest);
+  return exportedDate(out[0]!) ? out : undefined;
+};
+
+/** A Todoist note's file: JSON (alone, or in `[[file …]]`) naming `file_name` and `file_url`, as a Markdown link. */
+export const todoistFile = (content: string): string | undefined => {
+  const json = /\{[\s\S]*"file_url"[\s\S]*\}/.exec(content)?.[0];
+  if (!json) return undefined;
+  try {
+    const f = JSON.parse(json) as { file_name?: unknown; file_url?: unknown; file_type?: unknown };
+    if (typeof f.file_url !== 'string') return undefined;
+    const name = typeof f.file_name === 'string' && f.file_name ? f.file_name : 'file';
+    const before = content
+      .slice(0, content.indexOf(json))
+      .replace(/\[\[file\s*$/, '')
+      .trim();
+    const link = `${typeof f.file_type === 'string' && f.file_type.startsWith('image/') ? '!' : ''}[${name.replace(/[[\]]/g, '')}](${encodeURI(f.file_url)})`;
+    return before ? `${before}\n\n${link}` : link;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Todoist's "Name (id)": the name. */
+const todoistPerson = (v: string): string => v.replace(/\s*\(\d+\)\s*$/, '');
+
 /** The rows of a CSV export; `format` as given, or from its header. */
 export const readExport = (
   text: string,
   given?: Format,
-): { format: Format; rows: ImportRow[]; skipped: SkippedRow[]; unread: string[] } | { error: string } => {
+):
+  | { format: Format; rows: ImportRow[]; skipped: SkippedRow[]; unread: string[]; columns: ColumnUse[]; fields: FileField[] }
+  | { error: string } => {
   let records: { record: Cells; info: { lines: number } }[];
   let header: string[] = [];
   try {
@@ -223,21 +509,39 @@ export const readExport = (
     seenRows.set(key, n + 1);
     return n;
   };
-  const unread = header.filter((c) => c && !READ_COLUMNS[format].includes(c));
+  const columns = [...new Set(header.filter(Boolean))].map((column) => ({ column, ...useOf(format, column) }));
+  const unread = columns.filter((c) => c.use === 'ignored').map((c) => c.column);
+  const specs = fieldSpecsOf(format, header);
+  // Jira's "Outward issue link (Blocks)": the issues named wait on this row; gathered, then given to them.
+  const waitsOn = new Map<string, RowRef[]>();
   // Todoist: the last task row at each INDENT, whose row one level down is a subtask of it.
   const atIndent: ImportRow[] = [];
-  for (const { record: row, info } of records) {
+  for (const { record: raw, info } of records) {
+    const row: Cells =
+      format === 'linear'
+        ? Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.map(unformula) : v && unformula(v)]))
+        : raw;
     // The line the row ends on, as csv-parse counts it (a quoted cell may hold line breaks).
     const line = info.lines;
     const problems: string[] = [];
-    const add = (r: Omit<ImportRow, 'line' | 'problems' | 'comments'> & { comments?: string[] }) =>
-      rows.push({ comments: [], ...r, line, problems });
+    const kept: KeptValue[] = [];
+    const keep = (field: string, value: string) => {
+      if (value) kept.push({ field, value });
+    };
+    const values = specs.flatMap((spec) => {
+      const value = spec.value ? spec.value(row) : (spec.columns.map((c) => cells(row, c).join(', ')).find(Boolean) ?? '');
+      return value ? [{ field: spec.name, value }] : [];
+    });
+    const add = (r: Omit<ImportRow, 'line' | 'problems' | 'comments' | 'kept' | 'blockedBy' | 'values'> & Partial<ImportRow>) =>
+      rows.push({ comments: [], blockedBy: [], ...r, kept: [...kept, ...(r.kept ?? [])], values, line, problems });
     switch (format) {
       case 'todoist': {
         const type = cell(row, 'TYPE');
         if (type === 'note') {
           const above = rows.at(-1);
-          if (above) above.comments.push(cell(row, 'CONTENT'));
+          const content = cell(row, 'CONTENT');
+          const author = todoistPerson(cell(row, 'AUTHOR'));
+          if (above) above.comments.push({ body: todoistFile(content) ?? content, ...(author ? { author: { name: author } } : {}) });
           else skipped.push({ line, reason: 'a note with no task above it' });
           continue;
         }
@@ -246,8 +550,13 @@ export const readExport = (
             skipped.push({ line, reason: `section '${cell(row, 'CONTENT')}': doers has no sections (its tasks are imported)` });
           continue;
         }
-        const content = cell(row, 'CONTENT');
+        let content = cell(row, 'CONTENT');
         const labels: string[] = [];
+        // "* " first: an item that cannot be completed (a heading in the list).
+        if (/^\*\s/.test(content)) {
+          content = content.replace(/^\*\s+/, '');
+          labels.push('uncompletable');
+        }
         const title = content
           .replace(/(^|\s)@([^\s@]+)/g, (_m, space: string, l: string) => {
             const label = labelOf(l);
@@ -267,7 +576,7 @@ export const readExport = (
         const indent = Math.max(1, Math.trunc(Number(cell(row, 'INDENT')) || 1));
         const above = indent > 1 ? atIndent[indent - 2] : undefined;
         if (indent > 1 && !above) problems.push(`INDENT ${indent}: no task above it one level up; imported at the top level`);
-        const responsible = cell(row, 'RESPONSIBLE').replace(/\s*\(\d+\)\s*$/, '');
+        const responsible = todoistPerson(cell(row, 'RESPONSIBLE'));
         const date = cell(row, 'DATE');
         add({
           ...(above ? { parent: { id: above.sourceId, label: `the task above ('${above.title}')` } } : {}),
@@ -291,6 +600,8 @@ export const readExport = (
         }
         const due = cell(row, 'Due Date');
         const completed = cell(row, 'Completed At');
+        const section = cell(row, 'Section/Column');
+        const byIdOrTitle = (v: string, label: string): RowRef => (/^\d+$/.test(v) ? { id: v, label } : { title: v, label });
         add({
           sourceId: cell(row, 'Task ID') || rowHash(format, row, nthOf(row)),
           title,
@@ -303,10 +614,15 @@ export const readExport = (
             : {}),
           ...(splitList(cell(row, 'Projects'))[0] ? { project: splitList(cell(row, 'Projects'))[0]! } : {}),
           ...(completed ? { done: doneAt(completed, 'Completed At', problems) } : {}),
+          ...(section ? { section } : {}),
           ...(cell(row, 'Parent task')
             ? { parent: { title: cell(row, 'Parent task'), label: `Parent task '${cell(row, 'Parent task')}'` } }
             : {}),
+          blockedBy: splitList(cell(row, 'Blocked By (Dependencies)')).map((v) => byIdOrTitle(v, `Blocked By '${v}'`)),
         });
+        const self = cell(row, 'Task ID') || title;
+        for (const v of splitList(cell(row, 'Blocking (Dependencies)')))
+          waitsOn.set(v, [...(waitsOn.get(v) ?? []), byIdOrTitle(self, `Blocking of '${title}'`)]);
         continue;
       }
       case 'linear': {
@@ -317,6 +633,9 @@ export const readExport = (
         }
         const status = cell(row, 'Status');
         const completed = cell(row, 'Completed') || cell(row, 'Canceled');
+        keep('Related to', cell(row, 'Related to'));
+        keep('Duplicate of', cell(row, 'Duplicate of'));
+        const project = cell(row, 'Project') || cell(row, 'Team');
         add({
           sourceId: cell(row, 'ID') || rowHash(format, row, nthOf(row)),
           title,
@@ -325,7 +644,7 @@ export const readExport = (
           ...(cell(row, 'Due Date') ? { due: cell(row, 'Due Date') } : {}),
           labels: labelsOf(splitList(cell(row, 'Labels')), problems),
           ...(cell(row, 'Assignee') ? { assignee: personOf(cell(row, 'Assignee')) } : {}),
-          ...(cell(row, 'Project') ? { project: cell(row, 'Project') } : {}),
+          ...(project ? { project } : {}),
           ...(completed || DONE_STATUSES.has(status.toLowerCase())
             ? { done: completed ? doneAt(completed, 'Completed', problems) : {} }
             : {}),
@@ -333,6 +652,7 @@ export const readExport = (
           ...(cell(row, 'Parent issue')
             ? { parent: { id: cell(row, 'Parent issue'), label: `Parent issue ${cell(row, 'Parent issue')}` } }
             : {}),
+          blockedBy: idsIn(cell(row, 'Blocked by')).map((id) => ({ id, label: `Blocked by ${id}` })),
         });
         continue;
       }
@@ -344,12 +664,24 @@ export const readExport = (
         }
         const status = cell(row, 'Status');
         const resolved = cell(row, 'Resolved');
+        const key = cell(row, 'Issue key') || cell(row, 'Issue id');
+        // Its files: what the description's !name! shows, and a line of the notes each.
+        const files = new Map<string, string>();
+        for (const a of cells(row, 'Attachment')) {
+          const parts = jiraParts(a, 4);
+          if (parts) files.set(parts[2]!, parts[3]!);
+        }
+        const description = cell(row, 'Description');
+        for (const [name, url] of files) keep('Attachment', `[${name}](${url})`);
+        const waitsFor = cells(row, 'Inward issue link (Blocks)').flatMap(idsIn);
+        for (const other of cells(row, 'Outward issue link (Blocks)').flatMap(idsIn))
+          if (key) waitsOn.set(other, [...(waitsOn.get(other) ?? []), { id: key, label: `Outward issue link (Blocks) of ${key}` }]);
         add({
-          sourceId: cell(row, 'Issue key') || cell(row, 'Issue id') || rowHash(format, row, nthOf(row)),
+          sourceId: key || rowHash(format, row, nthOf(row)),
           title,
-          ...(cell(row, 'Description') ? { notes: cell(row, 'Description') } : {}),
+          ...(description ? { notes: jiraToMarkdown(description, files) } : {}),
           priority: priorityWord(cell(row, 'Priority'), 'Priority', problems),
-          ...(cell(row, 'Due date') ? { due: cell(row, 'Due date') } : {}),
+          ...(cell(row, 'Due date') || cell(row, 'Due Date') ? { due: cell(row, 'Due date') || cell(row, 'Due Date') } : {}),
           labels: labelsOf(cells(row, 'Labels'), problems),
           ...(cell(row, 'Assignee') ? { assignee: personOf(cell(row, 'Assignee')) } : {}),
           ...(cell(row, 'Project name') ? { project: cell(row, 'Project name') } : {}),
@@ -364,10 +696,30 @@ export const readExport = (
                 },
               }
             : {}),
+          blockedBy: waitsFor.map((id) => ({ id, label: `Inward issue link (Blocks) ${id}` })),
+          comments: cells(row, 'Comment').map((c) => {
+            const parts = jiraParts(c, 3);
+            const author = parts?.[1]?.trim();
+            return {
+              body: jiraToMarkdown(parts ? parts[2]! : c, files),
+              ...(author ? { author: personOf(author) } : {}),
+            };
+          }),
         });
         continue;
       }
     }
+  }
+  // The other side of "X blocks Y" links (Jira's outward, Asana's Blocking): Y waits on X.
+  if (waitsOn.size) {
+    for (const r of rows) {
+      const more = [...(waitsOn.get(r.sourceId) ?? []), ...(r.altId ? (waitsOn.get(r.altId) ?? []) : []), ...(waitsOn.get(r.title) ?? [])];
+      for (const ref of more) if (!r.blockedBy.some((b) => sameRef(b, ref))) r.blockedBy.push(ref);
+    }
+  }
+  for (const r of rows) {
+    const once = r.blockedBy.filter((b, i) => r.blockedBy.findIndex((x) => sameRef(x, b)) === i);
+    r.blockedBy.splice(0, r.blockedBy.length, ...once);
   }
   // One id twice (an export joined with itself, a hand edit): the first row is imported, the others said.
   const firstLine = new Map<string, number>();
@@ -380,45 +732,25 @@ export const readExport = (
     skipped.push({ line: r.line, reason: `the same id as line ${first}; imported once` });
     return false;
   });
-  return { format, rows: unique, skipped, unread: [...new Set(unread)] };
+  // The fields the values make, and what their columns become so.
+  const fields = fileFields(specs, unique);
+  const described = columns.map((c) => {
+    const spec = specs.find((s) => s.columns.includes(c.column));
+    if (!spec) return c;
+    const field = fields.find((f) => f.name === spec.name);
+    return field
+      ? { column: c.column, use: 'field' as const, becomes: `custom field ${fieldWords(field)}` }
+      : { column: c.column, use: 'ignored' as const, becomes: 'empty in every row: no field' };
+  });
+  return { format, rows: unique, skipped, unread, columns: described, fields };
 };
 
-/** The columns each format's reading uses; the others are named in the report as not imported. */
-const READ_COLUMNS: Record<Format, readonly string[]> = {
-  todoist: ['TYPE', 'CONTENT', 'DESCRIPTION', 'PRIORITY', 'INDENT', 'RESPONSIBLE', 'DATE', 'DATE_LANG'],
-  asana: ['Task ID', 'Completed At', 'Name', 'Assignee', 'Assignee Email', 'Due Date', 'Tags', 'Notes', 'Projects', 'Parent task'],
-  linear: [
-    'ID',
-    'Title',
-    'Description',
-    'Status',
-    'Priority',
-    'Project',
-    'Assignee',
-    'Labels',
-    'Completed',
-    'Canceled',
-    'Due Date',
-    'Parent issue',
-  ],
-  jira: [
-    'Summary',
-    'Issue key',
-    'Issue id',
-    'Status',
-    'Project name',
-    'Priority',
-    'Assignee',
-    'Resolved',
-    'Due date',
-    'Labels',
-    'Description',
-    'Parent',
-    'Parent id',
-  ],
-};
+const sameRef = (a: RowRef, b: RowRef): boolean => (a.id ?? `title:${a.title}`) === (b.id ?? `title:${b.title}`);
 
-const personOf = (v: string): { email?: string; name?: string } => (v.includes('@') ? { email: v } : { name: v });
+/** Issue ids a cell names (`ENG-1, ENG-2`; Jira writes one a column). */
+const idsIn = (v: string): string[] => v.split(/[\s,;]+/).filter(Boolean);
+
+const personOf = (v: string): Person => (v.includes('@') ? { email: v } : { name: v });
 
 const labelsOf = (raw: readonly string[], problems: string[]): string[] => {
   const out: string[] = [];
@@ -442,4 +774,12 @@ const doneAt = (v: string, column: string, problems: string[]): { at?: string } 
   const at = exportedInstant(v);
   if (!at) problems.push(`${column} '${v}' is not a time this reads; done now`);
   return at ? { at } : {};
+};
+
+/** A row's notes as written: its own, then the values kept (`kept`: the row's, and field values no field took), one labelled line each. */
+export const notesOf = (row: Pick<ImportRow, 'notes'> & { readonly kept: readonly KeptValue[] }, format: Format): string | undefined => {
+  if (!row.kept.length) return row.notes;
+  const tool = { todoist: 'Todoist', asana: 'Asana', linear: 'Linear', jira: 'Jira' }[format];
+  const block = [`Kept from ${tool}:`, ...row.kept.map((k) => `- ${k.field}: ${k.value.replace(/\s*\n\s*/g, ' ')}`)].join('\n');
+  return row.notes ? `${row.notes}\n\n${block}` : block;
 };

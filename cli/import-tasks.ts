@@ -1,26 +1,41 @@
 import { randomUUID } from 'node:crypto';
 import { ToolRefusal } from '../lambda/errors.js';
+import { callBudget, withCallBudget } from '../lambda/platform/call-budget.js';
 import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
 import { wsPk } from '../lambda/platform/item-keys.js';
-import { type Member, workspaceKeyOf } from '../lambda/vocabulary.js';
+import { type Member, type Workspace, workspaceKeyOf } from '../lambda/vocabulary.js';
 import { doorSource } from '../lambda/workspace/activity/records.js';
 import { addComment } from '../lambda/workspace/comments/comment-writer.js';
 import { OPERATOR } from '../lambda/workspace/membership/rules.js';
 import { bulkItemId, newActivityId } from '../lambda/workspace/model/activity.js';
-import type { Caller } from '../lambda/workspace/model/caller.js';
+import { type Caller, callerOf } from '../lambda/workspace/model/caller.js';
+import { type FieldValue, foldedFieldName } from '../lambda/workspace/model/custom-fields.js';
 import { readDay } from '../lambda/workspace/model/date-words.js';
-import { MAX_LEVELS } from '../lambda/workspace/model/limits.js';
+import { MAX_BLOCKERS, MAX_LEVELS } from '../lambda/workspace/model/limits.js';
 import { type RepeatRead, readRepeat } from '../lambda/workspace/model/repeat-rules.js';
+import { NO_STATUSES, planStatusSet } from '../lambda/workspace/model/status-sets.js';
+import { foldedName, phaseOf, type StatusCategory, setOf } from '../lambda/workspace/model/statuses.js';
 import { taskNameOf } from '../lambda/workspace/model/task-refs.js';
 import type { Project, Task } from '../lambda/workspace/model/types.js';
-import { createProject } from '../lambda/workspace/projects/project-writer.js';
+import { changeProject, createProject } from '../lambda/workspace/projects/project-writer.js';
 import { createWorkspaceStores } from '../lambda/workspace/store/create-stores.js';
 import type { WriteContext } from '../lambda/workspace/store/stores.js';
 import type { NewTask } from '../lambda/workspace/tasks/planner.js';
 import { sourceClaimSk, sourceRowClaim } from '../lambda/workspace/tasks/source-claims.js';
 import { type CreateItem, createTasks } from '../lambda/workspace/tasks/task-writer.js';
 import { existingWorkspace, type Out } from './args.js';
-import { exportedDate, type Format, type ImportRow, type SkippedRow } from './import-formats.js';
+import { type FileField, fieldValueOf, fieldWords, type ProjectFields, planProjectFields } from './import-fields.js';
+import {
+  type ColumnUse,
+  exportedDate,
+  type Format,
+  type ImportRow,
+  type KeptValue,
+  notesOf,
+  type Person,
+  type RowRef,
+  type SkippedRow,
+} from './import-formats.js';
 import type { Target } from './target.js';
 
 /**
@@ -29,21 +44,22 @@ import type { Target } from './target.js';
  * undoable, fifty rows to a call (each call's id undoes its rows with change_undo). Each task is
  * written with a claim on its source row (`IMPORT#<format>#<row id>` in the workspace's partition)
  * in the same all-or-nothing write: a re-run of the same file finds the claims and creates nothing
- * twice, and two runs at once cannot both create one row.
+ * twice, and two runs at once cannot both create one row. Rows are written after the rows they
+ * name (their parent, the rows they wait on), so a blocked-by link is part of the task's own write.
  */
 
 /** Rows per call: each call's records are `act_….01` … `act_….50`, within the two digits a bulk record id has. */
 const PER_CALL = 50;
+/** A progress line on the terminal (stderr) every this many rows. */
+export const PROGRESS_EVERY = 500;
 
 /** What a file says, as a terminal may print it: no control characters (an escape sequence in a title). */
 const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}]/gu, ' ');
 
+type Claims = ReadonlyMap<string, { readonly key: string; readonly taskId: string }>;
+
 /** The rows a run before this one created already: claim → the task's key and id. */
-const claimed = async (
-  target: Target,
-  workspaceId: string,
-  sks: readonly string[],
-): Promise<Map<string, { readonly key: string; readonly taskId: string }>> => {
+const claimed = async (target: Target, workspaceId: string, sks: readonly string[]): Promise<Claims> => {
   const items = await batchGetConsistent(
     target.db,
     target.table,
@@ -55,6 +71,19 @@ const claimed = async (
 /** Where a row goes in the tree: below another row of the file, below a task an earlier run made, or at the top. */
 type Place = { readonly row: ImportRow } | { readonly taskId: string; readonly key: string } | undefined;
 
+/** The rows of the file by their ids (and Asana's by title): what a parent or a blocker names. */
+const indexRows = (rows: readonly ImportRow[]) => {
+  const byId = new Map<string, ImportRow>();
+  const byTitle = new Map<string, ImportRow>();
+  for (const r of rows) {
+    byId.set(r.sourceId, r);
+    if (r.altId && !byId.has(r.altId)) byId.set(r.altId, r);
+    if (!byTitle.has(r.title)) byTitle.set(r.title, r);
+  }
+  return (ref: RowRef | undefined): ImportRow | undefined =>
+    ref?.id !== undefined ? (byId.get(ref.id) ?? byTitle.get(ref.id)) : ref?.title !== undefined ? byTitle.get(ref.title) : undefined;
+};
+
 /**
  * Each row's parent: a row of the file (by id, or Asana's by title: the first row of that title), or
  * a task an earlier run made from it (its claim). Rows nest three levels deep at most: a row deeper
@@ -64,19 +93,12 @@ type Place = { readonly row: ImportRow } | { readonly taskId: string; readonly k
 const placesOf = (
   format: Format,
   rows: readonly ImportRow[],
-  claims: ReadonlyMap<string, { readonly key: string; readonly taskId: string }>,
+  find: (ref: RowRef | undefined) => ImportRow | undefined,
+  claims: Claims,
 ): Map<ImportRow, { place: Place; level: number; problem?: string }> => {
-  const byId = new Map<string, ImportRow>();
-  const byTitle = new Map<string, ImportRow>();
-  for (const r of rows) {
-    byId.set(r.sourceId, r);
-    if (r.altId && !byId.has(r.altId)) byId.set(r.altId, r);
-    if (!byTitle.has(r.title)) byTitle.set(r.title, r);
-  }
   const out = new Map<ImportRow, { place: Place; level: number; problem?: string }>();
   const parentRow = (r: ImportRow): ImportRow | undefined => {
-    const p = r.parent;
-    const found = p?.id !== undefined ? byId.get(p.id) : p?.title !== undefined ? byTitle.get(p.title) : undefined;
+    const found = find(r.parent);
     return found === r ? undefined : found;
   };
   const placeOf = (r: ImportRow, path: readonly ImportRow[]): { place: Place; level: number; problem?: string } => {
@@ -113,7 +135,62 @@ const placesOf = (
   return out;
 };
 
-const memberOf = (members: readonly Member[], who: NonNullable<ImportRow['assignee']>): Member | undefined => {
+/** A blocker of a row: another row of the file, or a task an earlier run made. */
+type Blocker = { readonly row: ImportRow } | { readonly taskId: string };
+
+/**
+ * The rows in the order they are written: each after its parent and the rows it waits on, else in
+ * the file's order. A blocked-by link that would close a cycle of the file's links is left out,
+ * and so is one to a row neither in the file nor imported before; each is said on its row.
+ */
+const writeOrder = (
+  format: Format,
+  rows: readonly ImportRow[],
+  find: (ref: RowRef | undefined) => ImportRow | undefined,
+  places: ReadonlyMap<ImportRow, { place: Place }>,
+  claims: Claims,
+  problems: Map<ImportRow, string[]>,
+): { order: ImportRow[]; blockers: Map<ImportRow, Blocker[]> } => {
+  const say = (r: ImportRow, p: string) => problems.set(r, [...(problems.get(r) ?? []), p]);
+  const blockers = new Map<ImportRow, Blocker[]>();
+  for (const r of rows) {
+    const list: Blocker[] = [];
+    for (const ref of r.blockedBy) {
+      const other = find(ref);
+      const claim = ref.id !== undefined ? claims.get(sourceClaimSk(format, ref.id)) : undefined;
+      if (other === r) say(r, `${ref.label}: names the row itself; link left out`);
+      else if (other) list.push({ row: other });
+      else if (claim) list.push({ taskId: claim.taskId });
+      else say(r, `${ref.label} is not in this file nor imported before; link left out`);
+    }
+    if (list.length > MAX_BLOCKERS)
+      say(r, `waits on ${list.length} tasks; a task waits on ${MAX_BLOCKERS} at most: the first ${MAX_BLOCKERS} kept`);
+    blockers.set(r, list.slice(0, MAX_BLOCKERS));
+  }
+  const order: ImportRow[] = [];
+  const state = new Map<ImportRow, 'visiting' | 'done'>();
+  const visit = (r: ImportRow) => {
+    state.set(r, 'visiting');
+    const place = places.get(r)?.place;
+    if (place && 'row' in place && !state.has(place.row)) visit(place.row);
+    const kept: Blocker[] = [];
+    for (const b of blockers.get(r) ?? []) {
+      if ('row' in b && state.get(b.row) === 'visiting') {
+        say(r, `blocked by '${b.row.title}' closes a cycle of blocked-by links in the file; that link left out`);
+        continue;
+      }
+      if ('row' in b && !state.has(b.row)) visit(b.row);
+      kept.push(b);
+    }
+    blockers.set(r, kept);
+    state.set(r, 'done');
+    order.push(r);
+  };
+  for (const r of rows) if (!state.has(r)) visit(r);
+  return { order, blockers };
+};
+
+const memberOf = (members: readonly Member[], who: Person): Member | undefined => {
   const email = who.email?.toLowerCase();
   const name = who.name?.toLowerCase();
   return (
@@ -122,17 +199,98 @@ const memberOf = (members: readonly Member[], who: NonNullable<ImportRow['assign
   );
 };
 
+/**
+ * A status category for an Asana section by its name (the project's own statuses are named after
+ * its sections): Done, Complete(d), Finished, Shipped… done; Cancel(l)ed, Won't do… canceled; In
+ * progress, Doing, Started, Review, QA, Testing… started; Backlog, Icebox, Someday… backlog;
+ * anything else unstarted.
+ */
+export const categoryOfSection = (name: string): StatusCategory => {
+  const n = foldedName(name);
+  if (/\b(done|complete|completed|finished|closed|shipped|released|resolved)\b/.test(n)) return 'done';
+  if (/\b(cancel+ed|won'?t do|abandoned|dropped)\b/.test(n)) return 'canceled';
+  if (/\b(in progress|doing|started|wip|active|in review|review|qa|testing|in development)\b/.test(n)) return 'started';
+  if (/\b(backlog|icebox|someday|later)\b/.test(n)) return 'backlog';
+  return 'unstarted';
+};
+
+/**
+ * A project's own statuses from the sections its rows are in (in the order they first appear),
+ * with a done one (and an open one) added when the sections have none: the set a project needs.
+ */
+const statusesOfSections = (sections: readonly string[], problems: string[]) => {
+  const given: { name: string; category: StatusCategory }[] = [];
+  for (const s of sections) {
+    const name = s.trim();
+    if (given.some((g) => foldedName(g.name) === foldedName(name))) continue;
+    if (name.length > 40 || ['open', 'any'].includes(foldedName(name))) {
+      problems.push(`section '${name}' cannot be a status's name (40 characters at most; not open or any); its tasks go by category`);
+      continue;
+    }
+    if (given.length >= 19) {
+      problems.push(`section '${name}': a project has 20 statuses at most; its tasks go by category`);
+      continue;
+    }
+    given.push({ name, category: categoryOfSection(name) });
+  }
+  if (!given.some((g) => phaseOf(g.category) === 'open')) given.unshift({ name: 'To do', category: 'unstarted' });
+  if (!given.some((g) => g.category === 'done')) given.push({ name: 'Done', category: 'done' });
+  return given;
+};
+
 interface Planned {
   readonly row: ImportRow;
   /** How the report names its parent (a title, or a key), when it has one. */
   readonly parentName?: string;
   readonly fields: Omit<NewTask, 'projectId'> & { readonly project?: string };
+  /** Its custom field values as the report names them (`Type 'Bug'`). */
+  readonly values: readonly string[];
+  /** The lines its notes end with: field values no field took, then the row's own kept values. */
+  readonly kept: readonly KeptValue[];
   readonly problems: string[];
 }
 
+/**
+ * A row's custom field values by field id, each checked by its field's type; a value its project's
+ * fields do not take (none of that name and type there, past the 20 a project holds, a word in a
+ * number column, no project at all) stays a line of the notes, said on the row where the project
+ * lines do not say it already.
+ */
+const valuesOf = (row: ImportRow, projectName: string | undefined, plan: ProjectFields | undefined, problems: string[]) => {
+  const values: Record<string, FieldValue> = {};
+  const words: string[] = [];
+  const kept: KeptValue[] = [];
+  const homeless: string[] = [];
+  for (const c of row.values) {
+    const def = plan?.use.get(foldedFieldName(c.field));
+    const value = def ? fieldValueOf(def, c.value) : undefined;
+    if (def && value !== undefined) {
+      values[def.fieldId] = value;
+      words.push(`${def.name} ${typeof value === 'number' ? value : `'${value}'`}`);
+      continue;
+    }
+    kept.push({ field: c.field, value: c.value });
+    if (def) problems.push(`${c.field} '${c.value}': the field ${def.name} (${def.type}) does not take it; kept in the notes`);
+    else if (!projectName) homeless.push(c.field);
+  }
+  if (homeless.length) problems.push(`no project to hold the field(s) ${homeless.join(', ')}; kept in the notes`);
+  return { values, words, kept };
+};
+
 /** A row's fields as the writer takes them; a field that does not map is left out and said. */
-const planRow = async (row: ImportRow, members: readonly Member[], caller: Caller, now: Date): Promise<Planned> => {
+const planRow = async (
+  row: ImportRow,
+  format: Format,
+  members: readonly Member[],
+  caller: Caller,
+  now: Date,
+  project: string | undefined,
+  fieldsOf: (projectName: string) => ProjectFields | undefined,
+): Promise<Planned> => {
   const problems = [...row.problems];
+  const projectName = row.project ?? project;
+  const custom = valuesOf(row, projectName, projectName ? fieldsOf(projectName) : undefined, problems);
+  const kept = [...custom.kept, ...row.kept];
   let dueDate: string | undefined;
   let dueTime: string | undefined;
   let repeat: RepeatRead | undefined;
@@ -163,7 +321,7 @@ const planRow = async (row: ImportRow, members: readonly Member[], caller: Calle
     title = Array.from(title).slice(0, 300).join('');
     problems.push('title longer than 300 characters; cut');
   }
-  let notes = row.notes;
+  let notes = notesOf({ notes: row.notes, kept }, format);
   if (notes && Array.from(notes).length > 10_000) {
     notes = Array.from(notes).slice(0, 10_000).join('');
     problems.push('notes longer than 10,000 characters; cut');
@@ -171,6 +329,8 @@ const planRow = async (row: ImportRow, members: readonly Member[], caller: Calle
   return {
     row,
     problems,
+    values: custom.words,
+    kept,
     fields: {
       title,
       ...(notes ? { notes } : {}),
@@ -180,15 +340,16 @@ const planRow = async (row: ImportRow, members: readonly Member[], caller: Calle
       ...(repeat ? { repeat } : {}),
       ...(assigneeId ? { assigneeId } : {}),
       labels: row.labels,
-      ...(row.project ? { project: row.project } : {}),
+      ...(projectName ? { project: projectName } : {}),
       ...(row.done ? { completed: { at: row.done.at ?? now.toISOString(), by: OPERATOR.userId } } : {}),
       // A key of the workspace's statuses: a project of its own takes the one of its category (model/statuses.ts statusOfKey).
       ...(row.state ? { stateKey: row.state } : {}),
+      ...(Object.keys(custom.values).length ? { fields: custom.values } : {}),
     },
   };
 };
 
-const describe = (p: Planned): string => {
+const describe = (p: Planned, blockers: number): string => {
   const f = p.fields;
   const facts = [
     f.priority,
@@ -198,9 +359,13 @@ const describe = (p: Planned): string => {
     f.project ? `project '${f.project}'` : undefined,
     f.labels?.length ? f.labels.map((l) => `#${l}`).join(' ') : undefined,
     f.stateKey && f.stateKey !== 'done' && f.stateKey !== 'todo' ? f.stateKey.replace('_', ' ') : undefined,
+    p.row.section ? `status '${p.row.section}'` : undefined,
     f.completed ? `${f.stateKey === 'canceled' ? 'closed' : 'done'} ${f.completed.at}` : undefined,
     p.parentName ? `subtask of ${p.parentName}` : undefined,
+    blockers ? `waits on ${blockers}` : undefined,
     p.row.comments.length ? `${p.row.comments.length} comment(s)` : undefined,
+    p.values.length ? `fields: ${p.values.join(', ')}` : undefined,
+    p.kept.length ? `kept: ${[...new Set(p.kept.map((k) => k.field))].join(', ')}` : undefined,
   ].filter(Boolean);
   return `'${f.title}' (${facts.join(', ')})`;
 };
@@ -212,11 +377,26 @@ export interface ImportRun {
   readonly skipped: readonly SkippedRow[];
   /** Columns of the file the format's reading does not use: named once, so nothing goes unsaid. */
   readonly unread: readonly string[];
+  /** Every column of the file and what it becomes (`--dry-run` lists them). */
+  readonly columns: readonly ColumnUse[];
+  /** The custom fields the file's values make (cli/import-fields.ts), added to each project its rows go to. */
+  readonly fields: readonly FileField[];
+  /** The project of rows that name none (`--project`; Todoist's: the file's name). */
+  readonly project?: string;
   readonly dryRun: boolean;
   readonly file: string;
 }
 
-export const importTasks = async (target: Target, run: ImportRun, out: Out, now: Date): Promise<void> => {
+/** What a run wrote, as the report's last line says it. */
+export interface ImportSummary {
+  readonly created: number;
+  readonly refused: number;
+  /** Write units the task writes were estimated at (platform/transact.ts opWriteUnits: what a call's ceiling counts). */
+  readonly writeUnits: number;
+  readonly seconds: number;
+}
+
+export const importTasks = async (target: Target, run: ImportRun, out: Out, now: Date): Promise<ImportSummary | undefined> => {
   const { workspaceId, format } = run;
   const [workspace, members] = await Promise.all([existingWorkspace(target, workspaceId), target.directory.listMembers(workspaceId)]);
   const owner = members.find((m) => m.role === 'owner' && m.status === 'active');
@@ -238,106 +418,258 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   const source = doorSource('admin CLI', OPERATOR, `import from ${format}`, now);
   const ctx: WriteContext = { stores, caller, source };
 
-  if (run.unread.length) out.stdout(`columns not imported (doers keeps nothing of them): ${printable(run.unread.join(', '))}`);
+  if (run.dryRun) {
+    out.stdout('columns of the file and what each becomes:');
+    for (const c of run.columns) out.stdout(printable(`  ${c.column}: ${c.use === 'mapped' ? '' : `${c.use}: `}${c.becomes}`));
+  } else if (run.unread.length) out.stdout(`columns not imported (doers keeps nothing of them): ${printable(run.unread.join(', '))}`);
   for (const s of run.skipped) out.stdout(`line ${s.line}: skipped: ${printable(s.reason)}`);
-  // The rows' own claims, and those of the parents they name by id (made by a run before).
+  const find = indexRows(run.rows);
+  // The rows' own claims, and those of the rows they name by id (made by a run before).
   const done = await claimed(target, workspaceId, [
     ...new Set([
       ...run.rows.map((r) => sourceClaimSk(format, r.sourceId)),
-      ...run.rows.flatMap((r) => (r.parent?.id ? [sourceClaimSk(format, r.parent.id)] : [])),
+      ...run.rows.flatMap((r) =>
+        [r.parent, ...r.blockedBy].flatMap((ref) => (ref?.id && !find(ref) ? [sourceClaimSk(format, ref.id)] : [])),
+      ),
     ]),
   ]);
-  const places = placesOf(format, run.rows, done);
-  // Parents before their subtasks, else in the file's order.
-  const fresh = run.rows
-    .filter((r) => {
-      const claim = done.get(sourceClaimSk(format, r.sourceId));
-      if (claim) out.stdout(`line ${r.line}: imported before as ${claim.key}; not again`);
-      return !claim;
-    })
-    .sort((a, b) => places.get(a)!.level - places.get(b)!.level);
-  const planned = await Promise.all(
-    fresh.map(async (r) => {
-      const p = await planRow(r, members, caller, now);
-      const problem = places.get(r)!.problem;
-      return problem ? { ...p, problems: [...p.problems, problem] } : p;
-    }),
-  );
-  // Each new task's id, known before any is written, so a subtask can name a parent the same run makes.
-  const idOf = new Map(planned.map((p) => [p.row, randomUUID()]));
+  const places = placesOf(format, run.rows, find, done);
+  const linkProblems = new Map<ImportRow, string[]>();
+  const { order, blockers } = writeOrder(format, run.rows, find, places, done, linkProblems);
+  // Parents and blockers before the rows that name them, else in the file's order.
+  const fresh = order.filter((r) => {
+    const claim = done.get(sourceClaimSk(format, r.sourceId));
+    if (claim) out.stdout(`line ${r.line}: imported before as ${claim.key}; not again`);
+    return !claim;
+  });
   const projects = new Map(
     (await stores.projects.all(workspaceId)).filter((p: Project) => p.status === 'active').map((p) => [p.name.toLowerCase(), p]),
   );
+  // The custom fields each project its rows go to takes: the file's fields its rows have values of, merged with its own.
+  const rowsOfProject = new Map<string, ImportRow[]>();
+  for (const r of fresh) {
+    const name = (r.project ?? run.project)?.toLowerCase();
+    if (name !== undefined && r.values.length) rowsOfProject.set(name, [...(rowsOfProject.get(name) ?? []), r]);
+  }
+  const fieldPlans = new Map<string, ProjectFields>(
+    [...rowsOfProject].map(([name, rows]) => [
+      name,
+      planProjectFields(
+        projects.get(name)?.fields ?? [],
+        run.fields.filter((f) => rows.some((r) => r.values.some((v) => v.field === f.name))),
+      ),
+    ]),
+  );
+  const planned = await Promise.all(
+    fresh.map(async (r) => {
+      const p = await planRow(r, format, members, caller, now, run.project, (name) => fieldPlans.get(name.toLowerCase()));
+      const more = [places.get(r)!.problem, ...(linkProblems.get(r) ?? [])].filter((x): x is string => !!x);
+      return more.length ? { ...p, problems: [...p.problems, ...more] } : p;
+    }),
+  );
+  // Each new task's id, known before any is written, so a subtask or a dependent can name one the same run makes.
+  const idOf = new Map(planned.map((p) => [p.row, randomUUID()]));
   const wanted = [...new Set(planned.flatMap((p) => (p.fields.project ? [p.fields.project] : [])))];
   const missing = wanted.filter((name) => !projects.has(name.toLowerCase()));
+  // Asana's sections: the statuses of each project the import makes, from its rows' sections.
+  const sectionsOf = (name: string) =>
+    planned.filter((p) => p.fields.project?.toLowerCase() === name.toLowerCase() && p.row.section).map((p) => p.row.section!);
 
   const parentNameOf = (r: ImportRow): string | undefined => {
     const place = places.get(r)!.place;
     return !place ? undefined : 'row' in place ? `'${place.row.title}'` : place.key;
   };
+  // What the import does to each project's fields, as the report says it; and the fields left to the notes.
+  const fieldsSaid = (name: string, would: boolean): string[] => {
+    const plan = fieldPlans.get(name.toLowerCase());
+    if (!plan) return [];
+    return [
+      ...(plan.added.length ? [`${would ? 'would add' : 'added'} the fields ${plan.added.map(fieldWords).join(', ')}`] : []),
+      ...plan.grown.map((f) => `${would ? 'would add' : 'added'} options to its field ${fieldWords(f)}`),
+      ...plan.left.map((l) => `field ${l.name} ${would ? 'would not be' : 'not'} added (${l.why}): its values kept in the notes`),
+    ].map((line) => `project '${name}': ${line}`);
+  };
+  const leftWords = [...fieldPlans].flatMap(([key, plan]) =>
+    plan.left.map((l) => `${l.name} in '${wanted.find((w) => w.toLowerCase() === key) ?? key}'`),
+  );
+  const leftSaid = leftWords.length
+    ? ` The values of ${leftWords.length} field(s) stay lines of the notes (said above): ${printable(leftWords.join(', '))}.`
+    : '';
   if (run.dryRun) {
-    for (const name of missing) out.stdout(printable(`project '${name}': would be created`));
+    for (const name of missing) {
+      const sections = sectionsOf(name);
+      const statuses = sections.length ? statusesOfSections(sections, []) : [];
+      out.stdout(
+        printable(
+          `project '${name}': would be created${statuses.length ? ` with the statuses ${statuses.map((s) => `${s.name} (${s.category})`).join(', ')}` : ''}`,
+        ),
+      );
+      for (const line of fieldsSaid(name, true)) out.stdout(printable(line));
+    }
+    for (const name of wanted.filter((n) => !missing.includes(n))) for (const line of fieldsSaid(name, true)) out.stdout(printable(line));
     for (const planned0 of planned) {
       const parentName = parentNameOf(planned0.row);
       const p = parentName ? { ...planned0, parentName } : planned0;
-      out.stdout(printable(`line ${p.row.line}: would create ${describe(p)}`));
+      out.stdout(printable(`line ${p.row.line}: would create ${describe(p, blockers.get(p.row)?.length ?? 0)}`));
       for (const problem of p.problems) out.stdout(printable(`line ${p.row.line}:   ${problem}`));
     }
     out.stderr(
-      `Dry run: ${planned.length} task(s) would be created, ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped. Nothing was written.`,
+      `Dry run: ${planned.length} task(s) would be created, ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped.${leftSaid} Nothing was written.`,
     );
-    return;
+    return undefined;
   }
   for (const name of missing) {
-    const made = await createProject(ctx, { name });
+    const sections = sectionsOf(name);
+    const problems: string[] = [];
+    const statuses = sections.length ? statusesOfSections(sections, problems) : [];
+    let statusSet: ReturnType<typeof planStatusSet>['set'] | undefined;
+    try {
+      statusSet = statuses.length ? planStatusSet(NO_STATUSES, statuses, undefined).set : undefined;
+    } catch (err) {
+      if (!(err instanceof ToolRefusal)) throw err;
+      problems.push(`its sections cannot be its statuses (${err.message}); it takes the workspace's`);
+    }
+    const fields = fieldPlans.get(name.toLowerCase())?.fields;
+    const made = await createProject(ctx, { name, ...(statusSet ? { statusSet } : {}), ...(fields?.length ? { fields } : {}) });
     projects.set(name.toLowerCase(), made.project);
-    out.stdout(printable(`project '${name}': created`));
+    out.stdout(
+      printable(
+        `project '${name}': created${statusSet ? ` with the statuses ${statusSet.statuses.map((s) => `${s.name} (${s.category})`).join(', ')}` : ''}`,
+      ),
+    );
+    for (const problem of problems) out.stdout(printable(`project '${name}': ${problem}`));
+    for (const line of fieldsSaid(name, false)) out.stdout(printable(line));
   }
+  // A project that was there: its fields changed once, before its tasks are written (the values name the fields' ids).
+  for (const name of wanted.filter((n) => !missing.includes(n))) {
+    const plan = fieldPlans.get(name.toLowerCase());
+    const before = projects.get(name.toLowerCase());
+    if (plan && before && (plan.added.length || plan.grown.length)) {
+      const changed = await changeProject(ctx, before, { fields: plan.fields });
+      if (changed) projects.set(name.toLowerCase(), changed.project);
+    }
+    for (const line of fieldsSaid(name, false)) out.stdout(printable(line));
+  }
+  const started = Date.now();
+  const summary = await withCallBudget(
+    { readUnits: Number.POSITIVE_INFINITY, readBytes: Number.POSITIVE_INFINITY, writeUnits: Number.POSITIVE_INFINITY },
+    () => writeRows(ctx, workspace, members, run, planned, { places, blockers, idOf, projects, done }, out),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  out.stderr(
+    `Imported ${summary.created} task(s) from ${run.file} (${format})${summary.refused ? `, ${summary.refused} refused` : ''}; ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped.${
+      summary.byOperator
+        ? ` ${summary.byOperator} comment(s) whose author is no member here were added by the operator (said on their rows).`
+        : ''
+    }${leftSaid}`,
+  );
+  if (summary.created)
+    out.stderr(
+      `Tasks written in ${seconds.toFixed(1)} s (${Math.round(summary.created / Math.max(seconds, 0.001))} rows/s), ${summary.writeUnits} write units as estimated (${(summary.writeUnits / summary.created).toFixed(1)} a task).`,
+    );
+  return { created: summary.created, refused: summary.refused, writeUnits: summary.writeUnits, seconds };
+};
+
+interface Layout {
+  readonly places: ReadonlyMap<ImportRow, { place: Place }>;
+  readonly blockers: ReadonlyMap<ImportRow, readonly Blocker[]>;
+  readonly idOf: Map<ImportRow, string>;
+  readonly projects: ReadonlyMap<string, Project>;
+  readonly done: Claims;
+}
+
+/** The planned rows written, fifty to a call, each with its links; then their comments, each by its author where they are a member. */
+const writeRows = async (
+  ctx: WriteContext,
+  workspace: Workspace,
+  members: readonly Member[],
+  run: ImportRun,
+  planned: readonly Planned[],
+  { places, blockers, idOf, projects, done }: Layout,
+  out: Out,
+): Promise<{ created: number; refused: number; byOperator: number; writeUnits: number }> => {
+  const { format, caller } = { format: run.format, caller: ctx.caller };
   let created = 0;
   let refused = 0;
+  let byOperator = 0;
+  let comments = 0;
+  let sinceProgress = 0;
+  const started = Date.now();
   // Rows written (or refused) so far: a subtask of a refused row goes to the top level instead.
   const made = new Set<ImportRow>();
+  // Where a row named by another is: its new task's id, or why the link cannot be made.
+  const idOfRow = (row: ImportRow, inGroup: ReadonlyMap<ImportRow, number>): { id?: string; at?: number } => {
+    const j = inGroup.get(row);
+    if (j !== undefined) return { id: idOf.get(row)!, at: j };
+    if (idOf.has(row) && made.has(row)) return { id: idOf.get(row)! };
+    const before = done.get(sourceClaimSk(format, row.sourceId));
+    return before ? { id: before.taskId } : {};
+  };
   for (let i = 0; i < planned.length; i += PER_CALL) {
     const group = planned.slice(i, i + PER_CALL);
-    const callId = newActivityId(now);
+    const callId = newActivityId(ctx.source.now);
     const inGroup = new Map(group.map((p, j) => [p.row, j]));
     const parentOf = (p: Planned): { parentId?: string; after?: number; problem?: string } => {
       const place = places.get(p.row)!.place;
       if (!place) return {};
       if (!('row' in place)) return { parentId: place.taskId };
-      const j = inGroup.get(place.row);
-      if (j !== undefined) return { parentId: idOf.get(place.row)!, after: j };
-      // Parents come first (by level): one of an earlier call is written by now, or was refused.
-      if (idOf.has(place.row) && made.has(place.row)) return { parentId: idOf.get(place.row)! };
-      const before = done.get(sourceClaimSk(format, place.row.sourceId));
-      if (before) return { parentId: before.taskId };
+      const at = idOfRow(place.row, inGroup);
+      if (at.id) return { parentId: at.id, ...(at.at !== undefined ? { after: at.at } : {}) };
       return { problem: `its parent '${place.row.title}' was not imported; imported at the top level` };
+    };
+    // An earlier item of this call, as the rules see it before it is stored: new, below its own parent.
+    const stubOf = (j: number): Task => {
+      const up = parentOf(group[j]!);
+      const f = group[j]!.fields;
+      return {
+        taskId: idOf.get(group[j]!.row)!,
+        // A link holds its blocker to the phase it was planned with: a row that arrives done is done.
+        status: f.completed || /^(done|canceled)\b/.test(f.stateKey ?? '') ? 'done' : 'open',
+        labels: [],
+        version: 1,
+        ...(up.parentId ? { parentId: up.parentId } : {}),
+      } as unknown as Task;
     };
     const items: CreateItem[] = group.map((p, j) => {
       const { project, ...fields } = p.fields;
       const parent = parentOf(p);
       if (parent.problem) p.problems.push(parent.problem);
-      // A parent made in this same call, as the rules see it before it is stored: its own parent with it.
-      const fresh = new Map<string, Task>();
-      for (let at: Planned | undefined = parent.after !== undefined ? group[parent.after] : undefined; at; ) {
-        const up = parentOf(at);
-        fresh.set(idOf.get(at.row)!, {
-          taskId: idOf.get(at.row)!,
-          status: 'open',
-          labels: [],
-          version: 1,
-          ...(up.parentId ? { parentId: up.parentId } : {}),
-        } as unknown as Task);
-        at = up.after !== undefined ? group[up.after] : undefined;
+      const after = new Set<number>(parent.after !== undefined ? [parent.after] : []);
+      const blockedBy: string[] = [];
+      for (const b of blockers.get(p.row) ?? []) {
+        if (!('row' in b)) {
+          blockedBy.push(b.taskId);
+          continue;
+        }
+        const at = idOfRow(b.row, inGroup);
+        if (!at.id) {
+          p.problems.push(`blocked by '${b.row.title}', which was not imported; link left out`);
+          continue;
+        }
+        blockedBy.push(at.id);
+        if (at.at !== undefined) after.add(at.at);
       }
+      // The earlier items it names, and their own parents (the levels are counted through them).
+      const fresh = new Map<string, Task>();
+      const add = (k: number) => {
+        const id = idOf.get(group[k]!.row)!;
+        if (fresh.has(id)) return;
+        fresh.set(id, stubOf(k));
+        const up = parentOf(group[k]!).after;
+        if (up !== undefined) add(up);
+      };
+      for (const k of after) add(k);
+      const projectItem = project ? projects.get(project.toLowerCase()) : undefined;
       return {
         fields: {
           ...fields,
+          ...statusOfSection(p, projectItem),
           taskId: idOf.get(p.row)!,
-          ...(project ? { projectId: projects.get(project.toLowerCase())!.projectId } : {}),
+          ...(projectItem ? { projectId: projectItem.projectId } : {}),
           ...(parent.parentId ? { parentId: parent.parentId } : {}),
+          ...(blockedBy.length ? { blockedBy } : {}),
         },
-        ...(parent.after !== undefined ? { after: [parent.after], plan: { fresh } } : {}),
+        ...(after.size ? { after: [...after], plan: { fresh } } : {}),
         recordId: bulkItemId(callId, j),
         also: sourceRowClaim(ctx, format, p.row.sourceId, p.row.line),
       };
@@ -358,12 +690,65 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
       const name = taskNameOf(caller.workspaceKey, o.written.task);
       first ??= name;
       last = name;
+      for (const c of p.row.comments) {
+        const author = c.author ? memberOf(members, c.author) : undefined;
+        const writes = author && author.status === 'active' && author.role !== 'viewer';
+        if (c.author && !writes) {
+          byOperator++;
+          const who = c.author.email ?? c.author.name;
+          p.problems.push(
+            author
+              ? `a comment by ${who}, a ${author.role === 'viewer' ? 'viewer' : 'disabled member'} here: added by the operator`
+              : `a comment by '${who}', no member here: added by the operator`,
+          );
+        }
+        // Each comment a millisecond after the one before: a task's comments sort by their ids' time (UUIDv7).
+        const at = new Date(ctx.source.now.getTime() + ++comments);
+        const as: WriteContext = writes
+          ? { ...ctx, caller: callerOf(workspace, author), source: doorSource('admin CLI', author, `import from ${format}`, at) }
+          : { ...ctx, source: doorSource('admin CLI', OPERATOR, `import from ${format}`, at) };
+        await addComment(as, o.written.task, c.body.slice(0, 10_000));
+      }
       for (const problem of p.problems) out.stdout(printable(`line ${p.row.line} (${name}): ${problem}`));
-      for (const body of p.row.comments) await addComment(ctx, o.written.task, body.slice(0, 10_000));
     }
     if (first) out.stdout(`${first} … ${last}: undo with change_undo ${callId}`);
+    sinceProgress += group.length;
+    if (sinceProgress >= PROGRESS_EVERY || i + PER_CALL >= planned.length) {
+      if (planned.length >= PROGRESS_EVERY) {
+        const seconds = (Date.now() - started) / 1000;
+        out.stderr(
+          `… ${Math.min(i + PER_CALL, planned.length)} of ${planned.length} rows (${Math.round(Math.min(i + PER_CALL, planned.length) / Math.max(seconds, 0.001))} rows/s)`,
+        );
+      }
+      sinceProgress = 0;
+    }
   }
-  out.stderr(
-    `Imported ${created} task(s) from ${run.file} (${format})${refused ? `, ${refused} refused` : ''}; ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped.`,
-  );
+  return { created, refused, byOperator, writeUnits: callBudget()?.writeUnits ?? 0 };
+};
+
+/**
+ * An Asana row's status: the status named after its section in its project's own set, when that
+ * status agrees with whether the row is done (a section named Done holding an open task: the task
+ * stays open, said); else none, and the row goes by whether it is done.
+ */
+const statusOfSection = (p: Planned, project: Project | undefined): { state?: string } => {
+  const section = p.row.section;
+  if (!section) return {};
+  const status = project ? setOf(project).statuses.find((s) => foldedName(s.name) === foldedName(section)) : undefined;
+  if (!status) {
+    p.problems.push(
+      project
+        ? `section '${section}' is no status of project '${project.name}'; imported by whether it is done`
+        : `section '${section}': no project to hold it as a status; imported by whether it is done`,
+    );
+    return {};
+  }
+  const closed = phaseOf(status.category) === 'done';
+  if (closed !== !!p.fields.completed) {
+    p.problems.push(
+      `section '${section}' is ${closed ? 'a closed' : 'an open'} status but the task is ${p.fields.completed ? 'completed' : 'not'}; imported by whether it is done`,
+    );
+    return {};
+  }
+  return { state: status.name };
 };

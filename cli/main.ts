@@ -40,8 +40,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--stack NAME --regio
   grants revoke --grant ID
   export --file F [--workspace W]
   files sweep [--workspace W] [--dry-run]
-  import --file F                     (a doers export: the whole workspace)
-  import --file F.csv [--format todoist|asana|linear|jira] [--workspace W] [--dry-run]
+  import --file F [--as KEY [--workspace NEW]]   (a doers export: the whole workspace)
+  import --file F.csv [--format todoist|asana|linear|jira] [--project P] [--workspace W] [--dry-run]
   webhook add --url https://… [--events assigned,completed] [--format standard|slack] [--workspace W]
   webhook list [--workspace W]
   webhook remove --id hook_... [--workspace W]
@@ -61,9 +61,12 @@ workspace show: the table the CLI reads, the workspace's task numbers, layout, o
 members: the check after adopting a restored table (docs/deploy-and-operations.md).
 export / import: a whole workspace (members, projects, tasks, comments, history) to one JSON Lines
 file and into a stack that does not have it, ids and keys kept; tokens and connected apps stay
-behind (docs/deploy-and-operations.md, "Moving a workspace"). A CSV export of Todoist, Asana, Linear
-or Jira is imported as tasks (docs/deploy-and-operations.md, "Moving a team in"); --dry-run prints
-what it would create and every field it cannot map, and writes nothing; a re-run creates nothing twice.
+behind (docs/deploy-and-operations.md, "Moving a workspace"); --as KEY imports it as a copy beside
+the original: a new workspace id (--workspace, else a new one) and every id new, tasks named KEY-n.
+A CSV export of Todoist, Asana, Linear or Jira is imported as tasks (docs/deploy-and-operations.md,
+"Moving a team in"); --project names the project of rows that name none (Todoist: the file's name);
+--dry-run lists every column of the file and what it becomes, what each row would be and every field
+it cannot map, and writes nothing; a re-run creates nothing twice.
 files sweep: removes a workspace's attachment objects that no attachment names (older than an hour),
 which only a crash between an upload and its write leaves; --dry-run lists them.
 grants: the apps people connected through the built-in authorization server; revoking one stops
@@ -102,6 +105,8 @@ const OPTION_NAMES = [
   'format',
   'url',
   'events',
+  'as',
+  'project',
 ] as const;
 
 /**

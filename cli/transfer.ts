@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
@@ -19,6 +20,7 @@ import {
   WORKSPACE_SK,
   wsPk,
 } from '../lambda/platform/item-keys.js';
+import { WORKSPACE_KEY } from '../lambda/vocabulary.js';
 import { EmailHeldElsewhere, restoreWorkspaceItems } from '../lambda/workspace/admin/restore.js';
 import type { Attachment } from '../lambda/workspace/model/types.js';
 import { taskOfAttachment } from '../lambda/workspace/store/attachment-store.js';
@@ -27,6 +29,7 @@ import { CliError } from './errors.js';
 import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
 import { importTasks } from './import-tasks.js';
 import type { Target } from './target.js';
+import { copyWorkspace } from './workspace-copy.js';
 
 /**
  * A workspace out of one stack and into another, whole: `export` writes every item of the
@@ -260,7 +263,14 @@ const exportFiles = async (target: Target, workspaceId: string, items: readonly 
   return written;
 };
 
-const importFiles = async (target: Target, items: readonly Item[], dir: string, out: Out): Promise<number> => {
+const importFiles = async (
+  target: Target,
+  items: readonly Item[],
+  dir: string,
+  out: Out,
+  /** The file's name of an attachment (a copy's ids are new; its files keep the export's names). */
+  fileOf: (id: string) => string = (id) => id,
+): Promise<number> => {
   const wanted = attachmentsOf(items);
   if (!wanted.length) return 0;
   if (!target.bucket)
@@ -268,9 +278,9 @@ const importFiles = async (target: Target, items: readonly Item[], dir: string, 
   let put = 0;
   for (const { id, key } of wanted) {
     // An id is `<taskId>.<random>`: a name of this directory, never a path.
-    const bytes = await readFile(join(dir, basename(id))).catch(() => undefined);
+    const bytes = await readFile(join(dir, basename(fileOf(id)))).catch(() => undefined);
     if (!bytes) {
-      out.stderr(`attachment ${id}: no file ${join(dir, id)} beside the export; its item is imported without its bytes.`);
+      out.stderr(`attachment ${id}: no file ${join(dir, fileOf(id))} beside the export; its item is imported without its bytes.`);
       continue;
     }
     const item = items.find((i) => (i as { attachmentId?: unknown }).attachmentId === id) as unknown as Attachment;
@@ -281,27 +291,38 @@ const importFiles = async (target: Target, items: readonly Item[], dir: string, 
 };
 
 export const importCommand: Command = {
-  options: ['workspace', 'file', 'format', 'dry-run'],
+  options: ['workspace', 'file', 'format', 'dry-run', 'as', 'project'],
   async run(o, target, out, now) {
     const file = required(o.file, 'file');
     // A doers export starts with its JSON header; anything else is another tool's CSV.
     const head = await readFile(file, 'utf8').catch((err: Error) => {
       throw new CliError(`--file: ${err.message}`);
     });
-    if (!head.trimStart().startsWith('{')) return importCsv(head, o, target, out, now);
-    if (o.format !== undefined || o['dry-run'])
-      throw new CliError('--format and --dry-run are for CSV files; a doers export is imported whole');
-    const { header, items } = await readExport(file);
-    if (o.workspace !== undefined && o.workspace !== header.workspaceId)
+    if (!head.trimStart().startsWith('{')) {
+      if (o.as !== undefined) throw new CliError('--as is for a doers export; a CSV file goes into --workspace');
+      return importCsv(head, o, target, out, now);
+    }
+    if (o.format !== undefined || o['dry-run'] || o.project !== undefined)
+      throw new CliError('--format, --project and --dry-run are for CSV files; a doers export is imported whole');
+    const exported = await readExport(file);
+    const { header } = exported;
+    const key = o.as?.trim().toUpperCase();
+    if (key !== undefined && !WORKSPACE_KEY.test(key)) throw new CliError(`--as: '${o.as}' is no workspace key (2 to 6 letters)`);
+    if (key === undefined && o.workspace !== undefined && o.workspace !== header.workspaceId)
       throw new CliError(
-        `--workspace: the file holds workspace ${header.workspaceId}, not ${o.workspace} (ids are kept, so it keeps its id)`,
+        `--workspace: the file holds workspace ${header.workspaceId}, not ${o.workspace} (ids are kept, so it keeps its id; --as KEY makes a copy with a new one)`,
       );
-    const workspaceId = header.workspaceId;
+    if (o.workspace !== undefined && !WORKSPACE_ID.test(o.workspace))
+      throw new CliError(`--workspace: '${o.workspace}' is no workspace id`);
+    const workspaceId = key ? (o.workspace ?? `ws_${randomUUID().replace(/-/g, '').slice(0, 12)}`) : header.workspaceId;
+    // A copy (--as): every id new, so it stands beside the original (cli/workspace-copy.ts).
+    const copy = key ? copyWorkspace(header.workspaceId, exported.items, { workspaceId, key }) : undefined;
+    const items = copy?.items ?? exported.items;
     if (await target.directory.getWorkspace(workspaceId))
       throw new CliError(
-        `workspace ${workspaceId} exists in ${target.where} already; import only into a stack without it. Nothing was imported.`,
+        `workspace ${workspaceId} exists in ${target.where} already; import only into a stack without it${key ? '' : ' (or as a copy: --as KEY)'}. Nothing was imported.`,
       );
-    const claims = items.filter((i) => String(i.pk).startsWith('EMAIL#'));
+    let claims = items.filter((i) => String(i.pk).startsWith('EMAIL#'));
     // A person is one member of one workspace: an e-mail another workspace holds here stops the import before it writes.
     const held = (
       await emailClaims(
@@ -309,17 +330,20 @@ export const importCommand: Command = {
         claims.map((c) => String(c.pk).slice('EMAIL#'.length)),
       )
     ).filter((c) => c.workspaceId !== workspaceId);
-    if (held.length)
+    const heldEmails = held.map((c) => String(c.pk).slice('EMAIL#'.length)).sort();
+    if (held.length && !key)
       throw new CliError(
-        `${held.map((c) => String(c.pk).slice('EMAIL#'.length)).join(', ')} ${held.length === 1 ? 'is a member' : 'are members'} of another workspace in ${target.where}; nothing was imported.`,
+        `${heldEmails.join(', ')} ${held.length === 1 ? 'is a member' : 'are members'} of another workspace in ${target.where}; nothing was imported.`,
       );
+    // A copy's members whose e-mail another workspace holds come along without it: they are named, they cannot sign in to it.
+    if (held.length) claims = claims.filter((c) => !heldEmails.includes(String(c.pk).slice('EMAIL#'.length)));
     const meta = items.filter((i) => i.pk === wsPk(workspaceId) && i.sk === WORKSPACE_SK);
-    const rest = items.filter((i) => !meta.includes(i) && !claims.includes(i));
+    const rest = items.filter((i) => !meta.includes(i) && !String(i.pk).startsWith('EMAIL#'));
     let files = 0;
     try {
       // The files before the workspace item too: a run cut short puts them again.
       await restoreWorkspaceItems(target.db, target.table, workspaceId, { rest, claims, workspace: meta }, async () => {
-        files = await importFiles(target, items, filesDirOf(file), out);
+        files = await importFiles(target, items, filesDirOf(file), out, (id) => copy?.oldAttachmentId.get(id) ?? id);
       });
     } catch (err) {
       if (err instanceof EmailHeldElsewhere)
@@ -327,8 +351,14 @@ export const importCommand: Command = {
       throw err;
     }
     out.stdout(
-      `Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length} items${files ? ` and ${files} attachment file(s)` : ''}, exported ${header.exportedAt}.`,
+      `Imported workspace ${workspaceId} (${header.name}) from ${file}: ${items.length - held.length} items${files ? ` and ${files} attachment file(s)` : ''}, exported ${header.exportedAt}${
+        key ? `; a copy of ${header.workspaceId}, its tasks ${key}-<number>, ${copy!.remapped.ids} ids made new` : ''
+      }.`,
     );
+    if (held.length)
+      out.stderr(
+        `${heldEmails.join(', ')} ${held.length === 1 ? 'is a member' : 'are members'} of another workspace here: their members came along (tasks keep their assignees) without the e-mail, so they cannot sign in to this copy.`,
+      );
     out.stderr('Its members sign in as before; each makes new tokens (npm run admin -- token create, or the account page).');
   },
 };
@@ -339,6 +369,8 @@ const importCsv = async (text: string, o: Options, target: Target, out: Out, now
     throw new CliError(`--format: '${o.format}' is none of ${FORMATS.join(', ')}`);
   const read = readCsv(text, format as Format | undefined);
   if ('error' in read) throw new CliError(`--file: ${o.file} is ${read.error}`);
+  // Todoist exports one project a file and names it only by the file's name.
+  const project = o.project?.trim() || (read.format === 'todoist' ? basename(o.file!, extname(o.file!)).trim() : undefined);
   await importTasks(
     target,
     {
@@ -347,6 +379,9 @@ const importCsv = async (text: string, o: Options, target: Target, out: Out, now
       rows: read.rows,
       skipped: read.skipped,
       unread: read.unread,
+      columns: read.columns,
+      fields: read.fields,
+      ...(project ? { project } : {}),
       dryRun: !!o['dry-run'],
       file: o.file!,
     },

@@ -197,7 +197,10 @@ export class Notifier extends Construct {
         bisectBatchOnError: true,
         retryAttempts: NOTIFIER_RETRY_ATTEMPTS,
         maxRecordAge: NOTIFIER_MAX_RECORD_AGE,
-        // One batch per shard at a time: a workspace's records are told in the order they were written.
+        // One batch per shard at a time: the records of one partition are told in the order they were
+        // written. A task's records may sit in different partitions (store/activity-store.ts spreads
+        // them by call), so the webhooks keep each task's deliveries in the order of their ids
+        // (workspace/store/webhook-store.ts), and an inbox lists by id, whatever order they came in.
         parallelizationFactor: 1,
         onFailure: new SqsDlq(this.deadLetterQueue),
       }),

@@ -20,7 +20,7 @@ process.stderr.write(
     '',
     `doers is running at ${local.mcpUrl}`,
     `  data:   ${config.dataDir === ':memory:' ? 'in memory (nothing kept)' : config.dataDir}${config.dynamodbEndpoint ? ` on ${config.dynamodbEndpoint}` : ' (embedded DynamoDB)'}`,
-    `  token:  ${local.token}`,
+    local.token ? `  token:  ${local.token}` : '  demo:   off (DOERS_DEMO_SEED=off): no demo workspace and no dev token',
     config.notifications.sesEndpoint
       ? `  e-mail: through the SES API at ${local.sesUrl}`
       : `  e-mail: ${local.sesUrl}  (local SES: open it to see the mail sent, from ${config.notifications.emailFrom ?? LOCAL_EMAIL_FROM})`,
@@ -31,13 +31,20 @@ process.stderr.write(
         ]
       : []),
     '',
-    'Connect Claude Code with the token:',
-    `  claude mcp add --transport http doers ${local.mcpUrl} --header "Authorization: Bearer ${local.token}"`,
-    ...(config.builtinAuthorizationServer
-      ? ['Or with just the URL (it signs in through the browser):', `  claude mcp add --transport http doers ${local.mcpUrl}`]
-      : []),
-    'Or the MCP Inspector:',
-    `  npm exec -y -- @modelcontextprotocol/inspector@${INSPECTOR_VERSION}  (Streamable HTTP, URL ${local.mcpUrl}; OAuth, or header Authorization: Bearer ${local.token})`,
+    ...(local.token
+      ? [
+          'Connect Claude Code with the token:',
+          `  claude mcp add --transport http doers ${local.mcpUrl} --header "Authorization: Bearer ${local.token}"`,
+          ...(config.builtinAuthorizationServer
+            ? ['Or with just the URL (it signs in through the browser):', `  claude mcp add --transport http doers ${local.mcpUrl}`]
+            : []),
+          'Or the MCP Inspector:',
+          `  npm exec -y -- @modelcontextprotocol/inspector@${INSPECTOR_VERSION}  (Streamable HTTP, URL ${local.mcpUrl}; OAuth, or header Authorization: Bearer ${local.token})`,
+        ]
+      : [
+          'Put a workspace here first: npm run admin -- import --file <export> (a doers export), then',
+          '  npm run admin -- token create --email <member> --scopes "tasks:read tasks:write"',
+        ]),
     '',
     config.localLog === 'calls'
       ? 'One line per call below (time, tool, outcome, ms); DOERS_LOCAL_LOG=json prints the audit lines and metrics Lambda writes.'

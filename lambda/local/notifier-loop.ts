@@ -23,10 +23,15 @@ export interface NotifierLoop {
 
 /** How far behind the clock the poller stays: a transaction commits within this of its id's time. */
 const SETTLE_MS = 1_000;
+/**
+ * How far back each poll reads again: a record whose id is older than one already read (a long bulk
+ * call, a write retried after a conflict) is told when it lands. Telling twice tells nobody twice.
+ */
+const LOOK_BACK_MS = 30_000;
 const PAGE = 100;
 
-const workspaceIds = async (db: DynamoDBDocumentClient, table: string): Promise<string[]> => {
-  const ids: string[] = [];
+const workspaceIds = async (db: DynamoDBDocumentClient, table: string): Promise<{ id: string; createdAt: string }[]> => {
+  const ids: { id: string; createdAt: string }[] = [];
   for await (const page of paginateScan(
     { client: db },
     {
@@ -36,7 +41,8 @@ const workspaceIds = async (db: DynamoDBDocumentClient, table: string): Promise<
       ProjectionExpression: 'workspaceId, createdAt',
     },
   )) {
-    for (const item of page.Items ?? []) if (item.workspaceId) ids.push(String(item.workspaceId));
+    for (const item of page.Items ?? [])
+      if (item.workspaceId) ids.push({ id: String(item.workspaceId), createdAt: String(item.createdAt ?? '') });
   }
   return ids;
 };
@@ -53,16 +59,22 @@ export const startNotifierLoop = (
     chain = run.catch(() => undefined);
     return run;
   };
-  let known: { at: number; ids: string[] } | undefined;
+  let known: { at: number; ids: { id: string; createdAt: string }[] } | undefined;
   let lastMinute = '';
+  // A workspace older than this loop, with no cursor yet (a data dir from before the notifier): told
+  // from now on, not of its whole history.
+  const started = Date.now();
 
   const drainOnce = async (now: Date): Promise<number> => {
     if (!known || now.getTime() - known.at > 30_000) known = { at: now.getTime(), ids: await workspaceIds(db, table) };
     const until = activityIdBound(now.getTime() - SETTLE_MS, 'high');
     let read = 0;
-    for (const workspaceId of known.ids) {
+    for (const { id: workspaceId, createdAt } of known.ids) {
       const name = notifiedCursorSk(workspaceId);
-      let after = (await deps.stores.inbox.cursor(name)) ?? activityIdBound(0, 'low');
+      const cursor = await deps.stores.inbox.cursor(name);
+      const from = cursor ?? (Date.parse(createdAt) < started - 60_000 ? activityIdBound(started, 'low') : activityIdBound(0, 'low'));
+      const lookBack = activityIdBound(now.getTime() - LOOK_BACK_MS, 'low');
+      let after = from < lookBack ? from : lookBack;
       for (;;) {
         const records = await deps.stores.activity.since(workspaceId, after, until, PAGE);
         if (!records.length) break;

@@ -56,8 +56,9 @@ export interface LocalServerOptions {
   /** Tests only: how the authorization server fetches Client ID Metadata Documents. */
   readonly oauthFetch?: typeof globalThis.fetch;
   /**
-   * Tests only: `false` starts without the demo workspace and its dev token, for a test that makes
-   * every workspace it uses (the seed is most of a start). `npm start` always seeds.
+   * `false` starts without the demo workspace and its dev token, for a test that makes every
+   * workspace it uses (the seed is most of a start); unset, the configuration says
+   * (`DOERS_DEMO_SEED`, on by default).
    */
   readonly demo?: boolean;
   /**
@@ -147,7 +148,7 @@ export const startLocalServer = async (givenConfig: Config, opts: LocalServerOpt
   // token): a client that connects the moment it can is refused a connection, never a credential.
   await ensureTables(db, baseConfig);
   let token = '';
-  if (opts.demo !== false) {
+  if (opts.demo ?? baseConfig.demoSeed === 'on') {
     const seeding = compose(baseConfig);
     await seedDemoWorkspace(seeding.services, opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
     token = await devTokenFor(baseConfig);

@@ -50,6 +50,14 @@ const envSchema = z.object({
     ),
     z.enum(['calls', 'json'], { error: 'must be calls or json' }),
   ),
+  // npm start: the demo workspace seeded at start-up (on), or a store that holds only what is put there (off).
+  DOERS_DEMO_SEED: z.pipe(
+    z.pipe(
+      optionalString,
+      z.transform((v) => v ?? 'on'),
+    ),
+    z.enum(['on', 'off'], { error: 'must be on or off' }),
+  ),
   // Sent as a bearer token, so it must fit RFC 6750's token syntax, be hard to guess, and not look
   // like a JWT (those go to the JWT verifier).
   DOERS_DEV_TOKEN: z.pipe(
@@ -149,6 +157,8 @@ export interface Config {
   readonly dynamodbEndpoint: string | undefined;
   /** What `npm start` prints per call: a short line, or the JSON records Lambda writes. */
   readonly localLog: 'calls' | 'json';
+  /** Local: whether `npm start` seeds the demo workspace and its dev token. */
+  readonly demoSeed: 'on' | 'off';
   readonly devToken: string | undefined;
   readonly publicUrl: string;
   readonly allowedOrigins: ReadonlySet<string>;
@@ -237,6 +247,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
     dataDir: e.DOERS_DATA_DIR,
     dynamodbEndpoint: e.DOERS_DYNAMODB_ENDPOINT,
     localLog: e.DOERS_LOCAL_LOG,
+    demoSeed: e.DOERS_DEMO_SEED,
     devToken: e.DOERS_DEV_TOKEN,
     publicUrl: e.DOERS_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`,
     allowedOrigins: new Set(origins),

@@ -9,6 +9,8 @@
  * task meanwhile (the view then says what they changed). A subtask whose parent is in its column
  * sits under it, and the parent shows how many of its subtasks on the board are done. A saved
  * view (tasks_search's `view`, or one picked on the board) is shown under its name, in its grouping.
+ * A project's select and multi-select custom fields are groupings too: a column per option, in the
+ * field's order, then the tasks without a value (a multi-select's task in each of its options' columns).
  */
 import './styles.css';
 import { itemState, type Notice, taskActions } from './shared/actions.js';
@@ -24,7 +26,14 @@ const root = document.getElementById('view')!;
 /** At most this many pages of 100: a board of 500 tasks is already more than anyone reads. */
 const MAX_PAGES = 5;
 
-type Grouping = 'due' | 'assignee' | 'status';
+/** By due date, assignee or status, or by a select field of the project (`field:<name>`). */
+type Grouping = 'due' | 'assignee' | 'status' | `field:${string}`;
+
+/** A select or multi-select custom field of the project: what the board can group by. */
+interface SelectField {
+  readonly name: string;
+  readonly options: readonly string[];
+}
 
 interface Status {
   readonly name: string;
@@ -46,6 +55,8 @@ const state = {
   grouping: 'due' as Grouping,
   /** The project's statuses in order (project_get's), once known. */
   statuses: undefined as Status[] | undefined,
+  /** The project's select fields (project_get's), once known. */
+  fields: undefined as SelectField[] | undefined,
   /** Each shown task's status category (backlog … done, canceled) by task id, as the server gave it. */
   categories: new Map<string, string>(),
   /** The saved view the board shows, if it shows one. */
@@ -89,6 +100,7 @@ function absorb(data: Json): void {
   state.query = project ? { project: state.projectId } : search;
   if (project) state.title = str(project.name) ?? 'Project';
   if (Array.isArray(data.statuses)) state.statuses = statusesOf(data.statuses);
+  if (project) state.fields = selectFieldsOf(project.fields);
   if (Array.isArray(data.tasks)) {
     state.tasks = toTasks(data.tasks);
     state.categories = categoriesOf(data.tasks);
@@ -106,6 +118,7 @@ function showView(view: SavedView): void {
   state.query = { view: view.viewId };
   state.projectId = undefined;
   state.statuses = undefined;
+  state.fields = undefined;
   state.title = view.name;
   state.grouping = groupingOf(view.group);
 }
@@ -136,11 +149,26 @@ const categoriesOf = (v: unknown, into = new Map<string, string>()): Map<string,
 const statusesOf = (v: unknown[]): Status[] =>
   v.flatMap((s) => (isObject(s) && str(s.name) && str(s.category) ? [{ name: str(s.name)!, category: str(s.category)! }] : []));
 
-/** The statuses of the board's project (read once, through the host), or of the tasks it shows. */
-async function loadStatuses(): Promise<void> {
-  if (state.statuses || !state.projectId) return;
+/** A project's select and multi-select fields (project_get's `project.fields`); none when it has none. */
+const selectFieldsOf = (v: unknown): SelectField[] =>
+  Array.isArray(v)
+    ? v.flatMap((f) =>
+        isObject(f) && str(f.name) && (f.type === 'select' || f.type === 'multi-select') && Array.isArray(f.options)
+          ? [{ name: str(f.name)!, options: f.options.filter((o): o is string => typeof o === 'string') }]
+          : [],
+      )
+    : [];
+
+/**
+ * The board's project's statuses and select fields, both from one project_get through the host: read
+ * when the board shows a project whose fields it does not know yet, and by status when it lacks its
+ * statuses. A project the host cannot read offers no field columns (and statuses of the tasks shown).
+ */
+async function loadProject(): Promise<void> {
+  if (!state.projectId || (state.fields && (state.statuses || state.grouping !== 'status'))) return;
   const out = await host.call('project_get', { projectId: state.projectId });
   if (out.ok && Array.isArray(out.data.statuses)) state.statuses = statusesOf(out.data.statuses);
+  state.fields = out.ok && isObject(out.data.project) ? selectFieldsOf(out.data.project.fields) : (state.fields ?? []);
 }
 
 async function reload(): Promise<void> {
@@ -152,7 +180,7 @@ async function reload(): Promise<void> {
   // By status every column is shown, the closed ones too (a view or a query shows what it names).
   const named = state.view !== undefined || state.query.query !== undefined;
   const query = state.grouping === 'status' && !named ? { ...state.query, status: 'any' } : state.query;
-  if (state.grouping === 'status') await loadStatuses();
+  await loadProject();
   do {
     const out = await host.call('tasks_search', { ...query, limit: 100, ...(cursor ? { cursor } : {}) });
     if (!out.ok) {
@@ -227,6 +255,40 @@ const byStatus = (tasks: readonly Task[], statuses: readonly Status[]): Column[]
   return [...columns.values()];
 };
 
+/** By a select field: its options in order (an option no longer there after them), then the tasks without one. */
+const byField = (tasks: readonly Task[], field: SelectField): Column[] => {
+  const columns = new Map<string, Column>(field.options.map((o, i) => [o, { id: `field-${i}`, title: o, tasks: [] }]));
+  const none: Column = { id: 'field-none', title: `No ${field.name}`, tasks: [] };
+  for (const t of tasks) {
+    const value = t.fields?.[field.name];
+    const chosen = (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []) as readonly string[];
+    for (const o of chosen) {
+      if (!columns.has(o)) columns.set(o, { id: `field-${columns.size}`, title: o, tasks: [] });
+      columns.get(o)!.tasks.push(t);
+    }
+    if (!chosen.length) none.tasks.push(t);
+  }
+  return [...columns.values(), none];
+};
+
+/** The select field the board groups by, if it groups by one the project (still) has. */
+const fieldGrouping = (): SelectField | undefined =>
+  state.grouping.startsWith('field:') ? state.fields?.find((f) => `field:${f.name}` === state.grouping) : undefined;
+
+/**
+ * A multi-select's task is in several columns: each card after its first gets its own element ids and
+ * focus keys, so labels name their own control and the keyboard comes back to the card it was on.
+ */
+const distinct = (card: HTMLElement, copy: number): HTMLElement => {
+  if (!copy) return card;
+  for (const el of [card, ...card.querySelectorAll<HTMLElement>('[id], [for], [aria-controls], [data-focus]')])
+    for (const attr of ['id', 'for', 'aria-controls', 'data-focus']) {
+      const v = el.getAttribute(attr);
+      if (v) el.setAttribute(attr, `${v}~${copy}`);
+    }
+  return card;
+};
+
 /** A column's cards with each subtask under its parent when the parent is in the same column. */
 const nested = (column: readonly Task[]): { task: Task; depth: number }[] => {
   const here = new Set(column.flatMap((t) => (t.key ? [t.key] : [])));
@@ -280,6 +342,8 @@ const groupingToggle = (): HTMLElement => {
     option('due', 'Due date'),
     option('assignee', 'Assignee'),
     option('status', 'Status'),
+    // A project's select fields (a saved view or a search across projects has none).
+    ...((state.projectId && state.fields) || []).map((f) => option(`field:${f.name}`, f.name)),
   );
 };
 
@@ -297,13 +361,23 @@ function render(): void {
     return;
   }
   const statuses = state.statuses ?? [...new Set(state.tasks.map(statusName))].map((name) => ({ name, category: '' }));
-  const columns =
-    state.grouping === 'due'
-      ? byDue(state.tasks, today)
-      : state.grouping === 'assignee'
-        ? byAssignee(state.tasks)
-        : byStatus(state.tasks, statuses);
+  // A field the project no longer has (or not yet known to have) shows the tasks by due date.
+  const field = fieldGrouping();
+  if (state.grouping.startsWith('field:') && !field && state.fields) state.grouping = 'due';
+  const columns = field
+    ? byField(state.tasks, field)
+    : state.grouping === 'assignee'
+      ? byAssignee(state.tasks)
+      : state.grouping === 'status'
+        ? byStatus(state.tasks, statuses)
+        : byDue(state.tasks, today);
   const byStatusNow = state.grouping === 'status';
+  const shown = new Map<string, number>();
+  const copyOf = (taskId: string): number => {
+    const n = shown.get(taskId) ?? 0;
+    shown.set(taskId, n + 1);
+    return n;
+  };
   const open = state.tasks.filter((t) => t.status === 'open').length;
   if (state.projectId)
     form ??= addForm(undefined, (title, dueDate) => actions.create(title, { projectId: state.projectId, ...(dueDate ? { dueDate } : {}) }));
@@ -325,7 +399,7 @@ function render(): void {
     noticeBar(state.notice, () => notify(undefined)),
     h(
       'div',
-      { class: 'columns', 'data-grouping': state.grouping },
+      { class: 'columns', 'data-grouping': field ? 'field' : state.grouping, ...(field ? { 'data-field': field.name } : {}) },
       ...columns.map((c) =>
         h(
           'section',
@@ -336,15 +410,18 @@ function render(): void {
                 'ul',
                 {},
                 ...(byStatusNow ? nested(c.tasks) : c.tasks.map((task) => ({ task, depth: 0 }))).map(({ task: t, depth }) =>
-                  taskItem(t, {
-                    today,
-                    locale: host.locale(),
-                    items,
-                    actions,
-                    hide: { assignee: state.grouping === 'assignee', project: !!state.projectId, parent: depth > 0 },
-                    depth,
-                    ...(byStatusNow ? { statuses: statuses.map((s) => s.name), rollup: rollupOf(t, state.tasks) } : {}),
-                  }),
+                  distinct(
+                    taskItem(t, {
+                      today,
+                      locale: host.locale(),
+                      items,
+                      actions,
+                      hide: { assignee: state.grouping === 'assignee', project: !!state.projectId, parent: depth > 0 },
+                      depth,
+                      ...(byStatusNow ? { statuses: statuses.map((s) => s.name), rollup: rollupOf(t, state.tasks) } : {}),
+                    }),
+                    copyOf(t.taskId),
+                  ),
                 ),
               )
             : h('p', { class: 'empty' }, 'Nothing here.'),

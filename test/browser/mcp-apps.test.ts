@@ -704,3 +704,53 @@ describe("the board's rollup in a web host", () => {
     }
   });
 });
+
+describe('custom fields on the board', () => {
+  test("a project's select field groups the board: its options in order, then the tasks without one; a multi-select's task is in each of its columns", async () => {
+    // Arrange: a project with a select and a multi-select field, a task of each type and one without
+    const { projectId } = await read('project_create', {
+      name: 'Grouped by type',
+      fields: [
+        { name: 'Type', type: 'select', options: ['Bug', 'Story'] },
+        { name: 'Area', type: 'multi-select', options: ['Web', 'API'] },
+      ],
+    });
+    const bug = await read('task_create', { title: 'Fix the login', projectId, fields: { Type: 'Bug', Area: ['Web', 'API'] } });
+    const story = await read('task_create', { title: 'Onboarding tour', projectId, fields: { Type: 'Story' } });
+    const plain = await read('task_create', { title: 'Tidy the backlog', projectId });
+    const { page, view, problems } = await open('project_get', { projectId });
+    const columns = () =>
+      view.$$eval('[data-column]', (cols) =>
+        cols.map((c) => [
+          c.querySelector('h2')!.firstChild!.textContent,
+          [...c.querySelectorAll('li')].map((li) => li.dataset.taskId).sort(),
+        ]),
+      );
+    try {
+      // Act: columns by Type, then by Area
+      await view.click('input[name=grouping][value="field:Type"]');
+      await view.waitForSelector('.columns[data-field="Type"]');
+      const byType = await columns();
+      await view.click('input[name=grouping][value="field:Area"]');
+      await view.waitForSelector('.columns[data-field="Area"]');
+      const byArea = await columns();
+      const ids = await view.$$eval('[id]', (els) => els.map((e) => e.id));
+
+      // Assert
+      assert.deepEqual(byType, [
+        ['Bug', [bug.taskId]],
+        ['Story', [story.taskId]],
+        ['No Type', [plain.taskId]],
+      ]);
+      assert.deepEqual(byArea, [
+        ['Web', [bug.taskId]],
+        ['API', [bug.taskId]],
+        ['No Area', [story.taskId, plain.taskId].sort()],
+      ]);
+      assert.equal(new Set(ids).size, ids.length, 'a card shown twice has ids of its own');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -6,9 +6,17 @@ import { after, before, describe, test } from 'node:test';
 import { connect } from '../../cli/target.js';
 import { sweepCommand } from '../../cli/transfer.js';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { SCOPES } from '../../lambda/vocabulary.js';
 import { admin } from '../helpers/admin-cli.js';
 import { modernCall } from '../helpers/local.js';
-import { caller, createTestWorkspace, startWorkspaceServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
+import {
+  addToken,
+  caller,
+  createTestWorkspace,
+  startWorkspaceServer,
+  type TestWorkspace,
+  toolText,
+} from '../helpers/workspace-fixtures.js';
 
 // `npm run admin -- export` on one stack and `import` on another: two local servers with their own
 // data (each with its own embedded DynamoDB), a workspace used through the tools on the first, moved
@@ -269,5 +277,90 @@ describe('an import line of a workspace whose id starts with the target id', () 
       assert.match(refused.stderr, new RegExp(`--file: ${said}; nothing was imported`), name);
     }
     assert.equal(await to.app.services.directory.getWorkspace(target), undefined);
+  });
+});
+
+describe('the demo workspace round trip into a fresh local data dir', { timeout: 120_000 }, () => {
+  let demoDir: string;
+  let freshDir: string;
+  let demo: LocalServer;
+  let fresh: LocalServer;
+  let exported: string;
+  const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+  const everything = async (server: LocalServer, token: string) => {
+    const call = caller(server, token);
+    const tasks = (await call('tasks_search', { status: 'any', limit: 100 })).structuredContent.tasks;
+    const full = await Promise.all(tasks.map((t: { key: string }) => call('task_get', { taskId: t.key })));
+    const comments = await Promise.all(tasks.map((t: { key: string }) => call('comments_list', { taskId: t.key })));
+    return {
+      tasks: full.map((f) => f.structuredContent),
+      comments: comments.map((c) => c.structuredContent.comments.map((x: { body: string; authorId: string }) => [x.body, x.authorId])),
+      views: (await call('views_list', {})).structuredContent,
+    };
+  };
+
+  before(async () => {
+    const root = await mkdtemp(join(tmpdir(), 'doers-demo-trip-'));
+    demoDir = join(root, 'demo');
+    freshDir = join(root, 'fresh');
+    exported = join(root, 'demo.jsonl');
+    [demo, fresh] = await Promise.all([
+      startWorkspaceServer({ DOERS_DATA_DIR: demoDir }),
+      startWorkspaceServer({ DOERS_DATA_DIR: freshDir, DOERS_DEMO_SEED: 'off' }),
+    ]);
+    // A comment on a task that waits on two others, so comments and links both travel.
+    await caller(demo, demo.token)('comment_add', { taskId: 'DEMO-13', body: 'Walkthrough **after** QA signs off' });
+  });
+  after(async () => {
+    await Promise.all([demo?.close(), fresh?.close()]);
+    await rm(join(demoDir, '..'), { recursive: true, force: true });
+  });
+
+  test('DOERS_DEMO_SEED=off starts without the demo; the demo comes across whole, and again beside itself with --as', async () => {
+    assert.equal(fresh.token, '', 'no dev token without the demo');
+    assert.equal(await fresh.app.services.directory.getWorkspace('ws_demo'), undefined);
+    const source = await everything(demo, demo.token);
+
+    const out = await admin(demoDir, 'export', '--workspace', 'ws_demo', '--file', exported);
+    const plain = await admin(freshDir, 'import', '--file', exported);
+    const copied = await admin(freshDir, 'import', '--file', exported, '--as', 'COPY', '--workspace', 'ws_copy');
+    const again = await admin(freshDir, 'import', '--file', exported, '--as', 'TWIN');
+
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(copied.code, 0, copied.stderr);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      copied.stdout,
+      /Imported workspace ws_copy \(Demo workspace\) .*; a copy of ws_demo, its tasks COPY-<number>, \d+ ids made new\./,
+    );
+    assert.match(
+      copied.stderr,
+      /ada@example\.com, alan@example\.com, grace@example\.com, katherine@example\.com are members of another workspace here/,
+    );
+    const minted = await admin(freshDir, 'token', 'create', '--email', 'ada@example.com', '--scopes', 'tasks:read tasks:write');
+    const moved = await everything(fresh, minted.stdout.trim());
+    assert.deepEqual(moved, source, 'every task, key, link, comment and view, as it was');
+    assert.equal(source.tasks.length, 30);
+    assert.ok(
+      source.tasks.some((t) => t.blockedBy?.length),
+      'links are part of what was compared',
+    );
+    assert.ok(source.comments.flat().length >= 1, 'comments are part of what was compared');
+
+    const copy = await everything(fresh, await addToken(fresh, 'ws_copy', 'usr_ada', SCOPES));
+    const asCopy = (x: unknown) =>
+      JSON.stringify(x)
+        .replace(UUID, 'ID')
+        .replace(/view_[0-9a-v]{16}/g, 'VIEW')
+        .replace(/\bDEMO-/g, 'COPY-');
+    assert.deepEqual(JSON.parse(asCopy(copy)), JSON.parse(asCopy(source)), 'the copy: the same, its keys COPY-n');
+    const ids = (x: unknown) => new Set(JSON.stringify(x).match(UUID));
+    const shared = [...ids(copy)].filter((id) => ids(source).has(id));
+    assert.deepEqual(shared, [], 'no task, project or comment id of the original');
+    const resolved = await caller(fresh, await addToken(fresh, 'ws_copy', 'usr_ada', SCOPES))('task_get', { taskId: 'DEMO-13' });
+    assert.equal(resolved.structuredContent.key, 'COPY-13', "the export's key still names the copy's tasks (history, comments)");
+    const twin = /Imported workspace (ws_[0-9a-f]{12}) /.exec(again.stdout)?.[1];
+    assert.equal((await fresh.app.services.directory.getWorkspace(twin!))?.key, 'TWIN', 'a second copy of the same export beside the two');
   });
 });

@@ -304,8 +304,8 @@ describe('tool calls: limits and the tool itself', () => {
     ['members_list', () => ({}), 3, 2],
     // The unread count, the unread and the read entries: three Queries beside the admission.
     ['inbox_list', () => ({}), 5, 2],
-    // Up to an entry: the count and the ids of the unread ones beside the admission, then their updates (none here).
-    ['inbox_mark', () => ({ upTo: 'act_~', state: 'read' }), 4, 2],
+    // Up to an entry: the ids of the unread ones beside the admission, their updates (none here), then the count.
+    ['inbox_mark', () => ({ upTo: 'act_~', state: 'read' }), 4, 3],
     // The member read beside the admission, then the member's write with its record.
     ['me_update', () => ({ timeZone: 'Europe/Berlin' }), 4, 3],
     // The member, its e-mail claim, its record and the directory's version in one transaction.

@@ -247,6 +247,63 @@ const queriesRoundTrip = async (owner: AnyClient, member: AnyClient, tag: string
   return { found, saved, run, direct, listed };
 };
 
+/**
+ * Custom fields through a real client, which checks every result against the listed outputSchema: a
+ * project with three fields, tasks with values, a filter and a sort by them, and a refused value.
+ */
+const fieldsRoundTrip = async (client: AnyClient, tag: string) => {
+  await client.listTools();
+  const project = await client.callTool({
+    name: 'project_create',
+    arguments: {
+      name: `${tag} platform`,
+      fields: [
+        { name: 'Story points', type: 'number' },
+        { name: 'Type', type: 'select', options: ['Bug', 'Story'] },
+        { name: 'Labels', type: 'multi-select', options: ['api', 'ui'] },
+      ],
+    },
+  });
+  const projectId = (project.structuredContent as { projectId: string }).projectId;
+  const made = [];
+  for (const [n, points, type] of [
+    [1, 2, 'bug'],
+    [2, 8, 'Story'],
+    [3, 5, 'Bug'],
+  ] as const)
+    made.push(
+      await client.callTool({
+        name: 'task_create',
+        arguments: { title: `${tag} fielded ${n}`, projectId, fields: { 'Story points': points, Type: type, Labels: ['api'] } },
+      }),
+    );
+  const bugs = await client.callTool({
+    name: 'tasks_search',
+    arguments: { query: `project:"${tag} platform" type:bug sort:"story points"-desc` },
+  });
+  const got = await client.callTool({ name: 'task_get', arguments: { taskId: (made[0]!.structuredContent as { key: string }).key } });
+  const refused = await client.callTool({
+    name: 'task_create',
+    arguments: { title: `${tag} refused`, projectId, fields: { Type: 'Epic' } },
+  });
+  return { project, made, bugs, got, refused };
+};
+
+const assertFields = (out: Awaited<ReturnType<typeof fieldsRoundTrip>>, tag: string) => {
+  assert.equal(out.project.isError, false, JSON.stringify(out.project.content));
+  for (const m of out.made) assert.equal(m.isError, false, JSON.stringify(m.content));
+  assert.deepEqual(
+    (out.bugs.structuredContent as any).tasks.map((t: any) => [t.title, t.fields['Story points']]),
+    [
+      [`${tag} fielded 3`, 5],
+      [`${tag} fielded 1`, 2],
+    ],
+  );
+  assert.deepEqual((out.got.structuredContent as any).fields, { 'Story points': 2, Type: 'Bug', Labels: ['api'] });
+  assert.equal(out.refused.isError, true);
+  assert.match(JSON.stringify(out.refused.content), /fields\.Type/);
+};
+
 const memberToken = () => addToken(server, DEMO_WORKSPACE_ID, 'usr_alan', ['tasks:read', 'tasks:write']);
 
 describe('official v1 SDK client (@modelcontextprotocol/sdk, 2025-11-25 handshake)', () => {
@@ -335,6 +392,18 @@ describe('official v1 SDK client: queries and views', () => {
   });
 });
 
+describe('official v1 SDK client: custom fields', () => {
+  test('defines fields, sets, filters and sorts by them, every result valid against its outputSchema', async () => {
+    const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
+
+    const out = await fieldsRoundTrip(client, 'SDK v1');
+    await client.close();
+
+    assertFields(out, 'SDK v1');
+  });
+});
+
 describe('official v1 SDK client: attachments', () => {
   test('adds a text file and a PNG, lists them, reads both back, deletes one and undoes it, every result valid', async () => {
     const client = new LegacyClient({ name: 'doers-e2e-v1', version: '1.0.0' });
@@ -344,6 +413,18 @@ describe('official v1 SDK client: attachments', () => {
     await client.close();
 
     assertAttachments(outcome);
+  });
+});
+
+describe('official 2026-07-28 client: custom fields', () => {
+  test('defines fields, sets, filters and sorts by them, every result valid against its outputSchema', async () => {
+    const client = new ModernClient({ name: 'doers-e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new ModernTransport(new URL(urlOf(server)), { requestInit: { headers: bearer() } }));
+
+    const out = await fieldsRoundTrip(client as unknown as AnyClient, 'SDK v2');
+    await client.close();
+
+    assertFields(out, 'SDK v2');
   });
 });
 

@@ -11,7 +11,15 @@ import { writesOf } from '../../lambda/workspace/store/writes.js';
 import { addWebhook } from '../../lambda/workspace/webhooks/webhook-writer.js';
 import { startTestServer, urlOf } from '../helpers/local.js';
 import { sentMails } from '../helpers/local-mail.js';
-import { addToken, caller, createTestWorkspace, type TestWorkspace, toolText, writeContextOf } from '../helpers/workspace-fixtures.js';
+import {
+  addMember,
+  addToken,
+  caller,
+  createTestWorkspace,
+  type TestWorkspace,
+  toolText,
+  writeContextOf,
+} from '../helpers/workspace-fixtures.js';
 
 /**
  * Telling people end to end (docs/notifications.md): Ada assigns and mentions, the notifier turns
@@ -282,7 +290,10 @@ describe('reminders', () => {
     assert.equal(moved.isError, false, toolText(moved));
     assert.equal(afterMove.structuredContent.reminders[0].at, berlin(day, '15:30').toISOString());
     assert.equal(undone.isError, false, toolText(undone));
-    assert.equal(afterUndo.structuredContent.reminders.length, 1);
+    assert.deepEqual(
+      afterUndo.structuredContent.reminders.map((r: { at: string; words: string }) => [r.words, r.at]),
+      [['30 minutes before', berlin(day, '15:30').toISOString()]],
+    );
     assert.equal(past.isError, true);
     assert.equal(refusal(past).data.param, 'remind');
   });
@@ -315,6 +326,10 @@ describe('webhooks through the notifier', () => {
     const owner = await writeContextOf(server, ws.workspaceId, ws.owner);
     const added = await addWebhook(owner, { url, events: ['assigned', 'completed'] }, { allowLoopback: true });
     secret = added.webhook.secret;
+    // Its record names the host only: the path of a webhook's URL is as secret as its secret.
+    const history = await caller(server, ws.viewer.token)('activity_list', { kind: 'workspace' });
+    assert.ok(JSON.stringify(history.structuredContent).includes('webhook to 127.0.0.1'), JSON.stringify(history.structuredContent));
+    assert.ok(!JSON.stringify(history.structuredContent).includes('/doers'), 'no path of the URL in the history');
     const asAda = caller(server, ada.token);
     const made = await asAda('task_create', { title: 'Renew the domain', notes: 'password hint: 4711', assignee: grace.userId });
     const done = await asAda('task_complete', { taskId: made.structuredContent.key });
@@ -353,5 +368,30 @@ describe('webhooks through the notifier', () => {
     } finally {
       receiver.close();
     }
+  });
+});
+
+describe("reminders in their member's zone", () => {
+  test('a change by a member in another zone keeps a reminder at its own member’s time of day', async () => {
+    // Arrange: Grace (Berlin) is reminded the day before at 17:00; a colleague in New York moves the due date.
+    const colleague = await addMember(server, ws.workspaceId, 'member', 'America/New_York');
+    const asGrace = caller(server, grace.token);
+    const day = tomorrowInBerlin();
+    const later = new Date(Date.parse(`${day}T00:00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10);
+    const made = await asGrace('task_create', { title: 'Prepare the board pack', dueDate: later, remind: 'the day before at 17:00' });
+    assert.equal(made.isError, false, toolText(made));
+    const evenLater = new Date(Date.parse(`${later}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+    // Act
+    const moved = await caller(server, colleague.token)('task_update', {
+      taskId: made.structuredContent.key,
+      version: 1,
+      dueDate: evenLater,
+    });
+    const got = await asGrace('task_get', { taskId: made.structuredContent.key });
+
+    // Assert
+    assert.equal(moved.isError, false, toolText(moved));
+    assert.equal(got.structuredContent.reminders[0].at, berlin(later, '17:00').toISOString());
   });
 });

@@ -175,9 +175,13 @@ const noticeOf = (kind: InboxKind, taskId: string, at: Date, summary = `Ada did 
 });
 
 const MINUTE = 60_000;
-/** A clock that starts a second into the current minute: tries are due by the minute, so "5 s later" stays in the same one. */
+/**
+ * A clock that starts a second into the next minute: tries are due by the minute, so "5 s later"
+ * stays in the same one, and its notices are later than the webhooks the test adds now (a webhook
+ * hears of what happened since it was added).
+ */
 const clock = () => {
-  const t0 = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1_000);
+  const t0 = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1_000);
   return (ms = 0) => new Date(t0.getTime() + ms);
 };
 

@@ -35,7 +35,12 @@ export interface Task {
   readonly version?: number;
   readonly notes?: string;
   readonly updatedAt?: string;
+  /** Its project's custom field values by field name (newer servers): text, a number, an option, options. */
+  readonly fields?: Readonly<Record<string, FieldValue>>;
 }
+
+/** A custom field's value as a task summary carries it (a multi-select's is its options). */
+export type FieldValue = string | number | readonly string[];
 
 export interface TaskFile {
   readonly attachmentId: string;
@@ -92,6 +97,7 @@ export const toTask = (v: unknown): Task | undefined => {
     version: num(v.version),
     notes: str(v.notes),
     updatedAt: str(v.updatedAt),
+    fields: fieldValues(v.fields),
   };
   return {
     taskId,
@@ -100,6 +106,17 @@ export const toTask = (v: unknown): Task | undefined => {
     labels: Array.isArray(v.labels) ? v.labels.filter((l): l is string => typeof l === 'string') : [],
     ...(Object.fromEntries(Object.entries(optional).filter(([, x]) => x !== undefined)) as Partial<Task>),
   };
+};
+
+/** A task's custom field values, each a string, a finite number or a list of strings (others are left out). */
+const fieldValues = (v: unknown): Record<string, FieldValue> | undefined => {
+  if (!isObject(v)) return undefined;
+  const out: Record<string, FieldValue> = {};
+  for (const [name, x] of Object.entries(v)) {
+    if (typeof x === 'string' || num(x) !== undefined) out[name] = x as string | number;
+    else if (Array.isArray(x)) out[name] = x.filter((o): o is string => typeof o === 'string');
+  }
+  return Object.keys(out).length ? out : undefined;
 };
 
 /** A task's category says whether it is closed (done or canceled); a server before statuses says done. */

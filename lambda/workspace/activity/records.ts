@@ -8,7 +8,7 @@ import {
   type FieldChange,
   fieldChanges,
 } from '../model/activity.js';
-import { mentionedIn } from '../model/mentions.js';
+import { MAX_MENTIONS, mentionedIn } from '../model/mentions.js';
 import { categoryOfKey, storedKey } from '../model/statuses.js';
 import type { Attachment, Comment, Project, Task } from '../model/types.js';
 import type { View } from '../model/views.js';
@@ -34,6 +34,7 @@ export const TASK_FIELDS = [
   'labels',
   'repeat',
   'reminders',
+  'fields',
   'completedAt',
   'completedBy',
   'blockedBy',
@@ -41,7 +42,16 @@ export const TASK_FIELDS = [
   'parentNumber',
   'deletedAt',
 ] as const;
-export const PROJECT_FIELDS = ['name', 'description', 'status', 'statuses', 'retiredStatuses', 'archivedAt', 'deletedAt'] as const;
+export const PROJECT_FIELDS = [
+  'name',
+  'description',
+  'status',
+  'statuses',
+  'retiredStatuses',
+  'fields',
+  'archivedAt',
+  'deletedAt',
+] as const;
 export const MEMBER_FIELDS = ['email', 'name', 'role', 'timeZone', 'notify', 'status', 'deletedAt'] as const;
 export const TOKEN_FIELDS = ['label', 'userId', 'scopes', 'expiresAt', 'revokedAt'] as const;
 export const WORKSPACE_FIELDS = ['name', 'key', 'status'] as const;
@@ -84,7 +94,10 @@ const shortNotesAfter = (c: FieldChange): FieldChange =>
 export const newlyMentioned = (before: Pick<Task, 'notes'> | undefined, next: Pick<Task, 'notes'>): string[] => {
   if (next.notes === undefined || next.notes === before?.notes) return [];
   const had = new Set(before?.notes ? mentionedIn(before.notes) : []);
-  return mentionedIn(next.notes).filter((id) => !had.has(id));
+  // References written raw past the mention limit tell (and make watch) no more than it allows.
+  return mentionedIn(next.notes)
+    .filter((id) => !had.has(id))
+    .slice(0, MAX_MENTIONS);
 };
 
 /**
@@ -157,7 +170,7 @@ export const commentRecord = (
   extra: Partial<Pick<ActivityRecord, 'undoOf'>> = {},
 ): ActivityRecord => {
   // A comment added tells those it mentions (its restore by an undo does not again).
-  const mentioned = action === 'created' && !extra.undoOf ? mentionedIn(comment.body) : [];
+  const mentioned = action === 'created' && !extra.undoOf ? mentionedIn(comment.body).slice(0, MAX_MENTIONS) : [];
   return buildRecord(
     source,
     comment.workspaceId,

@@ -1,7 +1,7 @@
 import type { WriteOp } from '../../platform/transact.js';
 import type { Member, Role, Status } from '../../vocabulary.js';
 import { memberRecord } from '../activity/records.js';
-import type { ActivityRecord, ChangeSource } from '../model/activity.js';
+import { type ActivityRecord, activityIdBound, type ChangeSource } from '../model/activity.js';
 import { emailTaken, memberNotFound } from '../model/refusals.js';
 import { stableJson } from '../model/stable-json.js';
 import type { CallClaim } from '../store/call-claims.js';
@@ -205,11 +205,13 @@ export const changeOwnSettings = async (
   if (!settings.notify) delete (next as { notify?: unknown }).notify;
   if (stableJson(next) === stableJson(member)) return { member, changed: false };
   const r = recorder(stores, source, {});
+  // A digest filed anew starts from now: the entries before it were the inbox's (or mailed one by one).
   const digest = writesOf(stores).inbox.digestOps(
     member.workspaceId,
     member.userId,
     digestUtcHour(next, source.now),
     digestUtcHour(member, source.now),
+    activityIdBound(source.now.getTime(), 'high'),
   );
   await confirmedOr('me_get shows your settings now.', () =>
     writesOf(stores).directory.setMemberSettings(member.workspaceId, member.userId, settings, [...r.ops(member, next), ...digest]),

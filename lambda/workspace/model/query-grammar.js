@@ -221,7 +221,7 @@ function peg$parse(input, options) {
   function peg$f8(word) {    return { type: 'word', value: word.value, quoted: word.quoted, at: location().start.offset, text: text() };  }
   function peg$f9(value) {    return { value, quoted: true };  }
   function peg$f10(value) {    return { value, quoted: false };  }
-  function peg$f11(value) {    return { value, quoted: true };  }
+  function peg$f11(value, rest) {    return { value: value + rest, quoted: true };  }
   function peg$f12(value) {    return { value, quoted: false };  }
   function peg$f13(value) {    return { value, quoted: true };  }
   function peg$f14(value) {    return { value, quoted: false };  }
@@ -904,15 +904,23 @@ function peg$parse(input, options) {
   }
 
   function peg$parseValue() {
-    let s0, s1, s2;
+    let s0, s1, s2, s3;
 
     s0 = peg$currPos;
     s1 = peg$parseQuoted();
     if (s1 !== peg$FAILED) {
+      s2 = peg$currPos;
+      s3 = peg$parseBare();
+      if (s3 === peg$FAILED) {
+        s3 = null;
+      }
+      s2 = input.substring(s2, peg$currPos);
       peg$savedPos = s0;
-      s1 = peg$f11(s1);
+      s0 = peg$f11(s1, s2);
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
     }
-    s0 = s1;
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
       s1 = peg$currPos;

@@ -28,6 +28,8 @@ export type Term = { readonly at: number; readonly text: string } & (
   | { readonly field: 'priority'; readonly op: Comparison; readonly value: 1 | 2 | 3 | 4 }
   | { readonly field: DateField; readonly op: Comparison; readonly value: string }
   | { readonly field: 'words'; readonly value: string }
+  /** A project's custom field (model/custom-fields.ts), by its name as written. */
+  | { readonly field: 'custom'; readonly name: string; readonly op: Comparison; readonly value: string }
 );
 
 export type Condition =
@@ -36,8 +38,11 @@ export type Condition =
   | { readonly kind: 'term'; readonly term: Term };
 
 export interface Sort {
-  readonly by: SortField;
+  /** A built-in order, or `field`: a custom field's values (`sort:"story points"-desc`). */
+  readonly by: SortField | 'field';
   readonly desc: boolean;
+  /** The custom field sorted by, when `by` is `field`. */
+  readonly field?: string;
 }
 
 export interface CheckedQuery {
@@ -128,12 +133,29 @@ const unreadable = (query: string, e: GrammarSyntaxError): Error => {
   );
 };
 
-const checkTerm = (node: TermNode): Term | Sort => {
+/** The names of the workspace's custom fields a query may use (any project's), or `any`: a check that only reads the query (a saved view's writer). */
+export type CustomFieldNames = readonly string[] | 'any';
+
+const customNamed = (custom: CustomFieldNames, name: string): string | undefined => {
+  const folded = name.trim().toLocaleLowerCase('en');
+  if (custom === 'any') return name.trim();
+  return custom.find((c) => c.trim().toLocaleLowerCase('en') === folded);
+};
+
+const checkTerm = (node: TermNode, custom: CustomFieldNames): Term | Sort => {
   const field = node.field.toLowerCase();
   const op: Comparison = node.op === '=' ? ':' : node.op;
   const value = node.value.trim();
   const base = { at: node.at, text: node.text };
-  if (!(field in QUERY_FIELDS)) throw queryFieldUnknown(node.at, node.text, node.field, Object.keys(QUERY_FIELDS));
+  if (!(field in QUERY_FIELDS)) {
+    // Not a field of every task: a custom field of a project, or nothing here.
+    const name = customNamed(custom, node.field);
+    if (!name) throw queryFieldUnknown(node.at, node.text, node.field, [...Object.keys(QUERY_FIELDS), ...(custom === 'any' ? [] : custom)]);
+    if (!value) throw queryTermBad(node.at, node.text, `gives ${node.field} no value`, `"${name}":value`);
+    if ([...value].length > MAX_VALUE_LENGTH)
+      throw queryTermBad(node.at, node.text.slice(0, 40), `has a value longer than ${MAX_VALUE_LENGTH} characters`, `"${name}":value`);
+    return { ...base, field: 'custom', name, op, value };
+  }
   const example = QUERY_FIELDS[field]!;
   if (op !== ':' && EQUALS_ONLY.has(field)) throw queryTermBad(node.at, node.text, `${field} takes ':' only (no ${node.op})`, example);
   if (!value) throw queryTermBad(node.at, node.text, `gives ${field} no value`, example);
@@ -160,11 +182,18 @@ const checkTerm = (node: TermNode): Term | Sort => {
       return { ...base, field: 'priority', op, value: n as 1 | 2 | 3 | 4 };
     }
     case 'sort': {
-      const [, by, dir] = /^([a-z]+)(?:-(asc|desc))?$/i.exec(value) ?? [];
+      const [, by, dir] = /^(.+?)(?:-(asc|desc))?$/i.exec(value) ?? [];
       const f = by?.toLowerCase();
-      if (!f || !(SORT_FIELDS as readonly string[]).includes(f))
-        throw queryTermBad(node.at, node.text, `sorts by one of ${SORT_FIELDS.join(', ')}, optionally -desc`, 'sort:updated-desc');
-      return { by: f as SortField, desc: dir?.toLowerCase() === 'desc' };
+      if (f && (SORT_FIELDS as readonly string[]).includes(f)) return { by: f as SortField, desc: dir?.toLowerCase() === 'desc' };
+      const name = by ? customNamed(custom, by) : undefined;
+      if (!name)
+        throw queryTermBad(
+          node.at,
+          node.text,
+          `sorts by one of ${[...SORT_FIELDS, ...(custom === 'any' ? [] : custom.map((c) => `"${c}"`))].join(', ')}, optionally -desc`,
+          'sort:updated-desc',
+        );
+      return { by: 'field', field: name, desc: dir?.toLowerCase() === 'desc' };
     }
     default:
       if (DATE_FIELDS.has(field)) return { ...base, field: field as DateField, op, value };
@@ -177,7 +206,7 @@ const checkTerm = (node: TermNode): Term | Sort => {
  * position and the part, when it cannot be read, names an unknown field or value, sorts twice or
  * inside a condition, or has more than MAX_QUERY_TERMS terms.
  */
-export const checkQuery = (query: string): CheckedQuery => {
+export const checkQuery = (query: string, custom: CustomFieldNames = []): CheckedQuery => {
   let tree: QueryNode;
   try {
     tree = parse(query);
@@ -209,7 +238,7 @@ export const checkQuery = (query: string): CheckedQuery => {
       }
       case 'term': {
         if (++terms > MAX_QUERY_TERMS) throw queryTooLong(node.at, MAX_QUERY_TERMS);
-        const checked = checkTerm(node);
+        const checked = checkTerm(node, custom);
         if ('by' in checked) {
           if (!top)
             throw queryTermBad(

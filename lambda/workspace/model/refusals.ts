@@ -1013,9 +1013,6 @@ export const emailIsOff = () =>
     { param: 'email', cause: 'email-off' },
   );
 
-export const remindNeedsTaskTool = (param: string) =>
-  new InvalidArgumentRefusal(`${param}: reminders are yours: give them on a task you can change.`, 'invalid-argument', { param });
-
 /** A webhook added or removed: its secret is shown once, so putting one back would be a new webhook. */
 export const webhookChangeNotUndoable = (activityId: string, action: 'created' | 'removed') =>
   notUndoable(
@@ -1024,3 +1021,70 @@ export const webhookChangeNotUndoable = (activityId: string, action: 'created' |
       ? 'added a webhook; an admin removes it with npm run admin -- webhook remove (or on the account page).'
       : 'removed a webhook, whose secret is gone with it; an admin adds it again with npm run admin -- webhook add (a new secret).',
   );
+
+// ---- custom fields (model/custom-fields.ts) ------------------------------------------------------
+
+export const tooManyFields = (param: string, count: number, most: number) =>
+  limitReached(param, `${count} fields; a project has at most ${most}. Nothing was written.`, { count, most });
+
+export const fieldNameTwice = (param: string, name: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: the field '${name}' is named twice; each field of a project has a name of its own. Nothing was written.`,
+    'invalid-argument',
+    {
+      param,
+      name,
+    },
+  );
+
+export const fieldTypeUnknown = (param: string, given: string, known: readonly string[]) =>
+  new InvalidArgumentRefusal(
+    `${param}: '${given}' is no field type; the types are ${known.join(', ')}. Nothing was written.`,
+    'invalid-argument',
+    {
+      param,
+      known,
+    },
+  );
+
+export const fieldOptionsNeeded = (param: string, name: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: the field '${name}' chooses from options: give them (options: ["Bug", "Story"]). Nothing was written.`,
+    'invalid-argument',
+    {
+      param,
+    },
+  );
+
+export const fieldWasUnknown = (param: string, was: string, known: readonly string[]) =>
+  new InvalidArgumentRefusal(
+    `${param}: the project has no field '${was}' to rename; its fields are ${known.length ? known.join(', ') : 'none yet'}. Nothing was written.`,
+    'invalid-argument',
+    { param, known },
+  );
+
+export const fieldTypeChanged = (param: string, name: string, was: string, given: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: the field '${name}' is ${was}; a field keeps its type (its values are ${was}s): remove it and add one of type ${given}. Nothing was written.`,
+    'invalid-argument',
+    { param, was, given },
+  );
+
+export const fieldValueInvalid = (param: string, name: string, type: string, expected: string, options?: readonly string[]) =>
+  new InvalidArgumentRefusal(
+    `${param}: the field '${name}' (${type}) takes ${expected}${options?.length ? `: ${options.join(', ')}` : ''}. Nothing was written.`,
+    'invalid-argument',
+    { param, field: name, type, ...(options ? { options } : {}) },
+  );
+
+export const fieldNotHere = (param: string, name: string, projectName: string | undefined, known: readonly string[]) =>
+  new InvalidArgumentRefusal(
+    projectName === undefined
+      ? `${param}: the task is in no project, and fields are a project's: give it a projectId first. Nothing was written.`
+      : `${param}: project '${projectName}' has no field '${name}'; its fields are ${known.length ? known.join(', ') : 'none (project_update fields adds them)'}. Nothing was written.`,
+    'invalid-argument',
+    { param, known },
+  );
+
+export const fieldNameEmpty = (param: string) =>
+  new InvalidArgumentRefusal(`${param}: a field's name is 1 to 40 characters. Nothing was written.`, 'invalid-argument', { param });

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ToolRefusal } from '../../errors.js';
-import { BoundedMap } from '../../platform/bounded-map.js';
 import { dayInWords, readDay } from './date-words.js';
 import { MAX_REMINDERS } from './limits.js';
 import { reminderInPast, reminderNeedsDue, reminderUnreadable, tooManyReminders } from './refusals.js';
-import { addDays, daysBetween, instantInZone } from './time.js';
+import { addDays, daysBetween, instantInZone, wallClockOf } from './time.js';
 
 export { MAX_REMINDERS } from './limits.js';
 
@@ -178,27 +177,6 @@ const readRule = (text: string): Rule | string | undefined => {
 const ruleInstant = (rule: Rule, due: { date: string; time?: string }, timeZone: string): number =>
   instantInZone(addDays(due.date, -(rule.days ?? 0)), rule.at ?? due.time ?? DEFAULT_TIME, timeZone) - (rule.minutes ?? 0) * MINUTE_MS;
 
-const localFormats = new BoundedMap<string, Intl.DateTimeFormat>(1_000);
-
-/** An instant's date and time on a zone's wall clock. */
-const wallOf = (ms: number, timeZone: string): { date: string; time: string } => {
-  let f = localFormats.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    localFormats.set(timeZone, f);
-  }
-  const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
-  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
-};
-
 const iso = (ms: number): string => new Date(Math.floor(ms / MINUTE_MS) * MINUTE_MS).toISOString();
 
 /**
@@ -248,7 +226,7 @@ export async function readReminders(value: string | readonly string[], opts: Rem
     }
     const at = iso(ms);
     if (Date.parse(at) <= nowMinute) {
-      const wall = wallOf(Date.parse(at), opts.timeZone);
+      const wall = wallClockOf(Date.parse(at), opts.timeZone);
       throw reminderInPast(param, words, `${dayInWords(wall.date)} ${wall.time} ${opts.timeZone}`, at);
     }
     const key = rule ? `rule ${JSON.stringify(rule)}` : `at ${at}`;
@@ -292,7 +270,7 @@ export function moveReminders(
   return reminders.map((r) => {
     const derived = reminderAt(r, to, timeZone);
     if (derived !== undefined) return { ...r, at: derived };
-    const wall = wallOf(Date.parse(r.at), timeZone);
+    const wall = wallClockOf(Date.parse(r.at), timeZone);
     return { ...r, at: iso(instantInZone(addDays(wall.date, shift), wall.time, timeZone)) };
   });
 }

@@ -64,6 +64,12 @@ const zoneOffsetMs = (instantMs: number, timeZone: string): number => {
   return wall - Math.floor(instantMs / 1000) * 1000;
 };
 
+/** An instant's date and time of day on a zone's wall clock: `{date: '2026-12-05', time: '09:30'}`. */
+export const wallClockOf = (instantMs: number, timeZone: string): { date: string; time: string } => {
+  const wall = new Date(instantMs + zoneOffsetMs(instantMs, timeZone)).toISOString();
+  return { date: wall.slice(0, 10), time: wall.slice(11, 16) };
+};
+
 /**
  * The instant a wall-clock time names in a zone ("2026-12-05" at "09:30" in Europe/Berlin), in ms.
  * A time that does not exist (skipped by a DST change) lands just after the gap.

@@ -1,3 +1,4 @@
+import type { FieldDef, FieldValues } from './custom-fields.js';
 import type { Repeat } from './repeat-rules.js';
 import type { RetiredStatus, WorkflowStatus } from './statuses.js';
 
@@ -56,6 +57,8 @@ export interface Task {
   readonly blocks?: readonly string[];
   /** Raised with every change to `blocks`: a status change of this task is written only against the `blocks` it read. */
   readonly linksVersion?: number;
+  /** Values of its project's custom fields, by field id (model/custom-fields.ts). */
+  readonly fields?: FieldValues;
   /** Reminders in words, each its member's (model/reminder-words.ts); the minute job fires them. */
   readonly reminders?: readonly TaskReminder[];
   readonly createdBy: string;
@@ -100,6 +103,8 @@ export interface Project {
   readonly statuses?: readonly WorkflowStatus[];
   /** The statuses it removed, kept so that a task still stored in one reads right. */
   readonly retiredStatuses?: readonly RetiredStatus[];
+  /** Its custom fields, in order (model/custom-fields.ts); absent: none. */
+  readonly fields?: readonly FieldDef[];
   readonly version: number;
 }
 

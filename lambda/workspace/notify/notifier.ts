@@ -68,15 +68,19 @@ const sent = async (mail: EmailSender, m: Mail): Promise<boolean> => {
 
 const isActive = (k: Known) => (userId: string) => k.members.get(userId)?.status === 'active';
 
-/** Files an entry, and mails it to a member who wants each event, once, whatever happens twice. */
+/**
+ * Files an entry, and mails it to a member who wants each event, once, whatever happens twice. An
+ * entry to be mailed is filed as not mailed yet: a record handed over again mails only such an
+ * entry (one filed before the member wanted mail stays unmailed).
+ */
 const fileAndMail = async (deps: NotifyDeps, k: Known, entry: InboxEntry, notice: Notice, expiresAt: number): Promise<void> => {
   const { workspaceId } = k.workspace;
-  const filed = await fileEntry(deps.stores, workspaceId, entry, expiresAt);
   const member = k.members.get(entry.userId);
-  if (!deps.mail || !member || member.notify?.email !== 'each') return;
-  // Filed before by a run that stopped short of mailing it: mailed now (at least once).
-  if (!filed && (await deps.stores.inbox.get(workspaceId, entry.userId, entry.entryId))?.mailed) return;
-  if (!(await sent(deps.mail, { to: member.email, ...noticeMail(notice, { recipientName: member.name, publicUrl: deps.publicUrl }) })))
+  const wants = !!deps.mail && !!member && member.notify?.email === 'each';
+  const filed = await fileEntry(deps.stores, workspaceId, wants ? { ...entry, mailed: false } : entry, expiresAt);
+  if (!wants) return;
+  if (!filed && (await deps.stores.inbox.get(workspaceId, entry.userId, entry.entryId))?.mailed !== false) return;
+  if (!(await sent(deps.mail!, { to: member!.email, ...noticeMail(notice, { recipientName: member!.name, publicUrl: deps.publicUrl }) })))
     return;
   await noteMailed(deps.stores, workspaceId, entry.userId, entry.entryId);
 };
@@ -119,13 +123,15 @@ const notifyOne = async (deps: NotifyDeps, cache: Map<string, Promise<Known | un
   const key = workspaceKeyOf(k.workspace);
   const nameOf = (id: string) => k.members.get(id)?.name ?? 'a former member';
   const expiresAt = Math.floor(Date.parse(r.at) / 1000) + deps.activityDays * DAY_SECONDS;
+  // Webhooks first: they keep and retry their own deliveries, so an e-mail outage that fails this
+  // record (to be handed over again) never holds them up; then the entries, then the mail.
+  await deps.hooks?.dispatch(r.workspaceId, noticesOf(r, events, key, nameOf), now);
   await Promise.all(
     tellings.map((t) => {
       const [notice] = noticesOf(r, [{ kind: t.kind, to: [t.userId], ...(t.detail ? { detail: t.detail } : {}) }], key, nameOf);
       return fileAndMail(deps, k, entryOf(r, t), notice!, expiresAt);
     }),
   );
-  await deps.hooks?.dispatch(r.workspaceId, noticesOf(r, events, key, nameOf), now);
 };
 
 /**
@@ -147,13 +153,18 @@ export const notifyRecords = async (deps: NotifyDeps, records: readonly Activity
 
 /** Minutes the job catches up on after it was down: as long as a reminder's minute is kept. */
 const CATCH_UP_MINUTES = 2 * 24 * 60;
+/**
+ * Minutes before the last one done that each run reads again: a reminder a failed run left unfired,
+ * or one written into its minute just after that minute was read, fires then (fired ones are marked).
+ */
+const LOOK_BACK_MINUTES = 10;
 /** Minutes read at once while catching up. */
 const CATCH_UP_BATCH = 60;
 
 const nextMinute = (minute: string): string => new Date(Date.parse(`${minute}:00.000Z`) + 60_000).toISOString().slice(0, 16);
 
 /** A reminder's inbox entry id: its minute first, so it sorts by time among the others. */
-export const reminderEntryId = (due: Pick<DueReminder, 'at' | 'reminderId'>): string =>
+const reminderEntryId = (due: Pick<DueReminder, 'at' | 'reminderId'>): string =>
   `${activityIdBound(Date.parse(due.at), 'low')}${due.reminderId}:reminder`;
 
 const fireReminder = async (deps: NotifyDeps, cache: Map<string, Promise<Known | undefined>>, due: DueReminder, now: Date) => {
@@ -163,7 +174,6 @@ const fireReminder = async (deps: NotifyDeps, cache: Map<string, Promise<Known |
   if (!task || !reminder || task.deletedAt || task.status !== 'open') return;
   const k = await known(deps, cache, due.workspaceId);
   if (!k || !isActive(k)(due.userId)) return;
-  if (!(await claimReminder(deps.stores, due))) return;
   const key = taskNameOf(workspaceKeyOf(k.workspace), task);
   const member = k.members.get(due.userId)!;
   const entry: InboxEntry = {
@@ -191,8 +201,11 @@ const fireReminder = async (deps: NotifyDeps, cache: Map<string, Promise<Known |
     at: due.at,
     summary: summaryOf('reminder', { actorName: member.name, key, title: task.title, detail: reminder.words, targetName: member.name }),
   };
-  await fileAndMail(deps, k, entry, notice, Math.floor(now.getTime() / 1000) + deps.activityDays * DAY_SECONDS);
+  // Told first (the entry and the webhooks are keyed by the reminder, the mail marked once sent), and
+  // marked fired last: a run that fails half way leaves it to the next run's look back.
   await deps.hooks?.dispatch(due.workspaceId, [notice], now);
+  await fileAndMail(deps, k, entry, notice, Math.floor(now.getTime() / 1000) + deps.activityDays * DAY_SECONDS);
+  await claimReminder(deps.stores, due);
 };
 
 /** The members whose digest hour (UTC) this is: what came in since their last digest, unread, in one mail. */
@@ -224,7 +237,7 @@ const sendDigests = async (deps: NotifyDeps, cache: Map<string, Promise<Known | 
 };
 
 /** An inbox entry as a notice (a digest's line). */
-export const noticeOfEntry = (e: InboxEntry, workspaceKey: string, recipientName: string): Notice => {
+const noticeOfEntry = (e: InboxEntry, workspaceKey: string, recipientName: string): Notice => {
   const key = taskNameOf(workspaceKey, { taskId: e.taskId, ...(e.taskNumber !== undefined ? { number: e.taskNumber } : {}) });
   return {
     id: e.entryId,
@@ -253,26 +266,42 @@ export const noticeOfEntry = (e: InboxEntry, workspaceKey: string, recipientName
  */
 export const runMinute = async (deps: NotifyDeps, now = new Date()): Promise<{ minutes: number; reminders: number }> => {
   const cache = new Map<string, Promise<Known | undefined>>();
+  const failures: unknown[] = [];
+  const attempt = async (work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (err) {
+      failures.push(err);
+    }
+  };
   const last = await deps.stores.inbox.cursor(minuteCursorSk);
   const upTo = minuteOf(now.toISOString());
   const earliest = minuteOf(new Date(now.getTime() - CATCH_UP_MINUTES * 60_000).toISOString());
-  let minute = last && last >= earliest ? nextMinute(last) : upTo;
+  const fresh = last && last >= earliest ? nextMinute(last) : upTo;
+  const lookBack = minuteOf(new Date(Date.parse(`${fresh}:00.000Z`) - LOOK_BACK_MINUTES * 60_000).toISOString());
+  let minute = last ? lookBack : fresh;
   let minutes = 0;
   let reminders = 0;
-  // Minutes are read a batch at a time (a job that was down catches up in seconds), and handled in order.
-  while (minute <= upTo) {
-    const batch: string[] = [];
-    for (let m = minute; m <= upTo && batch.length < CATCH_UP_BATCH; m = nextMinute(m)) batch.push(m);
-    const due = await Promise.all(batch.map((m) => deps.stores.inbox.remindersDue(m)));
-    for (const [i, m] of batch.entries()) {
-      for (const d of due[i]!) await fireReminder(deps, cache, d, now);
-      reminders += due[i]!.length;
-      if (m.endsWith(':00')) await sendDigests(deps, cache, m.slice(11, 13), now);
+  try {
+    // Minutes are read a batch at a time (a job that was down catches up in seconds), and handled in order.
+    while (minute <= upTo) {
+      const batch: string[] = [];
+      for (let m = minute; m <= upTo && batch.length < CATCH_UP_BATCH; m = nextMinute(m)) batch.push(m);
+      const due = await Promise.all(batch.map((m) => deps.stores.inbox.remindersDue(m)));
+      for (const [i, m] of batch.entries()) {
+        // One reminder or digest that fails is left to a later run; the others go on.
+        for (const d of due[i]!.filter((x) => !x.firedAt)) await attempt(() => fireReminder(deps, cache, d, now));
+        reminders += due[i]!.length;
+        // Digests only in minutes not done before (the look back would send one twice).
+        if (m >= fresh && m.endsWith(':00')) await attempt(() => sendDigests(deps, cache, m.slice(11, 13), now));
+      }
+      if (batch.at(-1)! >= fresh) await moveCursor(deps.stores, minuteCursorSk, batch.at(-1)!);
+      minutes += batch.length;
+      minute = nextMinute(batch.at(-1)!);
     }
-    await moveCursor(deps.stores, minuteCursorSk, batch.at(-1)!);
-    minutes += batch.length;
-    minute = nextMinute(batch.at(-1)!);
+  } finally {
+    await deps.hooks?.retryDue(now);
   }
-  await deps.hooks?.retryDue(now);
+  if (failures.length) throw new AggregateError(failures, `${failures.length} reminder(s) or digest(s) failed; a later run tries again`);
   return { minutes, reminders };
 };

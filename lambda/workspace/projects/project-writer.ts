@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { projectRecord } from '../activity/records.js';
 import { requireRole } from '../membership/rules.js';
 import type { ActivityRecord } from '../model/activity.js';
+import type { FieldDef } from '../model/custom-fields.js';
 import { projectHoldsTasks, versionConflict } from '../model/refusals.js';
 import { DEFAULT_SET, type StatusSet, setOf } from '../model/statuses.js';
 import type { Project } from '../model/types.js';
@@ -25,6 +26,8 @@ export interface ProjectPatch {
   readonly deleted?: boolean | undefined;
   /** Its statuses as model/status-sets.ts planned them (the workspace's: DEFAULT_SET). */
   readonly statusSet?: StatusSet | undefined;
+  /** Its custom fields as model/custom-fields.ts planned them, all of them (none: an empty list). */
+  readonly fields?: readonly FieldDef[] | undefined;
 }
 
 /** What a project stores of its statuses: nothing while they are the workspace's. */
@@ -82,6 +85,7 @@ export const createProject = async (
     readonly name: string;
     readonly description?: string | undefined;
     readonly statusSet?: StatusSet | undefined;
+    readonly fields?: readonly FieldDef[] | undefined;
     /** Given by a door that names its projects (the demo seed's fixed ids); else a new one. A taken id is refused. */
     readonly projectId?: string | undefined;
   },
@@ -94,6 +98,7 @@ export const createProject = async (
     name: fields.name,
     ...(fields.description ? { description: fields.description } : {}),
     ...statusFields(fields.statusSet ?? DEFAULT_SET),
+    ...(fields.fields?.length ? { fields: fields.fields } : {}),
     status: 'active',
     createdBy: ctx.caller.userId,
     createdAt: at,
@@ -117,7 +122,8 @@ export const changeProject = async (
   }
   const at = source.now.toISOString();
   if (patch.deleted === true && !before.deletedAt && !opts.checkedEmpty) await refuseUnlessEmpty(ctx, before);
-  const { description: _d, archivedAt: _a, deletedAt: _x, statuses: _s, retiredStatuses: _r, ...kept } = before;
+  const { description: _d, archivedAt: _a, deletedAt: _x, statuses: _s, retiredStatuses: _r, fields: _f, ...kept } = before;
+  const fieldDefs = patch.fields ?? before.fields ?? [];
   const description = patch.description === undefined ? before.description : (patch.description ?? undefined);
   const status = patch.archived === undefined ? before.status : patch.archived ? 'archived' : 'active';
   const archivedAt = status === 'archived' ? (before.status === 'archived' ? before.archivedAt : at) : undefined;
@@ -127,6 +133,7 @@ export const changeProject = async (
     ...(patch.name !== undefined ? { name: patch.name } : {}),
     ...(description ? { description } : {}),
     ...statusFields(patch.statusSet ?? setOf(before)),
+    ...(fieldDefs.length ? { fields: fieldDefs } : {}),
     status,
     ...(archivedAt ? { archivedAt } : {}),
     ...(deleted ? { deletedAt: before.deletedAt ?? at } : {}),
@@ -134,8 +141,8 @@ export const changeProject = async (
     version: before.version + 1,
   };
   const same = (a: Project, b: Project) => {
-    const strip = ({ updatedAt: _u, version: _v, statuses: s, retiredStatuses: r, ...rest }: Project) =>
-      JSON.stringify(rest, Object.keys(rest).sort()) + JSON.stringify([s, r]);
+    const strip = ({ updatedAt: _u, version: _v, statuses: s, retiredStatuses: r, fields: f, ...rest }: Project) =>
+      JSON.stringify(rest, Object.keys(rest).sort()) + JSON.stringify([s, r, f]);
     return strip(a) === strip(b);
   };
   if (same(before, next)) return undefined;

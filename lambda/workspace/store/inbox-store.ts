@@ -40,7 +40,7 @@ export interface InboxEntry {
   readonly state: EntryState;
   /** A reminder's words ("friday 9am"), a status or due date it moved to: a few words, never notes. */
   readonly detail?: string;
-  /** Sent by e-mail already (each event), so a redelivered record does not mail it twice. */
+  /** To be mailed (false) or mailed (true); absent: not for mail (its member did not want each event then). */
   readonly mailed?: boolean;
 }
 
@@ -57,6 +57,8 @@ export interface DueReminder {
   readonly reminderId: string;
   readonly userId: string;
   readonly at: string;
+  /** When a run told it (it is kept in its minute until its TTL, so a look back skips it). */
+  readonly firedAt?: string;
 }
 
 /** A member who takes the daily digest at an hour. */
@@ -215,6 +217,7 @@ export class DynamoInboxStore implements InboxStore, InboxWrites {
       reminderId: String(i.reminderId),
       userId: String(i.userId),
       at: String(i.at),
+      ...(i.firedAt ? { firedAt: String(i.firedAt) } : {}),
     }));
   }
 
@@ -418,6 +421,19 @@ export class DynamoInboxStore implements InboxStore, InboxWrites {
   }
 
   async setCursor(name: string, value: string): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: JOBS_PK, sk: name, value } }));
+    // Forward only: a run that overlapped a later one never takes it back.
+    await this.db
+      .send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: JOBS_PK, sk: name, value },
+          ConditionExpression: 'attribute_not_exists(#v) OR #v < :v',
+          ExpressionAttributeNames: { '#v': 'value' },
+          ExpressionAttributeValues: { ':v': value },
+        }),
+      )
+      .catch((err: unknown) => {
+        if (!alreadyThere(err)) throw err;
+      });
   }
 }

@@ -182,6 +182,7 @@ const OPTIONAL = [
   'nw',
   'repeat',
   'reminders',
+  'fields',
   'parentId',
   'parentNumber',
   'state',

@@ -357,7 +357,9 @@ export class DynamoWebhookStore implements WebhookStore, WebhookWrites {
             webhookId,
             notice.taskId,
             lane,
-            head ? { head: notice.id, queue: [] } : { head: lane.head, queue: [...lane.queue, notice.id] },
+            // Kept in the order of the notices' ids (time-ordered): records of one task may reach the
+            // notifier through different shards of the stream, out of the order they were written.
+            head ? { head: notice.id, queue: [] } : { head: lane.head, queue: [...lane.queue, notice.id].sort() },
             now,
           ),
           ...(head ? [this.duePut(delivery, minute, now)] : []),

@@ -1,4 +1,5 @@
 import type { Member } from '../../vocabulary.js';
+import { valuesByName } from '../model/custom-fields.js';
 import { showMentions } from '../model/mentions.js';
 import { setOf, statusOf } from '../model/statuses.js';
 import type { Attachment, Comment, Project, SubtaskEntry, Task } from '../model/types.js';
@@ -28,6 +29,7 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
   ...(t.completedAt ? { completedAt: t.completedAt } : {}),
   ...(t.parentId ? { parent: keyOf(names, t.parentId, t.parentNumber) } : {}),
   ...(t.attachmentCount ? { attachments: t.attachmentCount } : {}),
+  ...fieldsOf(t, names),
   ...(t.blockedBy && Object.keys(t.blockedBy).length
     ? {
         blockedBy: Object.entries(t.blockedBy).map(([taskId, n]) => ({
@@ -40,6 +42,13 @@ export const toSummary = (t: Task, names: Names): TaskSummaryOutput => ({
     : {}),
   version: t.version,
 });
+
+/** A task's custom field values by name, as its project's fields now name them (none: nothing). */
+const fieldsOf = (t: Pick<Task, 'fields' | 'projectId'>, names: Names): { fields?: Record<string, string | number | string[]> } => {
+  if (!t.fields || !t.projectId) return {};
+  const shown = Object.entries(valuesByName(names.projects.get(t.projectId)?.fields ?? [], t.fields));
+  return shown.length ? { fields: Object.fromEntries(shown.map(([k, v]) => [k, Array.isArray(v) ? [...v] : (v as string | number)])) } : {};
+};
 
 /** How an output names a task it refers to: its key, or its id in brackets before numbers. */
 const keyOf = (names: Names, taskId: string, n: number | undefined): string =>
@@ -103,8 +112,13 @@ export const toTaskOutput = (
 });
 
 export const toProjectOutput = (p: Project): ProjectOutput => {
-  const { workspaceId: _ws, deletedAt: _d, statuses: _s, retiredStatuses: _r, ...rest } = p;
-  return rest;
+  const { workspaceId: _ws, deletedAt: _d, statuses: _s, retiredStatuses: _r, fields, ...rest } = p;
+  return {
+    ...rest,
+    ...(fields?.length
+      ? { fields: fields.map((f) => ({ name: f.name, type: f.type, ...(f.options ? { options: [...f.options] } : {}) })) }
+      : {}),
+  };
 };
 
 /** A project's statuses in order, by name and category (its own, or the workspace's). */

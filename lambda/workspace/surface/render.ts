@@ -123,6 +123,12 @@ export const taskBlock = (t: TaskOutput, reader?: ToolReader): string => {
   ];
   if (t.repeat) lines.push(`Repeats ${t.repeat}`);
   if (t.labels.length) lines.push(`Labels: ${t.labels.join(', ')}`);
+  if (t.fields && Object.keys(t.fields).length)
+    lines.push(
+      `Fields: ${Object.entries(t.fields)
+        .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`)
+        .join(' · ')}`,
+    );
   if (t.parent) lines.push(`Subtask of ${t.parent}`);
   if (t.subtasks?.length) {
     // Canceled is closed and not done: the rollup counts done ones (model/statuses.ts).
@@ -151,7 +157,14 @@ export const projectLine = (p: ProjectOutput): string =>
   `- [${p.projectId}] ${p.name}${p.status === 'archived' ? ' (archived)' : ''} · v${p.version}`;
 
 export const projectBlock = (p: ProjectOutput): string =>
-  [`[${p.projectId}] ${p.name} (v${p.version}, ${p.status})`, ...(p.description ? [p.description] : [])].join('\n');
+  [
+    `[${p.projectId}] ${p.name} (v${p.version}, ${p.status})`,
+    ...(p.description ? [p.description] : []),
+    // Custom fields in a line: `Fields: Story points (number), Type (select: Bug, Story)`.
+    ...(p.fields?.length
+      ? [`Fields: ${p.fields.map((f) => `${f.name} (${f.type}${f.options?.length ? `: ${f.options.join(', ')}` : ''})`).join(', ')}`]
+      : []),
+  ].join('\n');
 
 export const commentLine = (c: CommentOutput): string =>
   `- [${c.commentId}] ${c.authorName ?? c.authorId}, ${c.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${c.body}`;

@@ -41,7 +41,8 @@ export const versionArg = z.number().check(z.int(), z.minimum(1));
 export const pagingArgs = {
   limit: z
     ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
-    .check(z.describe(`Page size (default ${DEFAULT_LIMIT})`)),
+    // Its default is listed beside it (`default`): the description need not say it again.
+    .check(z.describe('Page size')),
   // The list's own nextCursor: the name says it (its description was 260 bytes of every listing).
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
 };
@@ -75,6 +76,8 @@ const taskCore = {
   parent: z.optional(z.string()),
   /** How many files it has (task_get lists them). */
   attachments: z.optional(z.number().check(z.int())),
+  /** Its project's custom fields: name → value. */
+  fields: z.optional(z.record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]))),
   blockedBy: z.optional(
     z
       .array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean(), deleted: z.optional(z.literal(true)) }))
@@ -164,6 +167,8 @@ export const taskListed = z.extend(taskBriefListed, {
   subtasks: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), title: z.string(), status: z.string() }))),
   files: z.optional(z.array(z.object({ attachmentId: z.string(), name: z.string() }))),
   blockedBy: z.optional(z.array(z.object({ key: z.optional(z.string()), taskId: z.string(), open: z.boolean() }))),
+  // Custom fields by their type: each answer has them whole (watchers and reminders too).
+  fields: z.optional(z.object({})),
 });
 
 export const projectOutput = z.object({
@@ -175,6 +180,7 @@ export const projectOutput = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   archivedAt: z.optional(z.string()),
+  fields: z.optional(z.array(z.object({ name: z.string(), type: z.string(), options: z.optional(z.array(z.string())) }))),
   version: z.number().check(z.int()),
 });
 export type ProjectOutput = z.output<typeof projectOutput>;
@@ -194,6 +200,24 @@ export const statusesArg = z
     }),
   )
   .check(z.describe('The whole ordered set; a rename keeps tasks'));
+
+/**
+ * A project's custom fields, as project_create and project_update take them: types, lengths and
+ * options are checked where the fields are planned (model/custom-fields.ts), naming the item.
+ */
+const fieldArg = {
+  name: z.string().check(z.minLength(1), z.maxLength(40)),
+  type: z.string().check(z.describe('text|number|date|select|multi-select|person|url')),
+  options: z.optional(z.array(z.string())),
+};
+/** project_create's: a new project renames nothing. */
+export const newFieldsArg = z.array(z.strictObject(fieldArg)).check(z.maxLength(50), z.describe('In order'));
+export const fieldsArg = z
+  .array(z.strictObject({ ...fieldArg, was: z.optional(z.string()) }))
+  .check(z.maxLength(50), z.describe('All, in order; was: a rename'));
+
+/** A task's custom field values by field name (null clears one), checked by each field's type (model/custom-fields.ts). */
+export const fieldValuesArg = z.record(z.string(), z.unknown()).check(z.describe('Field name → value'));
 
 export const commentOutput = z.object({
   commentId: z.string(),
@@ -230,11 +254,15 @@ export const statusArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(
 
 export const repeatArg = z.string().check(z.trim(), z.minLength(1), z.maxLength(120));
 
-const remindPhrase = z.string().check(z.trim(), z.minLength(1), z.maxLength(80));
+// An empty phrase, like any unreadable one, is refused where the words are read (model/reminder-words.ts).
+const remindPhrase = z.string().check(z.trim(), z.maxLength(80));
+const remindPhrases = z.array(remindPhrase).check(z.maxLength(20));
 /** A reminder in words, or several: a time in the caller's zone or relative to the due date. */
-export const remindArg = z
-  .union([remindPhrase, z.array(remindPhrase).check(z.minLength(1), z.maxLength(20))])
-  .check(z.describe('friday 9am, 1 hour before'));
+export const remindArg = z.union([remindPhrase, remindPhrases]).check(z.describe('friday 9am, 1 hour before'));
+/** The same on a change: yours replaced, or null to take yours away (one union, listed once). */
+export const remindChangeArg = z
+  .union([remindPhrase, remindPhrases, z.null()])
+  .check(z.describe('Yours, replaced (friday 9am, 1 hour before); null clears'));
 
 /** What a new task may be given (task_create, and each item of tasks_create). */
 export const newTaskFields = {
@@ -251,6 +279,7 @@ export const newTaskFields = {
   repeat: z.optional(repeatArg).check(z.describe('every monday, monthly on the 1st, or an RRULE')),
   status: z.optional(statusArg),
   remind: z.optional(remindArg),
+  fields: z.optional(fieldValuesArg),
 };
 
 /** What a change of a task may set (task_update, and each entry of tasks_update). */
@@ -267,6 +296,7 @@ export const taskChangeFields = {
   parent: z.optional(z.nullable(idArg)).check(z.describe('Parent key; null: top level')),
   repeat: z.optional(z.nullable(repeatArg)).check(z.describe('As task_create; null stops')),
   status: z.optional(statusArg),
-  remind: z.optional(z.nullable(remindArg)).check(z.describe('Replaces yours; null clears')),
+  remind: z.optional(remindChangeArg),
   watch: z.optional(z.boolean()),
+  fields: z.optional(fieldValuesArg),
 };

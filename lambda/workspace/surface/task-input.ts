@@ -1,4 +1,5 @@
 import type { Caller } from '../model/caller.js';
+import { type FieldValues, valuesAfter } from '../model/custom-fields.js';
 import { readDay, readLine } from '../model/date-words.js';
 import { readMentions } from '../model/mentions.js';
 import { itemNotACreate, itemNotBefore, timeGivenTwice, tooManyReminders } from '../model/refusals.js';
@@ -38,7 +39,36 @@ export interface ToolTaskFields {
   readonly remind?: string | readonly string[] | null | undefined;
   /** Every reminder the task is to have, read (readTellings puts it here). */
   readonly reminders?: readonly TaskReminder[] | undefined;
+  /** Custom field values by field name, as given (null clears one). */
+  readonly fields?: Readonly<Record<string, unknown>> | undefined;
+  /** Every value the task is to have, by field id, checked (readFieldValues puts it here). */
+  readonly fieldValues?: FieldValues | undefined;
 }
+
+/**
+ * `fields` read against the fields of the project the task ends in: names to ids, each value
+ * checked by its field's type, laid over the values the task has. A task in no project has none.
+ */
+export const readFieldValues = async <F extends ToolTaskFields>(
+  stores: WorkspaceStores,
+  caller: Caller,
+  fields: F,
+  task?: Task,
+  prefix = '',
+): Promise<F> => {
+  if (fields.fields === undefined) return fields;
+  const projectId = fields.projectId !== undefined ? (fields.projectId ?? undefined) : task?.projectId;
+  const names = await loadNames(stores, caller);
+  const project = projectId ? names.projects.get(projectId) : undefined;
+  const member = (ref: string): string | undefined => {
+    const id = ref === 'me' ? caller.userId : ref;
+    return names.members.get(id)?.status === 'active' ? id : undefined;
+  };
+  // Moving to another project and setting values there: the values it had elsewhere do not come along.
+  const base = task && task.projectId === projectId ? task.fields : undefined;
+  const values = valuesAfter(project?.fields ?? [], base, fields.fields, `${prefix}fields`, member, project?.name);
+  return { ...fields, fieldValues: values };
+};
 
 /**
  * What tells people, read: the notes' mentions turned into references to members (`<@usr_…>`; one
@@ -228,6 +258,7 @@ export const newTaskOf = (
     ...(fields.rule ? { repeat: fields.rule } : {}),
     ...(fields.status ? { state: fields.status } : {}),
     ...(fields.reminders?.length ? { reminders: fields.reminders } : {}),
+    ...(fields.fieldValues && Object.keys(fields.fieldValues).length ? { fields: fields.fieldValues } : {}),
   };
 };
 
@@ -245,6 +276,7 @@ export const patchOf = (caller: Caller, fields: ToolTaskFields, blockedBy?: Reso
   ...(fields.rule !== undefined ? { repeat: fields.rule } : {}),
   ...(fields.status !== undefined ? { state: fields.status } : {}),
   ...(fields.reminders !== undefined ? { reminders: fields.reminders } : {}),
+  ...(fields.fieldValues !== undefined ? { fields: fields.fieldValues } : {}),
 });
 
 /** Whether a change names at least one field. */

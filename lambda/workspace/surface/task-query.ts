@@ -1,5 +1,6 @@
 import { ToolRefusal } from '../../errors.js';
 import type { Principal } from '../../vocabulary.js';
+import { type FieldValue, foldedFieldName } from '../model/custom-fields.js';
 import { readDay } from '../model/date-words.js';
 import {
   type CheckedQuery,
@@ -196,6 +197,51 @@ const compares = (day: string, op: Comparison, [lo, hi]: readonly [string, strin
   op === ':' ? day >= lo && day <= hi : op === '<' ? day < lo : op === '<=' ? day <= hi : op === '>' ? day > hi : day >= lo;
 
 const rankOf = (p: Priority): number => PRIORITIES.indexOf(p) + 1;
+
+/** Every custom field name of the workspace's projects: what a query may name besides the built-in fields. */
+export const customFieldNames = (names: Names): string[] => {
+  const seen = new Map<string, string>();
+  for (const p of names.projects.values()) for (const f of p.fields ?? []) seen.set(foldedFieldName(f.name), f.name);
+  return [...seen.values()];
+};
+
+/** A task's value of the custom field named so in its own project (a project without it: none). */
+export const customValueOf = (t: Task, names: Names, name: string): FieldValue | undefined => {
+  if (!t.projectId || !t.fields) return undefined;
+  const def = names.projects.get(t.projectId)?.fields?.find((f) => foldedFieldName(f.name) === foldedFieldName(name));
+  return def ? t.fields[def.fieldId] : undefined;
+};
+
+/** A custom field's term as a predicate: by the type of the field in each task's project. */
+const customTest = (term: Extract<Term, { field: 'custom' }>, r: Reading): ((t: Task) => boolean) => {
+  const want = term.value.toLocaleLowerCase('en');
+  const number = Number(term.value);
+  const me = r.principal.userId;
+  const person = (id: string): boolean =>
+    want === 'me' ? id === me : id === term.value || foldedFieldName(r.names.members.get(id)?.name ?? '') === want;
+  return (t) => {
+    if (!t.projectId) return false;
+    const def = r.names.projects.get(t.projectId)?.fields?.find((f) => foldedFieldName(f.name) === foldedFieldName(term.name));
+    const v = def ? t.fields?.[def.fieldId] : undefined;
+    if (!def || v === undefined) return false;
+    const ordered = (x: number | string, y: number | string): boolean =>
+      term.op === '>' ? x > y : term.op === '>=' ? x >= y : term.op === '<' ? x < y : term.op === '<=' ? x <= y : x === y;
+    switch (def.type) {
+      case 'number':
+        return Number.isFinite(number) && ordered(v as number, number);
+      case 'date':
+        return ordered(String(v), term.value);
+      case 'multi-select':
+        return (v as readonly string[]).some((o) => o.toLocaleLowerCase('en') === want);
+      case 'person':
+        return term.op === ':' && person(String(v));
+      case 'select':
+        return term.op === ':' ? String(v).toLocaleLowerCase('en') === want : ordered(String(v), term.value);
+      default:
+        return term.op === ':' ? String(v).toLocaleLowerCase('en').includes(want) : ordered(String(v), term.value);
+    }
+  };
+};
 
 /** The priorities `op n` admits. */
 const prioritiesOf = (op: Comparison, n: number): Priority[] =>
@@ -423,6 +469,17 @@ const planTerm = async (term: Term, r: Reading): Promise<Planned> => {
         },
       };
     }
+    case 'custom': {
+      // No index holds custom values: the term decides on each task read (a page at a time).
+      const known = r.names.projects.size === 0 || customFieldNames(r.names).some((n) => foldedFieldName(n) === foldedFieldName(term.name));
+      if (!known) throw queryTermNamesNothing(term.at, term.text, `no project has a field named '${term.name}'`, customFieldNames(r.names));
+      const number = r.names.projects.size
+        ? [...r.names.projects.values()].flatMap((p) => p.fields ?? []).find((f) => foldedFieldName(f.name) === foldedFieldName(term.name))
+        : undefined;
+      if (number?.type === 'number' && !Number.isFinite(Number(term.value)))
+        throw queryTermBad(term.at, term.text, `compares '${number.name}', a number, with no number`, `"${number.name}">=3`);
+      return { test: customTest(term, r) };
+    }
     case 'words': {
       const words = await withinTerm(term, () => {
         try {
@@ -479,7 +536,7 @@ export const planQuery = async (
   names: Names,
   now: Date,
   query: string,
-  checked: CheckedQuery = checkQuery(query),
+  checked: CheckedQuery = checkQuery(query, customFieldNames(names)),
 ): Promise<PlannedQuery> => {
   const r: Reading = { services, principal, names, now, today: dateInZone(now, principal.timeZone), notes: [], planned: new Map() };
   const filter: Mutable<TaskFilter> = { status: checked.namesPhase ? 'any' : 'open' };

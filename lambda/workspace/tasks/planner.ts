@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_LAYOUT } from '../../vocabulary.js';
 import { requireOwnOrAdmin, requireRole } from '../membership/rules.js';
+import { carryValues, type FieldValues } from '../model/custom-fields.js';
 import {
   canceledHasNowhere,
   dueTimeNoDueDate,
@@ -73,6 +74,8 @@ export interface NewTask {
   readonly stateKey?: string | undefined;
   /** Its reminders, read (model/reminder-words.ts); a relative one's instant is taken from the due date it ends with. */
   readonly reminders?: readonly TaskReminder[] | undefined;
+  /** Its custom fields' values, checked against its project's fields (model/custom-fields.ts). */
+  readonly fields?: FieldValues | undefined;
 }
 
 /** A change of a task's fields: an absent field stays, `null` clears it. */
@@ -109,6 +112,11 @@ export interface TaskPatch {
    * puts back what was). Absent: they stay, those relative to the due date moving with it.
    */
   readonly reminders?: readonly TaskReminder[] | undefined;
+  /**
+   * All its custom fields' values, as they are to be (checked against the project it ends in). A task
+   * moving to another project without them keeps the values whose field is there by name and type.
+   */
+  readonly fields?: FieldValues | undefined;
 }
 
 /** How the planner names a field in a refusal: the parameter, after a bulk item's position. */
@@ -131,6 +139,8 @@ export interface PlannedTask {
   readonly placement?: Placement;
   /** A recurring task's completion: the due date of the occurrence it completed. */
   readonly occurrence?: string;
+  /** Custom fields whose values a move to another project left behind (no field of that name and type there). */
+  readonly fieldsLeft?: readonly string[];
 }
 
 /**
@@ -221,6 +231,7 @@ export const planCreate = async (ctx: WriteContext, fields: NewTask, opts: PlanO
     labels: [...new Set(fields.labels ?? [])],
     ...(rule ? { repeat: rule.repeat } : {}),
     ...(fields.reminders?.length ? { reminders: dueWith(fields.reminders, dueDate, dueTime, caller.timeZone) } : {}),
+    ...(fields.fields && Object.keys(fields.fields).length ? { fields: fields.fields } : {}),
     ...(blockers ? linkFields(blockers) : {}),
     ...(placement ? parentFields(placement) : {}),
     createdBy: caller.userId,
@@ -273,8 +284,9 @@ const dueWith = (
   timeZone: string,
 ): TaskReminder[] =>
   reminders.map((r) => {
+    // In its own member's zone: "the day before at 17:00" is 17:00 where they are, whoever moved the date.
     const at = r.beforeDue
-      ? reminderAt(r, dueDate ? { date: dueDate, ...(dueTime ? { time: dueTime } : {}) } : undefined, timeZone)
+      ? reminderAt(r, dueDate ? { date: dueDate, ...(dueTime ? { time: dueTime } : {}) } : undefined, r.zone ?? timeZone)
       : undefined;
     return at && at !== r.at ? { ...r, at } : r;
   });
@@ -413,6 +425,12 @@ export const planChange = async (
   }
   if (dueDate === undefined) dueTime = undefined;
   const reminders = remindersAfter(task, patch.reminders, occurrence, dueDate, dueTime, caller.timeZone);
+  // Values move with the task to another project where a field of the same name and type is there.
+  const moved =
+    patch.fields === undefined && nextProject !== task.projectId && task.fields && Object.keys(task.fields).length
+      ? await carriedFields(ctx, task, nextProject)
+      : undefined;
+  const fieldValues = patch.fields ?? moved?.values ?? task.fields;
   const {
     notes: _n,
     dueDate: _d,
@@ -429,6 +447,7 @@ export const planChange = async (
     parentId: _pid,
     parentNumber: _pnum,
     reminders: _rem,
+    fields: _fields,
     ...kept
   } = task;
   if (patch.notes !== undefined && !isWhole(task))
@@ -463,6 +482,7 @@ export const planChange = async (
     ...(nextProject ? { projectId: nextProject } : {}),
     ...(repeat ? { repeat } : {}),
     ...(reminders?.length ? { reminders } : {}),
+    ...(fieldValues && Object.keys(fieldValues).length ? { fields: fieldValues } : {}),
     ...(done ?? {}),
     status,
     ...(state ? { state } : {}),
@@ -483,5 +503,13 @@ export const planChange = async (
     ...(blockers ? { blockers } : {}),
     ...(placement ? { placement } : {}),
     ...(occurrence ? { occurrence } : {}),
+    ...(moved?.left.length ? { fieldsLeft: moved.left } : {}),
   };
+};
+
+/** A task's values as it moves to `projectId` (none: no project), and the fields whose values stay behind. */
+const carriedFields = async (ctx: WriteContext, task: Task, projectId: string | undefined) => {
+  const names = await ctx.stores.names.get(ctx.caller, { projects: [task.projectId, projectId] });
+  const fieldsOf = (id: string | undefined) => (id ? (names.projects.get(id)?.fields ?? []) : []);
+  return carryValues(task.fields, fieldsOf(task.projectId), fieldsOf(projectId));
 };

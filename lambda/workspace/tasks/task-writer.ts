@@ -69,6 +69,8 @@ export interface WrittenTask {
   readonly record: ActivityRecord;
   /** Write units the change was estimated at (what the call's ceiling counts). */
   readonly writeUnits: number;
+  /** Custom fields whose values stayed behind in a move to another project. */
+  readonly fieldsLeft?: readonly string[];
 }
 
 /** The task item, its record, and as many of its comments as fit: one all-or-nothing write. */
@@ -201,7 +203,13 @@ export const changeTask = async (
       await writesOf(stores).commit(all);
       // The task is invisible now, and its comments with it; the rest only learn when they expire.
       if (deleting) await markCommentsExpiring(ctx, later, expiresAt).catch(() => undefined);
-      return { before: base, task: planned.next, record, writeUnits: all.reduce((sum, op) => sum + opWriteUnits(op), 0) };
+      return {
+        before: base,
+        task: planned.next,
+        record,
+        writeUnits: all.reduce((sum, op) => sum + opWriteUnits(op), 0),
+        ...(planned.fieldsLeft ? { fieldsLeft: planned.fieldsLeft } : {}),
+      };
     } catch (err) {
       if (err instanceof WriteNotConfirmed) throw notConfirmed(ctx, planned.next);
       if (attempt >= 4) throw err;

@@ -6,6 +6,7 @@ import { deleteComment, restoreComment } from '../comments/comment-writer.js';
 import { revokeToken } from '../membership/credentials.js';
 import { changeRole, changeStatus, inviteMember, type MemberChange, removeMember } from '../membership/members.js';
 import { type ActivityRecord, isWebhookRecord, stateAfter } from '../model/activity.js';
+import type { FieldValues } from '../model/custom-fields.js';
 import {
   attachmentGoneForGood,
   changedSince,
@@ -96,6 +97,9 @@ const taskPatchBack = (record: ActivityRecord): TaskPatch => {
       case 'reminders':
         patch.reminders = (c.before as TaskReminder[] | undefined) ?? [];
         break;
+      case 'fields':
+        patch.fields = (c.before as FieldValues | undefined) ?? {};
+        break;
       case 'parentId':
         patch.parentId = c.before ?? null;
         break;
@@ -155,6 +159,8 @@ const undoProject = async (ctx: UndoContext, record: ActivityRecord, names: Name
         ...(record.changes.some((c) => c.field === 'statuses' || c.field === 'retiredStatuses')
           ? { statusSet: undoStatusSet(setOf(current), setOf(before)) }
           : {}),
+        // A field removed comes back with its id, and so with every value its tasks kept.
+        ...(record.changes.some((c) => c.field === 'fields') ? { fields: before.fields ?? [] } : {}),
       }
     : { deleted: true };
   try {

@@ -161,7 +161,13 @@ export const createWebhookDispatch = (opts: WebhookDispatchOptions): WebhookDisp
     for (const notice of notices) {
       if (!webhook.events.includes(notice.kind)) continue;
       const { as, delivery } = await store.enqueue(webhook, notice, now);
-      const failedBefore = as === 'known' && delivery.status === 'pending' && delivery.attempts > 0 && delivery.lastCause !== undefined;
+      // Handed over again after a failed try: tried now only once its next try is due (the schedule holds).
+      const failedBefore =
+        as === 'known' &&
+        delivery.status === 'pending' &&
+        delivery.attempts > 0 &&
+        delivery.lastCause !== undefined &&
+        (delivery.dueMinute ?? '') <= minuteOf(now);
       if ((as === 'head' || failedBefore) && !down) down = await attempt(webhook, delivery, now);
     }
   };
@@ -184,7 +190,17 @@ export const createWebhookDispatch = (opts: WebhookDispatchOptions): WebhookDisp
     async dispatch(workspaceId, notices, now) {
       if (!notices.length) return;
       const webhooks = await store.list(workspaceId);
-      const results = await Promise.allSettled(webhooks.map((w) => toWebhook(w, notices, now)));
+      // A webhook hears of what happened since it was added: a record handed over again later (a
+      // retry, the local poller's look back) is no news to one added after it.
+      const results = await Promise.allSettled(
+        webhooks.map((w) =>
+          toWebhook(
+            w,
+            notices.filter((n) => n.at >= w.createdAt),
+            now,
+          ),
+        ),
+      );
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },

@@ -64,16 +64,22 @@ const formatOf = (given: string | undefined): WebhookFormat => {
 
 const labelOf = (w: Webhook): string => `webhook to ${new URL(w.url).host}`;
 
+/**
+ * The record names the webhook by its host only: its path and query are as secret as the secret
+ * (a Slack URL is the credential to post in the channel), and every member with team:read reads
+ * the workspace's records.
+ */
 const record = (ctx: WriteContext, action: 'created' | 'removed', w: Webhook): ActivityRecord => {
-  const shown = withoutSecret(w);
+  const { url: _url, ...rest } = withoutSecret(w);
+  const shown = { ...rest, host: new URL(w.url).host };
   const changes: FieldChange[] =
     action === 'created'
       ? [
-          { field: 'webhook', after: w.url },
+          { field: 'webhook', after: labelOf(w) },
           { field: 'events', after: [...w.events] },
           { field: 'format', after: w.format },
         ]
-      : [{ field: 'webhook', before: w.url }];
+      : [{ field: 'webhook', before: labelOf(w) }];
   return buildRecord(
     ctx.source,
     w.workspaceId,

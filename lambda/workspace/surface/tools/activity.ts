@@ -70,6 +70,25 @@ const entryOutput = z.object({
 type EntryOutput = z.output<typeof entryOutput>;
 
 const listOutput = z.object({ ...listFields, entries: z.array(entryOutput) });
+/** What a client acts on: which change, when, of what kind; who, the target and the changes as their types (each answer has them whole). */
+const listedEntries = z.object({
+  ...listFields,
+  entries: z.array(
+    z.object({
+      activityId: z.string(),
+      at: z.string(),
+      actor: z.object({}),
+      client: z.string(),
+      kind: z.string(),
+      action: z.string(),
+      target: z.object({}),
+      summary: z.string(),
+      changes: z.array(z.object({})),
+      undoOf: z.optional(z.string()),
+      undoneBy: z.optional(z.string()),
+    }),
+  ),
+});
 
 /** The instant a `since`/`until` argument names; a bare date means the user's day (its start, or for `until` its end). */
 const dayBoundIn = (day: string, side: 'since' | 'until', timeZone: string): number =>
@@ -120,6 +139,7 @@ export const activityList = defineTool({
     'changes need team:read.',
   input: listInput,
   output: listOutput,
+  listedOutput: listedEntries,
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {

@@ -17,6 +17,7 @@ import {
   namesAField,
   newTaskOf,
   patchOf,
+  readFieldValues,
   readTellings,
   readWords,
   refOfBoth,
@@ -175,8 +176,11 @@ export const tasksCreate = defineTool({
           const told = await readTellings(services, principal, ctx.now, due.fields, undefined, `item ${i + 1} `);
           const note = joinNotes(due.note, told.note);
           if (note) notes[i] = note;
-          const refs = await resolveTaskRefs(services, principal, p.value, { position: i, idOf: (n) => ids[n] });
-          return { i, fields: told.fields, refs };
+          const [fields, refs] = await Promise.all([
+            readFieldValues(services, principal, told.fields, undefined, `item ${i + 1} `),
+            resolveTaskRefs(services, principal, p.value, { position: i, idOf: (n) => ids[n] }),
+          ]);
+          return { i, fields, refs };
         } catch (err) {
           results[i] = refused(i + 1, reasonOf(err as Error));
           return undefined;
@@ -314,10 +318,11 @@ export const tasksUpdate = defineTool({
           try {
             const task = tasks.get(e.taskId)!;
             const told = await readTellings(services, principal, ctx.now, e.fields, task, `item ${e.i + 1} `);
+            const withValues = await readFieldValues(services, principal, told.fields, task, `item ${e.i + 1} `);
             const key = taskNameOf(principal.workspaceKey, task);
             const note = joinNotes(notes[e.i], told.note, e.watch === undefined ? undefined : watchNote(key, e.watch));
             if (note) notes[e.i] = note;
-            return { ...e, patch: patchOf(principal, told.fields, e.refs.blockedBy, e.refs.parent) };
+            return { ...e, patch: patchOf(principal, withValues, e.refs.blockedBy, e.refs.parent) };
           } catch (err) {
             results[e.i] = refused(e.i + 1, reasonOf(err as Error));
             return undefined;

@@ -133,8 +133,9 @@ export const inboxMark = defineTool({
   title: 'Mark inbox entries',
   description: `Marks your inbox entries read or done: those named, or all up to upTo (at most ${MARK_LIMIT}).`,
   input: z.strictObject({
-    entries: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(100))),
-    upTo: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    // An id is a key: never empty.
+    entries: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
+    upTo: z.optional(z.string().check(z.maxLength(200))),
     state: z.enum(['read', 'done']),
   }),
   output: z.object({ marked: z.number().check(z.int()), more: z.boolean(), unread: z.number().check(z.int()) }),
@@ -142,13 +143,10 @@ export const inboxMark = defineTool({
   scope: 'tasks:read',
   run: async (args, { principal, services }) => {
     const target = args.entries ? { entries: args.entries } : args.upTo ? { upTo: args.upTo } : undefined;
-    if (!target || (args.entries && args.upTo)) throw inboxMarkNeedsOne();
-    // The count before, read beside what is marked; less the unread ones marked, it is the count after.
-    const [before, { marked, wereUnread, more }] = await Promise.all([
-      services.inbox.unreadCount(principal.workspaceId, principal.userId),
-      markEntries(services, principal, target, args.state),
-    ]);
-    return { marked, more, unread: Math.max(0, before - wereUnread) };
+    if (!target || !(args.entries?.length ?? args.upTo) || (args.entries && args.upTo)) throw inboxMarkNeedsOne();
+    const { marked, more } = await markEntries(services, principal, target, args.state);
+    // Counted after the marks: the count is capped, so it cannot be worked out from one before.
+    return { marked, more, unread: await services.inbox.unreadCount(principal.workspaceId, principal.userId) };
   },
   render: (out) =>
     `Marked ${out.marked} ${out.marked === 1 ? 'entry' : 'entries'}${out.more ? ` (more left: call again)` : ''}. ${out.unread >= 100 ? '99+' : out.unread} unread.`,

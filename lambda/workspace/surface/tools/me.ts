@@ -49,7 +49,7 @@ export const meGet = defineTool({
   name: 'me_get',
   title: 'Who am I',
   description:
-    "The calling user: name, e-mail, workspace and its task key, role, time zone, today there, the token's scopes, unread inbox entries and e-mail settings.",
+    "The calling user: name, e-mail, workspace and task key, role, time zone, today there, the token's scopes, unread inbox entries, e-mail settings.",
   input: z.strictObject({}),
   output: meOutput,
   // The scopes as strings: which there are, the protected-resource metadata lists (scopes_supported).
@@ -79,10 +79,10 @@ export const meGet = defineTool({
 export const meUpdate = defineTool({
   name: 'me_update',
   title: 'My settings',
-  description:
-    'Your own settings: time zone (dates in words and reminders are read in it) and e-mail: off, each event, or a daily digest at digestHour (local, 0-23).',
+  description: 'Your time zone (dates and reminders are read in it) and e-mail: off, each event, or a daily digest at digestHour (0-23).',
   input: z.strictObject({
-    timeZone: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.describe('IANA, like Europe/Berlin'))),
+    // An empty or unknown one is refused naming it (timeZoneUnknown).
+    timeZone: z.optional(z.string().check(z.trim(), z.maxLength(64), z.describe('IANA, like Europe/Berlin'))),
     email: z.optional(z.enum(EMAIL_CHOICES)),
     digestHour: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(23))),
   }),

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { requireRole } from '../../membership/rules.js';
+import { planFields } from '../../model/custom-fields.js';
 import { moveToWithoutStatuses, nothingToChange, versionConflict } from '../../model/refusals.js';
 import { NO_STATUSES, type PlannedSet, planStatusSet } from '../../model/status-sets.js';
 import { setOf } from '../../model/statuses.js';
@@ -15,8 +16,10 @@ import { moreLine, projectBlock, projectLine, undoLine } from '../render.js';
 import {
   activityIdOutput,
   dateOut,
+  fieldsArg,
   idArg,
   listFields,
+  newFieldsArg,
   pagingArgs,
   projectOutput,
   statusesArg,
@@ -127,13 +130,19 @@ export const projectCreate = defineTool({
   name: 'project_create',
   title: 'Create a project',
   description: "Creates a project (admins), with its own statuses or the workspace's; each call makes one, so check projects_list first.",
-  input: z.strictObject({ name: nameArg, description: z.optional(descriptionArg), statuses: z.optional(statusesArg) }),
+  input: z.strictObject({
+    name: nameArg,
+    description: z.optional(descriptionArg),
+    statuses: z.optional(statusesArg),
+    fields: z.optional(newFieldsArg),
+  }),
   output: createdOutput,
   annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
     const statusSet = args.statuses ? planStatusSet(NO_STATUSES, args.statuses, undefined).set : undefined;
-    const w = await createProject(writeContext(ctx), { name: args.name, description: args.description, statusSet });
+    const fields = args.fields ? planFields([], args.fields).fields : undefined;
+    const w = await createProject(writeContext(ctx), { name: args.name, description: args.description, statusSet, fields });
     return statusedOf(w.project, w.record.activityId);
   },
   render: (p) => `Created project:\n${projectBlock(p)}${statusesLine(p)}${undoLine(p.activityId)}`,
@@ -144,7 +153,7 @@ export const projectCreate = defineTool({
 export const projectUpdate = defineTool({
   name: 'project_update',
   title: 'Change a project',
-  description: `Renames a project or changes its description or statuses (removing one asks where its tasks go), or restores an archived one (admins). ${ASKS_FIRST}`,
+  description: `Changes a project's name, description, statuses (removing one asks where its tasks go) or custom fields, or restores an archived one (admins). ${ASKS_FIRST}`,
   input: z.strictObject({
     projectId: projectIdArg,
     version: versionArg.check(z.describe('The version read')),
@@ -153,6 +162,7 @@ export const projectUpdate = defineTool({
     archived: z.optional(z.literal(false)).check(z.describe('false restores it')),
     statuses: z.optional(statusesArg),
     moveTo: z.optional(z.record(z.string(), z.string())).check(z.describe('A removed status → where its tasks go')),
+    fields: z.optional(fieldsArg),
   }),
   output: statusedOutput,
   annotations: UPDATE,
@@ -160,14 +170,27 @@ export const projectUpdate = defineTool({
   run: async (args, ctx) => {
     const { services, principal } = ctx;
     requireRole(principal, 'admin', 'changing a project');
-    const { projectId, version, statuses, moveTo, ...changes } = args;
-    if (Object.values(changes).every((v) => v === undefined) && !statuses) {
+    const { projectId, version, statuses, moveTo, fields, ...changes } = args;
+    if (Object.values(changes).every((v) => v === undefined) && !statuses && !fields) {
       if (moveTo) throw moveToWithoutStatuses();
       throw nothingToChange();
     }
     const project = await projectOrRefuse(services, principal, projectId);
     if (version !== project.version) throw versionConflict(`project ${project.projectId}`, project.version, version, 'project_get');
     let plan = statuses ? planStatusSet(setOf(project), statuses, moveTo) : undefined;
+    const fieldsPlan = fields ? planFields(project.fields ?? [], fields) : undefined;
+    if (fieldsPlan?.removed.length) {
+      // A field removed takes its values with it (an undo brings both back): asked first, as a removed status is.
+      const names = fieldsPlan.removed.map((f) => `'${f.name}'`).join(', ');
+      const asked = confirmation(
+        ctx,
+        { id: project.projectId, state: `v${project.version}:fields` },
+        `Remove the field${fieldsPlan.removed.length > 1 ? 's' : ''} ${names} of '${project.name}', and the values its tasks have there? You can undo this for ${services.activity.retentionDays} days.`,
+        'Remove the fields',
+      );
+      if (asked.kind === 'ask') return asked.request;
+      if (asked.kind !== 'proceed') return { ...statusedOf(project), declined: asked.kind };
+    }
     if (plan?.removed.length) {
       // Asked where the tasks of each removed status go, with the planned answer chosen.
       const choices = Object.fromEntries(
@@ -201,7 +224,7 @@ export const projectUpdate = defineTool({
     const w = await changeProject(
       writeContext(ctx),
       project,
-      { ...changes, ...(plan ? { statusSet: plan.set } : {}) },
+      { ...changes, ...(plan ? { statusSet: plan.set } : {}), ...(fieldsPlan ? { fields: fieldsPlan.fields } : {}) },
       { expectVersion: version },
     );
     return w ? statusedOf(w.project, w.record.activityId, plan?.removed) : statusedOf(project);

@@ -18,6 +18,7 @@ import { dateInZone } from '../../model/time.js';
 import type { Task } from '../../model/types.js';
 import { queryOfView, VIEW_GROUPS } from '../../model/views.js';
 import { loadNames, projectArgOrRefuse, resolveAssignee, taskIdOf, taskOrRefuse } from '../../store/lookups.js';
+import type { Names } from '../../store/names.js';
 import { attachmentsOf, subtaskEntriesOf, watchesOf } from '../../store/task-items.js';
 import { inStates } from '../../store/task-queries.js';
 import type { TaskPosition } from '../../store/task-store.js';
@@ -58,13 +59,14 @@ import {
   newTaskOf,
   notesOf,
   patchOf,
+  readFieldValues,
   readTellings,
   readWords,
   refOfBoth,
   resolveTaskRefs,
   watchNote,
 } from '../task-input.js';
-import { planQuery } from '../task-query.js';
+import { customValueOf, planQuery } from '../task-query.js';
 import { CREATE, READ, REMOVE, UPDATE } from './annotations.js';
 
 /** A changed task's answer: what a list shows of it (its key, state and version), and its record. */
@@ -306,8 +308,15 @@ const SORT_VALUE: Readonly<Record<SortField, (t: Task) => string | number | unde
 };
 
 /** The order `sort` asks for; ties by due date, then priority, then key. */
-const sortOrder = (sort: Sort): ((a: Task, b: Task) => number) => {
-  const by = SORT_VALUE[sort.by];
+const sortOrder = (sort: Sort, names: Names): ((a: Task, b: Task) => number) => {
+  // A custom field: each task's value of the field of that name in its own project (a list: its first).
+  const by =
+    sort.by === 'field'
+      ? (t: Task) => {
+          const v = customValueOf(t, names, sort.field!);
+          return Array.isArray(v) ? v[0] : (v as string | number | undefined);
+        }
+      : SORT_VALUE[sort.by];
   const sign = sort.desc ? -1 : 1;
   // A task without the value comes last in either direction.
   const directed = (a: Task, b: Task): number => {
@@ -345,7 +354,7 @@ const searchByQuery = async (args: SearchArgs, ctx: Parameters<typeof writeConte
   if (plan.taskIds) {
     const found = await Promise.all(plan.taskIds.map((id) => services.tasks.get(principal.workspaceId, id)));
     const tasks = found.filter((t): t is Task => !!t && !t.deletedAt && keep(t));
-    return answer(plan.sort ? [...tasks].sort(sortOrder(plan.sort)) : tasks);
+    return answer(plan.sort ? [...tasks].sort(sortOrder(plan.sort, names)) : tasks);
   }
   const native =
     !plan.sort ||
@@ -360,7 +369,7 @@ const searchByQuery = async (args: SearchArgs, ctx: Parameters<typeof writeConte
       matches.push(...page.tasks);
       next = page.next;
     } while (next && matches.length < SORT_WINDOW && (callBudget()?.readUnits ?? 0) < SORT_READ_UNITS);
-    const sorted = matches.sort(sortOrder(plan.sort!));
+    const sorted = matches.sort(sortOrder(plan.sort!, names));
     const partial = next !== undefined || sorted.length > args.limit;
     return answer(sorted.slice(0, args.limit), partial ? { partial: true } : {});
   }
@@ -409,7 +418,10 @@ export const taskCreate = defineTool({
     requireRole(principal, 'member', 'creating a task');
     const due = await readWords(args, principal, ctx.now);
     const [told, refs] = await Promise.all([
-      readTellings(services, principal, ctx.now, due.fields),
+      readTellings(services, principal, ctx.now, due.fields).then(async (t) => ({
+        ...t,
+        fields: await readFieldValues(services, principal, t.fields),
+      })),
       resolveTaskRefs(services, principal, args),
     ]);
     const refOf = refOfBoth(refs);
@@ -445,7 +457,8 @@ export const taskUpdate = defineTool({
     if (!namesAField(given) && watch === undefined) throw nothingToChange();
     const read = await readWords(given, principal, ctx.now);
     const [task, refs] = await Promise.all([taskOrRefuse(services, principal, taskId), resolveTaskRefs(services, principal, read.fields)]);
-    const { fields, note: told } = await readTellings(services, principal, ctx.now, read.fields, task);
+    const { fields: toldFields, note: told } = await readTellings(services, principal, ctx.now, read.fields, task);
+    const fields = await readFieldValues(services, principal, toldFields, task);
     const note = joinNotes(read.note, told, watch === undefined ? undefined : watchNote(taskNameOf(principal.workspaceKey, task), watch));
     const refOf = refOfBoth(refs);
     const [names, written] = await Promise.all([
@@ -457,7 +470,10 @@ export const taskUpdate = defineTool({
       }),
     ]);
     if (!written) return { ...toSummary(task, names), ...notesOf(note) };
-    return { ...toSummary(written.task, names), activityId: written.record.activityId, ...notesOf(note) };
+    const left = written.fieldsLeft?.length
+      ? `Fields left behind (the project it moved to has none of that name and type): ${written.fieldsLeft.join(', ')}.`
+      : undefined;
+    return { ...toSummary(written.task, names), activityId: written.record.activityId, ...notesOf(joinNotes(note, left)) };
   },
   render: (t, reader) =>
     t.activityId

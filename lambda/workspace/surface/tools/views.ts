@@ -8,7 +8,7 @@ import { defineTool } from '../define-tool.js';
 import { undoLine } from '../render.js';
 import { activityIdOutput } from '../schemas.js';
 import { writeContext } from '../sources.js';
-import { planQuery } from '../task-query.js';
+import { customFieldNames, planQuery } from '../task-query.js';
 import { CREATE, READ, REMOVE } from './annotations.js';
 
 /**
@@ -76,7 +76,7 @@ export const viewSave = defineTool({
     ]);
     if (args.viewId !== undefined && (!was || was.viewId !== args.viewId)) throw viewNotFound(args.viewId, 'viewId');
     // Read as tasks_search would run it: a name or date no one can read is refused now, not later.
-    await planQuery(services, principal, names, now, queryOfView(fields), checkQuery(queryOfView(fields)));
+    await planQuery(services, principal, names, now, queryOfView(fields), checkQuery(queryOfView(fields), customFieldNames(names)));
     const written = was ? await changeView(writeContext(ctx), was, fields) : await saveView(writeContext(ctx), fields);
     return { ...toViewOutput(written.view, principal.name), activityId: written.record.activityId };
   },

@@ -1,12 +1,15 @@
 import { ToolRefusal } from '../lambda/errors.js';
 import {
+  BUILT_IN_NAMES,
   checkFieldValue,
   type FieldDef,
   type FieldType,
   type FieldValue,
   foldedFieldName,
+  MAX_FIELD_NAME,
   MAX_FIELD_OPTIONS,
   MAX_FIELDS,
+  MAX_OPTION_LENGTH,
   planFields,
 } from '../lambda/workspace/model/custom-fields.js';
 import { isCalendarDate } from '../lambda/workspace/model/date-words.js';
@@ -107,7 +110,8 @@ export const fileFields = (specs: readonly FieldSpec[], rows: readonly { readonl
         ? { type: spec.type, options: distinctOf(values) }
         : { type: spec.type }
       : typeOfValues(values);
-    const fits = !typed.options || typed.options.length <= MAX_FIELD_OPTIONS;
+    const fits =
+      !typed.options || (typed.options.length <= MAX_FIELD_OPTIONS && typed.options.every((o) => [...o].length <= MAX_OPTION_LENGTH));
     out.push({ name: spec.name, columns: spec.columns, ...(fits ? typed : { type: 'text' }) });
   }
   return out;
@@ -139,11 +143,19 @@ export const planProjectFields = (current: readonly FieldDef[], wanted: readonly
   const left: { name: string; why: string }[] = [];
   const addedNames: string[] = [];
   const grownNames: string[] = [];
-  for (const w of wanted) {
+  // A column named like a field every task has (Priority, Status) becomes "<name> (custom)": the query
+  // language would answer the built-in one first. A name longer than a field's stays in the notes.
+  const asName = new Map(wanted.map((w) => [w.name, BUILT_IN_NAMES.has(foldedFieldName(w.name)) ? `${w.name} (custom)` : w.name]));
+  for (const w0 of wanted) {
+    const w = { ...w0, name: asName.get(w0.name)! };
+    if ([...w.name].length > MAX_FIELD_NAME) {
+      left.push({ name: w0.name, why: `its name is longer than ${MAX_FIELD_NAME} characters` });
+      continue;
+    }
     const at = inputs.findIndex((f) => foldedFieldName(f.name) === foldedFieldName(w.name));
     const there = inputs[at];
     if (there && there.type !== w.type) {
-      left.push({ name: w.name, why: `the project's field '${there.name}' is ${there.type}, not ${w.type}` });
+      left.push({ name: w0.name, why: `the project's field '${there.name}' is ${there.type}, not ${w.type}` });
     } else if (there) {
       const options = distinctOf([...(there.options ?? []), ...(w.options ?? [])]).slice(0, MAX_FIELD_OPTIONS);
       if (options.length > (there.options?.length ?? 0)) {
@@ -151,7 +163,7 @@ export const planProjectFields = (current: readonly FieldDef[], wanted: readonly
         grownNames.push(there.name);
       }
     } else if (inputs.length >= MAX_FIELDS) {
-      left.push({ name: w.name, why: `a project holds ${MAX_FIELDS} fields at most` });
+      left.push({ name: w0.name, why: `a project holds ${MAX_FIELDS} fields at most` });
     } else {
       inputs.push({ name: w.name, type: w.type, options: w.options });
       addedNames.push(w.name);
@@ -164,7 +176,7 @@ export const planProjectFields = (current: readonly FieldDef[], wanted: readonly
     wanted
       .filter((w) => !leftNames.has(foldedFieldName(w.name)))
       .flatMap((w) => {
-        const def = fields.find((f) => foldedFieldName(f.name) === foldedFieldName(w.name));
+        const def = fields.find((f) => foldedFieldName(f.name) === foldedFieldName(asName.get(w.name)!));
         return def ? [[foldedFieldName(w.name), def] as const] : [];
       }),
   );

@@ -59,9 +59,30 @@ export interface Copy {
   readonly remapped: { readonly ids: number };
 }
 
+/** Attributes that hold the ids a workspace makes: an id found in one of them is the workspace's. */
+const KEY_ATTRIBUTES = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk']);
+const ID_PATTERNS = [UUID, ACTIVITY, VIEW, HOOK];
+
+/**
+ * The ids the export's items themselves are or name in their keys and id attributes: only those are
+ * made new. A UUID a person wrote in a title or a comment (a Sentry event, a Teams webhook's URL)
+ * is theirs, and stays as written.
+ */
+const idsDefinedBy = (items: readonly Item[]): Set<string> => {
+  const found = new Set<string>();
+  for (const item of items)
+    for (const [k, v] of Object.entries(item)) {
+      if (typeof v !== 'string' || !(KEY_ATTRIBUTES.has(k) || /Id$/.test(k))) continue;
+      for (const pattern of ID_PATTERNS) for (const m of v.matchAll(pattern)) found.add(m[0]);
+    }
+  return found;
+};
+
 export const copyWorkspace = (from: string, items: readonly Item[], opts: CopyOptions): Copy => {
+  const defined = idsDefinedBy(items);
   const ids = new Map<string, string>();
   const mapped = (old: string, make: (old: string) => string): string => {
+    if (!defined.has(old)) return old;
     let id = ids.get(old);
     if (!id) {
       id = make(old);

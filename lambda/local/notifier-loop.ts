@@ -65,7 +65,10 @@ export const startNotifierLoop = (
   // from now on, not of its whole history.
   const started = Date.now();
 
+  /** Records this loop told, by id, with when: kept as long as the look back reaches. */
+  const told = new Map<string, number>();
   const drainOnce = async (now: Date): Promise<number> => {
+    for (const [id, at] of told) if (at < now.getTime() - 2 * LOOK_BACK_MS) told.delete(id);
     if (!known || now.getTime() - known.at > 30_000) known = { at: now.getTime(), ids: await workspaceIds(db, table) };
     const until = activityIdBound(now.getTime() - SETTLE_MS, 'high');
     let read = 0;
@@ -78,10 +81,13 @@ export const startNotifierLoop = (
       for (;;) {
         const records = await deps.stores.activity.since(workspaceId, after, until, PAGE);
         if (!records.length) break;
-        await notifyRecords(deps, records, now);
+        // The look back reads what was told already: told again only if this loop has not told it.
+        const fresh = records.filter((r) => !told.has(r.activityId));
+        await notifyRecords(deps, fresh, now);
+        for (const r of fresh) told.set(r.activityId, now.getTime());
         after = records.at(-1)!.activityId;
         await moveCursor(deps.stores, name, after);
-        read += records.length;
+        read += fresh.length;
         if (records.length < PAGE) break;
       }
     }

@@ -45,10 +45,11 @@ import { synth } from '../infra/synth.js';
  * without one is in docs/testing.md), 721 KB with the query language (its generated parser 9.6 KB,
  * its planner and checks 12 KB) and saved views, 760 KB with telling people (the inbox's store and
  * tools 9 KB, the webhooks' store 8 KB, reminders in words 4 KB, mentions 2 KB; the SES client and the
- * webhook sender are the notifier's, not in this bundle). What would bring it to 400 KB is in
+ * webhook sender are the notifier's, not in this bundle), 772 KB with custom fields (their model, the
+ * query's custom terms, the surface's reading of values: 12 KB). What would bring it to 400 KB is in
  * docs/testing.md, "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 770 * 1024;
+const MAX_BUNDLE_BYTES = 780 * 1024;
 
 describe('the Lambda bundle', () => {
   let work: string;

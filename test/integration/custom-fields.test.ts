@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LocalServer } from '../../lambda/local/server.js';
+import { planFields } from '../../lambda/workspace/model/custom-fields.js';
 import { caller, createTestWorkspace, startOwnWorkspacesServer, type TestWorkspace, toolText } from '../helpers/workspace-fixtures.js';
 
 /**
@@ -222,5 +223,63 @@ describe('the query language', () => {
     assert.equal(unknown.isError, true);
     assert.equal(refusal(unknown).data.param, 'query');
     assert.match(toolText(unknown), /severity/);
+  });
+});
+
+describe('planning fields (model/custom-fields.ts)', () => {
+  const current = [{ fieldId: 'fld_a', name: 'A', type: 'text' as const }];
+
+  test('a rename and a new field of the old name are two fields: the rename keeps the id, the new one gets its own', () => {
+    const plan = planFields(current, [
+      { name: 'B', type: 'text', was: 'A' },
+      { name: 'A', type: 'text' },
+    ]);
+    assert.equal(plan.fields[0]!.fieldId, 'fld_a');
+    assert.notEqual(plan.fields[1]!.fieldId, 'fld_a');
+    assert.deepEqual(plan.removed, []);
+  });
+
+  test('a name a field of every task has, more than 50 options, or an option over 100 characters is refused naming it', () => {
+    const refused = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return err as { data: Record<string, unknown> };
+      }
+      assert.fail('not refused');
+    };
+    assert.equal(refused(() => planFields([], [{ name: 'Priority', type: 'text' }])).data.param, 'fields[0].name');
+    const many = Array.from({ length: 51 }, (_, i) => `O${i}`);
+    assert.equal(refused(() => planFields([], [{ name: 'Size', type: 'select', options: many }])).data.param, 'fields[0].options');
+    assert.equal(
+      refused(() => planFields([], [{ name: 'Size', type: 'select', options: ['x'.repeat(101)] }])).data.param,
+      'fields[0].options',
+    );
+  });
+
+  test('options differing only in case are one', () => {
+    const plan = planFields([], [{ name: 'Kind', type: 'select', options: ['Bug', 'bug', 'Story'] }]);
+    assert.deepEqual(plan.fields[0]!.options, ['Bug', 'Story']);
+  });
+});
+
+describe('moving and setting at once', () => {
+  test('a move to another project that sets a value there keeps the values whose field is there too, and says which stayed behind', async () => {
+    // Arrange
+    const asMember = caller(server, ws.member.token);
+    const made = await asMember('task_create', { title: 'Move and set', projectId, fields: { 'Story points': 3, Type: 'Bug' } });
+
+    // Act
+    const moved = await asMember('task_update', {
+      taskId: made.structuredContent.key,
+      version: 1,
+      projectId: otherId,
+      fields: { Type: 'a customer bug' },
+    });
+    const got = await asMember('task_get', { taskId: made.structuredContent.key });
+
+    // Assert
+    assert.equal(moved.isError, false, toolText(moved));
+    assert.deepEqual(got.structuredContent.fields, { 'Story points': 3, Type: 'a customer bug' });
   });
 });

@@ -85,3 +85,25 @@ describe('copyWorkspace', () => {
     assert.notEqual(again.items[2]!.taskId, copy.items[2]!.taskId);
   });
 });
+
+describe('copyWorkspace and what people wrote', () => {
+  test('a UUID in a title, notes or a URL that is no id of the workspace stays as written; one that is an id of it is the copy’s', () => {
+    // Arrange
+    const sentry = '123e4567-e89b-12d3-a456-426614174000';
+    const teams = `https://example.webhook.office.com/webhookb2/${sentry}@9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a/IncomingWebhook/abc`;
+    const written = [
+      ...items,
+      { pk: `WS#ws_demo#T#${TASK}`, sk: 'NOTES', notes: `Fix Sentry ${sentry}; see ${teams}; blocked by ${OTHER}` },
+    ];
+
+    // Act
+    const copy = copyWorkspace('ws_demo', written, { workspaceId: 'ws_copy', key: 'COPY' });
+    const notes = String(copy.items.at(-1)!.notes);
+    const other = String(copy.items[3]!.taskId);
+
+    // Assert
+    assert.ok(notes.includes(`Fix Sentry ${sentry}`), notes);
+    assert.ok(notes.includes(teams), notes);
+    assert.ok(notes.endsWith(`blocked by ${other}`), 'a task of the workspace named in text is the copy’s task');
+  });
+});

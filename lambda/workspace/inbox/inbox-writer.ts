@@ -21,8 +21,12 @@ export const fileEntry = (stores: WorkspaceStores, workspaceId: string, entry: I
 export const noteMailed = (stores: WorkspaceStores, workspaceId: string, userId: string, entryId: string): Promise<void> =>
   writesOf(stores).inbox.markMailed(workspaceId, userId, entryId);
 
-/** True for the one runner that fires the reminder. */
-export const claimReminder = (stores: WorkspaceStores, due: DueReminder): Promise<boolean> => writesOf(stores).inbox.claimReminder(due);
+/** True for the one runner that tells the reminder now (others wait, or take it over once the lease is old). */
+export const leaseReminder = (stores: WorkspaceStores, due: DueReminder, now: Date): Promise<boolean> =>
+  writesOf(stores).inbox.leaseReminder(due, now);
+
+export const firedReminder = (stores: WorkspaceStores, due: DueReminder, now: Date): Promise<void> =>
+  writesOf(stores).inbox.firedReminder(due, now);
 
 export const noteDigested = (
   stores: WorkspaceStores,

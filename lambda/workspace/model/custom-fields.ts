@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isCalendarDate } from './date-words.js';
 import {
+  fieldNameBuiltIn,
   fieldNameEmpty,
   fieldNameTwice,
   fieldNotHere,
@@ -10,6 +11,7 @@ import {
   fieldValueInvalid,
   fieldWasUnknown,
   tooManyFields,
+  tooManyOptions,
 } from './refusals.js';
 
 /**
@@ -26,6 +28,30 @@ export const MAX_FIELDS = 20;
 export const MAX_FIELD_OPTIONS = 50;
 export const MAX_TEXT_VALUE = 1_000;
 export const MAX_FIELD_NAME = 40;
+export const MAX_OPTION_LENGTH = 100;
+
+/**
+ * The fields every task has, as the query language names them (model/query.ts): a custom field of
+ * such a name could never be asked for, the built-in one answering first.
+ */
+export const BUILT_IN_NAMES: ReadonlySet<string> = new Set([
+  'assignee',
+  'no',
+  'has',
+  'project',
+  'status',
+  'is',
+  'label',
+  'priority',
+  'due',
+  'created',
+  'updated',
+  'completed',
+  'parent',
+  'key',
+  'sort',
+  'words',
+]);
 
 export interface FieldDef {
   readonly fieldId: string;
@@ -73,6 +99,10 @@ export interface FieldsPlan {
 export const planFields = (current: readonly FieldDef[], given: readonly FieldInput[], param = 'fields'): FieldsPlan => {
   if (given.length > MAX_FIELDS) throw tooManyFields(param, given.length, MAX_FIELDS);
   const byName = new Map(current.map((f) => [foldedFieldName(f.name), f]));
+  // A field renamed (`was`) takes its id first: a new field given its old name is a new field.
+  const claimed = new Set(
+    given.flatMap((g) => (g.was !== undefined ? [byName.get(foldedFieldName(g.was))?.fieldId].filter((x) => x !== undefined) : [])),
+  );
   const seen = new Set<string>();
   const kept = new Set<string>();
   const renamed: { from: string; to: string }[] = [];
@@ -85,9 +115,17 @@ export const planFields = (current: readonly FieldDef[], given: readonly FieldIn
     seen.add(folded);
     if (!(FIELD_TYPES as readonly string[]).includes(g.type)) throw fieldTypeUnknown(`${at}.type`, g.type, FIELD_TYPES);
     const type = g.type as FieldType;
-    const options = isSelect(type) ? [...new Set((g.options ?? []).map((o) => o.trim()).filter(Boolean))] : undefined;
+    if (BUILT_IN_NAMES.has(folded)) throw fieldNameBuiltIn(`${at}.name`, name);
+    // Options compare without case, as values are chosen: "Bug" and "bug" are one.
+    const folds = new Set<string>();
+    const options = isSelect(type)
+      ? (g.options ?? []).map((o) => o.trim()).filter((o) => o && !folds.has(foldedFieldName(o)) && folds.add(foldedFieldName(o)))
+      : undefined;
     if (isSelect(type) && !options?.length) throw fieldOptionsNeeded(`${at}.options`, name);
-    const before = g.was !== undefined ? byName.get(foldedFieldName(g.was)) : byName.get(folded);
+    if (options && (options.length > MAX_FIELD_OPTIONS || options.some((o) => [...o].length > MAX_OPTION_LENGTH)))
+      throw tooManyOptions(`${at}.options`, name, MAX_FIELD_OPTIONS, MAX_OPTION_LENGTH);
+    const named = byName.get(folded);
+    const before = g.was !== undefined ? byName.get(foldedFieldName(g.was)) : named && !claimed.has(named.fieldId) ? named : undefined;
     if (g.was !== undefined && !before)
       throw fieldWasUnknown(
         `${at}.was`,
@@ -99,7 +137,7 @@ export const planFields = (current: readonly FieldDef[], given: readonly FieldIn
       kept.add(before.fieldId);
       if (before.name !== name) renamed.push({ from: before.name, to: name });
     }
-    return { fieldId: before?.fieldId ?? newFieldId(), name, type, ...(options ? { options: options.slice(0, MAX_FIELD_OPTIONS) } : {}) };
+    return { fieldId: before?.fieldId ?? newFieldId(), name, type, ...(options ? { options } : {}) };
   });
   return { fields, removed: current.filter((f) => !kept.has(f.fieldId)), renamed };
 };

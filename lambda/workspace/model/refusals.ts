@@ -1088,3 +1088,16 @@ export const fieldNotHere = (param: string, name: string, projectName: string | 
 
 export const fieldNameEmpty = (param: string) =>
   new InvalidArgumentRefusal(`${param}: a field's name is 1 to 40 characters. Nothing was written.`, 'invalid-argument', { param });
+
+export const fieldNameBuiltIn = (param: string, name: string) =>
+  new InvalidArgumentRefusal(
+    `${param}: '${name}' is a field every task has (the query language's ${name.toLowerCase()}:); name the custom field otherwise, e.g. '${name} (custom)'. Nothing was written.`,
+    'invalid-argument',
+    { param, name },
+  );
+
+export const tooManyOptions = (param: string, name: string, most: number, longest: number) =>
+  limitReached(param, `the field '${name}' may have at most ${most} options of at most ${longest} characters each. Nothing was written.`, {
+    most,
+    longest,
+  });

@@ -4,7 +4,7 @@ import type { Notice } from '../../delivery/notice.js';
 import { minuteCursorSk } from '../../platform/item-keys.js';
 import type { Member, Workspace } from '../../vocabulary.js';
 import { workspaceKeyOf } from '../../vocabulary.js';
-import { claimReminder, fileEntry, moveCursor, noteDigested, noteMailed, refileDigest } from '../inbox/inbox-writer.js';
+import { fileEntry, firedReminder, leaseReminder, moveCursor, noteDigested, noteMailed, refileDigest } from '../inbox/inbox-writer.js';
 import { digestUtcHour } from '../membership/members.js';
 import { type ActivityRecord, activityIdBound } from '../model/activity.js';
 import { taskNameOf } from '../model/task-refs.js';
@@ -123,15 +123,22 @@ const notifyOne = async (deps: NotifyDeps, cache: Map<string, Promise<Known | un
   const key = workspaceKeyOf(k.workspace);
   const nameOf = (id: string) => k.members.get(id)?.name ?? 'a former member';
   const expiresAt = Math.floor(Date.parse(r.at) / 1000) + deps.activityDays * DAY_SECONDS;
-  // Webhooks first: they keep and retry their own deliveries, so an e-mail outage that fails this
-  // record (to be handed over again) never holds them up; then the entries, then the mail.
-  await deps.hooks?.dispatch(r.workspaceId, noticesOf(r, events, key, nameOf), now);
-  await Promise.all(
-    tellings.map((t) => {
+  // Webhooks beside the entries and the mail, each to its end: they keep and retry their own
+  // deliveries, so an e-mail outage that fails this record (to be handed over again) never loses them,
+  // and a slow receiver holds up no entry.
+  await together([
+    deps.hooks?.dispatch(r.workspaceId, noticesOf(r, events, key, nameOf), now),
+    ...tellings.map((t) => {
       const [notice] = noticesOf(r, [{ kind: t.kind, to: [t.userId], ...(t.detail ? { detail: t.detail } : {}) }], key, nameOf);
       return fileAndMail(deps, k, entryOf(r, t), notice!, expiresAt);
     }),
-  );
+  ]);
+};
+
+/** Runs them side by side, every one to its end, then fails with the first failure: one slow or failing channel holds up no other. */
+const together = async (work: readonly (Promise<unknown> | undefined)[]): Promise<void> => {
+  const failed = (await Promise.allSettled(work)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 };
 
 /**
@@ -174,6 +181,8 @@ const fireReminder = async (deps: NotifyDeps, cache: Map<string, Promise<Known |
   if (!task || !reminder || task.deletedAt || task.status !== 'open') return;
   const k = await known(deps, cache, due.workspaceId);
   if (!k || !isActive(k)(due.userId)) return;
+  // One runner tells it: two runs at once (a late one, a slow one) do not both.
+  if (!(await leaseReminder(deps.stores, due, now))) return;
   const key = taskNameOf(workspaceKeyOf(k.workspace), task);
   const member = k.members.get(due.userId)!;
   const entry: InboxEntry = {
@@ -202,10 +211,12 @@ const fireReminder = async (deps: NotifyDeps, cache: Map<string, Promise<Known |
     summary: summaryOf('reminder', { actorName: member.name, key, title: task.title, detail: reminder.words, targetName: member.name }),
   };
   // Told first (the entry and the webhooks are keyed by the reminder, the mail marked once sent), and
-  // marked fired last: a run that fails half way leaves it to the next run's look back.
-  await deps.hooks?.dispatch(due.workspaceId, [notice], now);
-  await fileAndMail(deps, k, entry, notice, Math.floor(now.getTime() / 1000) + deps.activityDays * DAY_SECONDS);
-  await claimReminder(deps.stores, due);
+  // marked fired last: a run that fails half way leaves it, once its lease is old, to a later run's look back.
+  await together([
+    deps.hooks?.dispatch(due.workspaceId, [notice], now),
+    fileAndMail(deps, k, entry, notice, Math.floor(now.getTime() / 1000) + deps.activityDays * DAY_SECONDS),
+  ]);
+  await firedReminder(deps.stores, due, now);
 };
 
 /** The members whose digest hour (UTC) this is: what came in since their last digest, unread, in one mail. */

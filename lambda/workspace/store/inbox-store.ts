@@ -104,8 +104,13 @@ export interface InboxWrites {
   watchOp(workspaceId: string, taskId: string, choice: WatchChoice, at: string): WriteOp;
   /** The minute entries of a task's reminders that a change adds or takes away. */
   reminderOps(before: Task | undefined, next: Task): WriteOp[];
-  /** Takes a due reminder out of its minute: true once, for the one runner that fires it. */
-  claimReminder(due: DueReminder): Promise<boolean>;
+  /**
+   * Leases a due reminder to one runner for a few minutes: true for the one that tells it. A lease
+   * older than that (a runner that died telling it) may be taken again.
+   */
+  leaseReminder(due: DueReminder, now: Date): Promise<boolean>;
+  /** Marks a told reminder fired: a later run's look back skips it. */
+  firedReminder(due: DueReminder, now: Date): Promise<void>;
   /** Moves a member's digest from one hour (UTC) to another; undefined: none. Written with the member's settings. */
   digestOps(workspaceId: string, userId: string, utcHour: string | undefined, wasHour: string | undefined, lastEntryId?: string): WriteOp[];
   digested(sub: DigestSubscriber, utcHour: string, lastEntryId: string): Promise<void>;
@@ -122,6 +127,9 @@ const toEntry = (item: Record<string, unknown>): InboxEntry => {
 
 /** A whole minute, as the minute partitions name it: `2026-12-04T09:00`. */
 export const minuteOf = (iso: string): string => iso.slice(0, 16);
+
+/** How long one runner holds a reminder it tells (more than a minute run may take). */
+const REMINDER_LEASE_MS = 3 * 60_000;
 
 /** Reminders kept in their minute this long after it, for a minute job that was down to catch up. */
 const REMINDER_KEPT_SECONDS = 2 * 86_400;
@@ -362,15 +370,16 @@ export class DynamoInboxStore implements InboxStore, InboxWrites {
     return ops;
   }
 
-  async claimReminder(due: DueReminder): Promise<boolean> {
+  async leaseReminder(due: DueReminder, now: Date): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: reminderMinutePk(minuteOf(due.at)), sk: reminderSk(due.workspaceId, due.taskId, due.reminderId) },
-          UpdateExpression: 'SET firedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(firedAt)',
-          ExpressionAttributeValues: { ':now': new Date().toISOString() },
+          UpdateExpression: 'SET leasedAt = :now',
+          ConditionExpression:
+            'attribute_exists(pk) AND attribute_not_exists(firedAt) AND (attribute_not_exists(leasedAt) OR leasedAt < :stale)',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': new Date(now.getTime() - REMINDER_LEASE_MS).toISOString() },
         }),
       );
       return true;
@@ -378,6 +387,22 @@ export class DynamoInboxStore implements InboxStore, InboxWrites {
       if (alreadyThere(err)) return false;
       throw err;
     }
+  }
+
+  async firedReminder(due: DueReminder, now: Date): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: reminderMinutePk(minuteOf(due.at)), sk: reminderSk(due.workspaceId, due.taskId, due.reminderId) },
+          UpdateExpression: 'SET firedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      )
+      .catch((err: unknown) => {
+        if (!alreadyThere(err)) throw err;
+      });
   }
 
   digestOps(

@@ -1,5 +1,5 @@
 import type { Caller } from '../model/caller.js';
-import { type FieldValues, valuesAfter } from '../model/custom-fields.js';
+import { carryValues, type FieldValues, valuesAfter } from '../model/custom-fields.js';
 import { readDay, readLine } from '../model/date-words.js';
 import { readMentions } from '../model/mentions.js';
 import { itemNotACreate, itemNotBefore, timeGivenTwice, tooManyReminders } from '../model/refusals.js';
@@ -43,6 +43,8 @@ export interface ToolTaskFields {
   readonly fields?: Readonly<Record<string, unknown>> | undefined;
   /** Every value the task is to have, by field id, checked (readFieldValues puts it here). */
   readonly fieldValues?: FieldValues | undefined;
+  /** Fields whose values stay behind as the task moves to another project (readFieldValues says). */
+  readonly fieldsLeft?: readonly string[] | undefined;
 }
 
 /**
@@ -55,7 +57,7 @@ export const readFieldValues = async <F extends ToolTaskFields>(
   fields: F,
   task?: Task,
   prefix = '',
-): Promise<F> => {
+): Promise<F & Pick<ToolTaskFields, 'fieldValues' | 'fieldsLeft'>> => {
   if (fields.fields === undefined) return fields;
   const projectId = fields.projectId !== undefined ? (fields.projectId ?? undefined) : task?.projectId;
   const names = await loadNames(stores, caller);
@@ -64,10 +66,14 @@ export const readFieldValues = async <F extends ToolTaskFields>(
     const id = ref === 'me' ? caller.userId : ref;
     return names.members.get(id)?.status === 'active' ? id : undefined;
   };
-  // Moving to another project and setting values there: the values it had elsewhere do not come along.
-  const base = task && task.projectId === projectId ? task.fields : undefined;
+  // Moving to another project and setting values there: the values it had come along where a field
+  // of the same name and type is there, as in a move without values.
+  const moving = !!task && task.projectId !== projectId;
+  const from = task?.projectId ? (names.projects.get(task.projectId)?.fields ?? []) : [];
+  const carried = moving ? carryValues(task!.fields, from, project?.fields ?? []) : undefined;
+  const base = moving ? carried!.values : task?.fields;
   const values = valuesAfter(project?.fields ?? [], base, fields.fields, `${prefix}fields`, member, project?.name);
-  return { ...fields, fieldValues: values };
+  return { ...fields, fieldValues: values, ...(carried?.left.length ? { fieldsLeft: carried.left } : {}) };
 };
 
 /**
@@ -291,3 +297,7 @@ export const joinNotes = (...notes: (string | undefined)[]): string | undefined 
 /** What `watch` did, in words. */
 export const watchNote = (key: string, watch: boolean): string =>
   watch ? `You watch ${key}: its changes come to your inbox.` : `You no longer watch ${key}; assigned or mentioned, you are still told.`;
+
+/** What a move to another project left behind, in words (the fields whose values stayed). */
+export const leftBehindNote = (left: readonly string[] | undefined, prefix = ''): string | undefined =>
+  left?.length ? `${prefix}Fields left behind (the project it moved to has none of that name and type): ${left.join(', ')}.` : undefined;

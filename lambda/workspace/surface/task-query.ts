@@ -1,7 +1,7 @@
 import { ToolRefusal } from '../../errors.js';
 import type { Principal } from '../../vocabulary.js';
 import { type FieldValue, foldedFieldName } from '../model/custom-fields.js';
-import { readDay } from '../model/date-words.js';
+import { isCalendarDate, readDay } from '../model/date-words.js';
 import {
   type CheckedQuery,
   type Comparison,
@@ -478,6 +478,13 @@ const planTerm = async (term: Term, r: Reading): Promise<Planned> => {
         : undefined;
       if (number?.type === 'number' && !Number.isFinite(Number(term.value)))
         throw queryTermBad(term.at, term.text, `compares '${number.name}', a number, with no number`, `"${number.name}">=3`);
+      if (number?.type === 'date' && !isCalendarDate(term.value))
+        throw queryTermBad(
+          term.at,
+          term.text,
+          `compares '${number.name}', a date, with no date (YYYY-MM-DD)`,
+          `"${number.name}"<2026-12-24`,
+        );
       return { test: customTest(term, r) };
     }
     case 'words': {

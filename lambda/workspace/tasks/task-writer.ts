@@ -420,7 +420,13 @@ export const changeTasks = async (
       if (!err) {
         outcomes[g.i] = {
           ok: true,
-          written: { before: g.p.before, task: g.p.next, record: g.record, writeUnits: g.ops.reduce((s, op) => s + opWriteUnits(op), 0) },
+          written: {
+            before: g.p.before,
+            task: g.p.next,
+            record: g.record,
+            writeUnits: g.ops.reduce((s, op) => s + opWriteUnits(op), 0),
+            ...(g.p.fieldsLeft ? { fieldsLeft: g.p.fieldsLeft } : {}),
+          },
         };
       } else if (err instanceof DanglingLink && round < 3) {
         g.heal.gone.add(err.taskId);

@@ -14,6 +14,7 @@ import { newTaskFields, taskChangeFields, taskRefArg, versionArg } from '../sche
 import { writeContext } from '../sources.js';
 import {
   joinNotes,
+  leftBehindNote,
   namesAField,
   newTaskOf,
   patchOf,
@@ -322,7 +323,7 @@ export const tasksUpdate = defineTool({
             const key = taskNameOf(principal.workspaceKey, task);
             const note = joinNotes(notes[e.i], told.note, e.watch === undefined ? undefined : watchNote(key, e.watch));
             if (note) notes[e.i] = note;
-            return { ...e, patch: patchOf(principal, withValues, e.refs.blockedBy, e.refs.parent) };
+            return { ...e, patch: patchOf(principal, withValues, e.refs.blockedBy, e.refs.parent), left: withValues.fieldsLeft };
           } catch (err) {
             results[e.i] = refused(e.i + 1, reasonOf(err as Error));
             return undefined;
@@ -346,6 +347,8 @@ export const tasksUpdate = defineTool({
     for (const [j, e] of ready.entries()) {
       const o = outcomes[j]!;
       const task = tasks.get(e.taskId)!;
+      const left = o.ok && 'written' in o ? leftBehindNote(o.written.fieldsLeft ?? e.left, `item ${e.i + 1} `) : undefined;
+      if (left) notes[e.i] = joinNotes(notes[e.i], left);
       results[e.i] = o.ok
         ? written(principal.workspaceKey, e.i + 1, o, 'updated')
         : refused(e.i + 1, reasonOf(o.error), {

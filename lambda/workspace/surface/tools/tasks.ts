@@ -55,6 +55,7 @@ import {
 import { writeContext } from '../sources.js';
 import {
   joinNotes,
+  leftBehindNote,
   namesAField,
   newTaskOf,
   notesOf,
@@ -470,9 +471,7 @@ export const taskUpdate = defineTool({
       }),
     ]);
     if (!written) return { ...toSummary(task, names), ...notesOf(note) };
-    const left = written.fieldsLeft?.length
-      ? `Fields left behind (the project it moved to has none of that name and type): ${written.fieldsLeft.join(', ')}.`
-      : undefined;
+    const left = leftBehindNote(written.fieldsLeft ?? fields.fieldsLeft);
     return { ...toSummary(written.task, names), activityId: written.record.activityId, ...notesOf(joinNotes(note, left)) };
   },
   render: (t, reader) =>

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isCalendarDate } from './date-words.js';
+import { QUERY_FIELDS } from './query.js';
 import {
   fieldNameBuiltIn,
   fieldNameEmpty,
@@ -34,24 +35,7 @@ export const MAX_OPTION_LENGTH = 100;
  * The fields every task has, as the query language names them (model/query.ts): a custom field of
  * such a name could never be asked for, the built-in one answering first.
  */
-export const BUILT_IN_NAMES: ReadonlySet<string> = new Set([
-  'assignee',
-  'no',
-  'has',
-  'project',
-  'status',
-  'is',
-  'label',
-  'priority',
-  'due',
-  'created',
-  'updated',
-  'completed',
-  'parent',
-  'key',
-  'sort',
-  'words',
-]);
+export const BUILT_IN_NAMES: ReadonlySet<string> = new Set(Object.keys(QUERY_FIELDS));
 
 export interface FieldDef {
   readonly fieldId: string;

@@ -161,9 +161,26 @@ export const main = async (argv: readonly string[], out: Out, env: Record<string
   }
 };
 
+const STRING_OPTIONS = new Set<string>([...OPTION_NAMES, 'stack', 'region']);
+
+/**
+ * `--name value` as `--name=value` for the options that take a value: an id that starts with a dash
+ * (a grant's, a token's: random base64url) is then the option's value, not read as another option.
+ */
+const joined = (argv: readonly string[]): string[] => {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name !== undefined && STRING_OPTIONS.has(name) && i + 1 < argv.length) out.push(`${arg}=${argv[++i]}`);
+    else out.push(arg);
+  }
+  return out;
+};
+
 const parse = (argv: readonly string[]) =>
   parseArgs({
-    args: [...argv],
+    args: joined(argv),
     allowPositionals: true,
     strict: true,
     options: {

@@ -427,8 +427,10 @@ describe('admin CLI: grants (apps connected through the built-in authorization s
 
   test('grants revoke of an unknown, malformed or missing grant id exits non-zero naming --grant', async () => {
     // Act
-    const [unknown, malformed, missing] = await Promise.all([
+    const [unknown, dashed, malformed, missing] = await Promise.all([
       cli('grants', 'revoke', '--grant', 'NoSuchGrant0123456789'),
+      // Grant ids are random base64url: one may start with a dash, and is still the option's value.
+      cli('grants', 'revoke', '--grant', '-NoSuchGrant012345678'),
       cli('grants', 'revoke', '--grant', 'not a grant'),
       cli('grants', 'revoke'),
     ]);
@@ -436,6 +438,7 @@ describe('admin CLI: grants (apps connected through the built-in authorization s
     // Assert
     const expectations: [CliResult, number, RegExp][] = [
       [unknown, 1, /^error: --grant: no grant NoSuchGrant0123456789 in local server data/m],
+      [dashed, 1, /^error: --grant: no grant -NoSuchGrant012345678 in local server data/m],
       [malformed, 2, /^error: --grant: "not a grant" is not a grant id \(see grants list\)/m],
       [missing, 2, /^error: --grant: required/m],
     ];

@@ -77,7 +77,8 @@ export const startNotifierLoop = (
       const cursor = await deps.stores.inbox.cursor(name);
       const from = cursor ?? (Date.parse(createdAt) < started - 60_000 ? activityIdBound(started, 'low') : activityIdBound(0, 'low'));
       const lookBack = activityIdBound(now.getTime() - LOOK_BACK_MS, 'low');
-      let after = from < lookBack ? from : lookBack;
+      // The earlier of the two (ids sort by time as text).
+      let after = [from, lookBack].sort()[0]!;
       for (;;) {
         const records = await deps.stores.activity.since(workspaceId, after, until, PAGE);
         if (!records.length) break;

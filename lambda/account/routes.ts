@@ -328,7 +328,8 @@ export const createAccountRoutes = (deps: AccountDeps) => {
         const field = FORM_FIELDS.find((f) => f === err.data.param);
         // The section is an admin's; anyone else sees the refusal where every refusal of the page goes.
         if (!roleAtLeast(member.role, 'admin')) return send(res, { ...accountPage(await view(who, { error: err.message })), status });
-        const text = field ? err.message.replace(/^[a-z]+: /, '') : err.message;
+        // Beside its field, the refusal's own problem (its data); anything else whole.
+        const text = field && typeof err.data.problem === 'string' ? err.data.problem : err.message;
         return send(res, {
           ...accountPage(await view(who, {}, { refused: { text, url, events, format, ...(field ? { field } : {}) } })),
           status,

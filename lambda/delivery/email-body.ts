@@ -82,6 +82,10 @@ const page = (subject: string, body: string): string =>
   `<title>${esc(subject)}</title></head>` +
   `<body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">${body}</body></html>`;
 
+/** A mail's plain text: the greeting, the body's lines, and the footer every mail ends with. */
+const letter = (opts: NoticeMailOptions, workspace: string, body: readonly string[]): string =>
+  [`Hello ${oneLine(opts.recipientName)},`, '', ...body, '-- ', footerText(workspace, opts.publicUrl), ''].join('\n');
+
 /** One notice as a mail to one member. */
 export const noticeMail = (notice: Notice, opts: NoticeMailOptions): MailContent => {
   const workspace = oneLine(notice.workspaceKey);
@@ -95,19 +99,14 @@ export const noticeMail = (notice: Notice, opts: NoticeMailOptions): MailContent
     ['When', `${at.utc} (${at.iso})`],
     ['Task', `${key} "${oneLine(notice.taskTitle)}" in ${workspace}`],
   ];
-  const text = [
-    `Hello ${oneLine(opts.recipientName)},`,
-    '',
+  const text = letter(opts, workspace, [
     summary,
     '',
     ...rows.map(([label, value]) => `${`${label}:`.padEnd(9)}${value}`),
     '',
     `To see it, ask your assistant for your inbox, or for ${key}.`,
     '',
-    '-- ',
-    footerText(workspace, opts.publicUrl),
-    '',
-  ].join('\n');
+  ]);
   const html = page(
     subject,
     `<p>Hello ${esc(oneLine(opts.recipientName))},</p>` +
@@ -152,17 +151,12 @@ export const digestMail = (notices: readonly Notice[], opts: DigestMailOptions):
     notices.length === 0 ? 'nothing new' : `${plural(notices.length, 'update', 'updates')} on ${plural(groups.length, 'task', 'tasks')}`;
   const subject = `[${workspace}] Your digest for ${date}: ${count}`;
   const line = (n: Notice): string => `${when(n.at).day}  ${oneLine(n.summary)} (through ${oneLine(n.client)})`;
-  const text = [
-    `Hello ${oneLine(opts.recipientName)},`,
-    '',
+  const text = letter(opts, workspace, [
     notices.length === 0 ? `Nothing new in ${workspace} on ${date}.` : `What happened in ${workspace} on ${date}: ${count}.`,
     '',
     ...groups.flatMap((group) => [taskRef(group[0]!), ...group.map((n) => `  ${line(n)}`), '']),
     ...(notices.length === 0 ? [] : ['To see them, ask your assistant for your inbox, or for a task by its key.', '']),
-    '-- ',
-    footerText(workspace, opts.publicUrl),
-    '',
-  ].join('\n');
+  ]);
   const html = page(
     subject,
     `<p>Hello ${esc(oneLine(opts.recipientName))},</p>` +

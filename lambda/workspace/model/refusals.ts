@@ -757,11 +757,15 @@ export const answeredAnotherState = () =>
 // ---- dates in words ---------------------------------------------------------------------------
 
 /** A date argument whose words cannot be read as one day: the words, why, and what is read. */
+/** Words as a refusal quotes them: an ISO-looking date bare, anything else in quotes. */
+export const quotedWords = (words: string): string => (/^[\d-]+$/.test(words) ? words : `'${words}'`);
+
+/** Words that are no date: `problem` says why, and rides in the data for a door that words it its own way (reminders). */
 export const dateUnreadable = (param: string, words: string, problem: string) =>
   new InvalidArgumentRefusal(
-    `${param}: ${/^[\d-]+$/.test(words) ? words : `'${words}'`} ${problem}. Dates read here: 'friday', 'next friday 3pm', 'in 2 weeks', 'end of month', 'dec 24', '24/12' (day/month) or 2026-12-24.`,
+    `${param}: ${quotedWords(words)} ${problem}. Dates read here: 'friday', 'next friday 3pm', 'in 2 weeks', 'end of month', 'dec 24', '24/12' (day/month) or 2026-12-24.`,
     'invalid-argument',
-    { param, words },
+    { param, words, problem },
   );
 
 /** A `repeat` argument that is no rule a task can have: the words, why, and rules that are read. */
@@ -955,32 +959,35 @@ const WEBHOOK_URL_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** A URL a webhook may not have: `cause` is the guard's code, `addressClass` the class of the address refused. */
+/**
+ * A refusal of one field of a webhook form: `problem` (the sentence after the field's name) rides in
+ * the data, so the account page shows it beside its field without taking the words apart.
+ */
+const webhookFieldRefused = (param: string, problem: string, data: Readonly<Record<string, unknown>>) =>
+  new InvalidArgumentRefusal(`${param}: ${problem}`, 'invalid-argument', { param, problem, ...data });
+
 export const webhookUrlRefused = (cause: string, addressClass?: string) =>
-  new InvalidArgumentRefusal(
-    `url: ${WEBHOOK_URL_WORDS[cause] ?? cause}${addressClass ? ` (a ${addressClass} address)` : ''}; webhooks go to public https addresses only. Nothing was written.`,
-    'invalid-argument',
-    { param: 'url', cause, ...(addressClass ? { addressClass } : {}) },
+  webhookFieldRefused(
+    'url',
+    `${WEBHOOK_URL_WORDS[cause] ?? cause}${addressClass ? ` (a ${addressClass} address)` : ''}; webhooks go to public https addresses only. Nothing was written.`,
+    { cause, ...(addressClass ? { addressClass } : {}) },
   );
 
 export const webhooksFull = (most: number) =>
   limitReached('url', `this workspace has ${most} webhooks, the most it may have; remove one first (webhook remove).`, { most });
 
 export const webhookEventsUnknown = (unknown: readonly string[], known: readonly string[]) =>
-  new InvalidArgumentRefusal(
-    `events: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no event; the events are ${known.join(', ')}.`,
-    'invalid-argument',
+  webhookFieldRefused(
+    'events',
+    `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no event; the events are ${known.join(', ')}.`,
     {
-      param: 'events',
       unknown,
       known,
     },
   );
 
 export const webhookFormatUnknown = (given: string, known: readonly string[]) =>
-  new InvalidArgumentRefusal(`format: ${given} is no format; the formats are ${known.join(', ')}.`, 'invalid-argument', {
-    param: 'format',
-    known,
-  });
+  webhookFieldRefused('format', `${given} is no format; the formats are ${known.join(', ')}.`, { known });
 
 export const webhookNotFound = (webhookId: string) =>
   new NotFoundRefusal(`id: no webhook ${webhookId} in this workspace (not found); webhook list shows them.`, 'not-found', { param: 'id' });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ToolRefusal } from '../../errors.js';
 import { dayInWords, readDay } from './date-words.js';
 import { MAX_REMINDERS } from './limits.js';
-import { reminderInPast, reminderNeedsDue, reminderUnreadable, tooManyReminders } from './refusals.js';
+import { quotedWords, reminderInPast, reminderNeedsDue, reminderUnreadable, tooManyReminders } from './refusals.js';
 import { addDays, daysBetween, instantInZone, wallClockOf } from './time.js';
 
 export { MAX_REMINDERS } from './limits.js';
@@ -180,15 +180,11 @@ const ruleInstant = (rule: Rule, due: { date: string; time?: string }, timeZone:
 const iso = (ms: number): string => new Date(Math.floor(ms / MINUTE_MS) * MINUTE_MS).toISOString();
 
 /**
- * What readDay refused, as its sentence without the argument's name and without its list of date
- * forms (refusals.ts's dateUnreadable words it `param: 'words' problem. Dates read here: …`): the
- * reminder's refusal names the reminder forms in its place.
+ * What readDay refused, said of the reminder: the date refusal's own `problem` (its data), without
+ * its list of date forms; the reminder's refusal names the reminder forms in its place.
  */
-const dateProblem = (err: ToolRefusal, param: string, words: string): string => {
-  const head = err.message.startsWith(`${param}: `) ? err.message.slice(param.length + 2) : '';
-  const end = head.indexOf('. Dates read here');
-  return end > 0 ? head.slice(0, end) : `'${words}' is not a time this server reads`;
-};
+const dateProblem = (err: ToolRefusal, words: string): string =>
+  typeof err.data.problem === 'string' ? `${quotedWords(words)} ${err.data.problem}` : `'${words}' is not a time this server reads`;
 
 // ---- the exports ------------------------------------------------------------------------------------
 
@@ -219,7 +215,7 @@ export async function readReminders(value: string | readonly string[], opts: Rem
       try {
         day = await readDay(text, param, { now: opts.now, timeZone: opts.timeZone, forward: true });
       } catch (err) {
-        if (err instanceof ToolRefusal) throw reminderUnreadable(param, words, dateProblem(err, param, text));
+        if (err instanceof ToolRefusal) throw reminderUnreadable(param, words, dateProblem(err, text));
         throw err;
       }
       ms = instantInZone(day.date, day.time ?? DEFAULT_TIME, opts.timeZone);

@@ -13,7 +13,17 @@ const LEVELS = [
   ['sign-in', ['lambda/sign-in/']],
   ['oauth', ['lambda/oauth/']],
   ['account', ['lambda/account/']],
-  ['functions', ['lambda/app.ts', 'lambda/handler.ts', 'lambda/oauth-app.ts', 'lambda/oauth-handler.ts']],
+  [
+    'functions',
+    [
+      'lambda/app.ts',
+      'lambda/handler.ts',
+      'lambda/oauth-app.ts',
+      'lambda/oauth-handler.ts',
+      'lambda/worker-app.ts',
+      'lambda/worker-handler.ts',
+    ],
+  ],
   ['local', ['lambda/local/']],
   ['cli', ['cli/']],
 ];
@@ -54,7 +64,7 @@ const WORKSPACE_LEVELS = [
   ['activity'],
   ['membership'],
   ['tasks', 'projects', 'comments', 'attachments', 'saved-views', 'inbox', 'webhooks'],
-  ['undo', 'admin', 'notify'],
+  ['undo', 'admin', 'notify', 'transfer'],
   ['surface'],
 ];
 const subRoom = (name) => `lambda/workspace/${name}/`;

@@ -31,7 +31,7 @@ export interface Target extends WorkspaceStores {
   readonly where: string;
   readonly db: DynamoDBDocumentClient;
   readonly table: string;
-  /** The key ring and the activity's retention: what the workspace's own stores are made with (cli/import-tasks.ts). */
+  /** The key ring and the activity's retention: what the workspace's own stores are made with (lambda/workspace/transfer/import-tasks.ts). */
   readonly keys: KeySource;
   readonly activityDays: number;
   /** Only on a stack with the `SignInUserPoolId` output. */

@@ -4,8 +4,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { paginateScan } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
 import {
   ATTACHMENT_PREFIX,
@@ -24,10 +23,20 @@ import { WORKSPACE_KEY } from '../lambda/vocabulary.js';
 import { EmailHeldElsewhere, restoreWorkspaceItems } from '../lambda/workspace/admin/restore.js';
 import type { Attachment } from '../lambda/workspace/model/types.js';
 import { taskOfAttachment } from '../lambda/workspace/store/attachment-store.js';
+import { FORMATS, type Format, readExport as readCsv } from '../lambda/workspace/transfer/import-formats.js';
+import { importTasks } from '../lambda/workspace/transfer/import-tasks.js';
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  emailClaims,
+  exportLine,
+  fromBase64,
+  type ExportHeader as Header,
+  type Item,
+  readWorkspaceExport,
+} from '../lambda/workspace/transfer/workspace-export.js';
 import { type Command, existingWorkspace, type Options, type Out, required, workspaceOf } from './args.js';
 import { CliError } from './errors.js';
-import { FORMATS, type Format, readExport as readCsv } from './import-formats.js';
-import { importTasks } from './import-tasks.js';
 import type { Target } from './target.js';
 import { copyWorkspace } from './workspace-copy.js';
 
@@ -41,20 +50,6 @@ import { copyWorkspace } from './workspace-copy.js';
  * apps people connected are not in the file (they live outside the workspace's partitions), and the
  * people make new ones on the new stack (docs/deploy-and-operations.md, "Moving a workspace").
  */
-
-export const EXPORT_FORMAT = 'doers-workspace-export';
-const EXPORT_VERSION = 1;
-
-interface Header {
-  readonly format: typeof EXPORT_FORMAT;
-  readonly version: number;
-  readonly workspaceId: string;
-  readonly name: string;
-  readonly exportedAt: string;
-  readonly items: number;
-}
-
-type Item = Record<string, unknown>;
 
 /** Whether an item is one of the workspace's own: its partition is the workspace's or one under it. */
 const ownPartition = (workspaceId: string, pk: unknown): boolean =>
@@ -80,74 +75,21 @@ const reachesOut = (workspaceId: string, item: Item): string | undefined => {
   return undefined;
 };
 
-/**
- * Every item of the workspace: a scan of the table (the workspace's items are spread over many
- * partitions, none of which lists the others). It reads the whole table once, about its size in
- * 4 KB read units (halved: eventually consistent), which is what a move costs.
- */
-const workspaceItems = async (target: Target, workspaceId: string): Promise<Item[]> => {
-  const items: Item[] = [];
-  const pages = paginateScan(
-    { client: target.db },
-    {
-      TableName: target.table,
-      FilterExpression: 'pk = :ws OR begins_with(pk, :under)',
-      ExpressionAttributeValues: { ':ws': wsPk(workspaceId), ':under': `${wsPk(workspaceId)}#` },
-    },
-  );
-  for await (const page of pages) items.push(...(page.Items ?? []));
-  return items;
-};
-
-/** The e-mail claims of these addresses that exist. */
-const emailClaims = (target: Target, emails: readonly string[]): Promise<Item[]> =>
-  batchGetConsistent(
-    target.db,
-    target.table,
-    emails.map((e) => ({ pk: emailPk(e), sk: EMAIL_SK })),
-  );
-
-/**
- * Binary values as base64 (JSON has no bytes; `JSON.stringify` of a Uint8Array is an object of
- * indices), read back into bytes: the file holds the item exactly.
- */
-const toBase64 = (_k: string, v: unknown) => (v instanceof Uint8Array ? { $base64: Buffer.from(v).toString('base64') } : v);
-const fromBase64 = (_k: string, v: unknown) =>
-  v && typeof v === 'object' && typeof (v as { $base64?: unknown }).$base64 === 'string'
-    ? new Uint8Array(Buffer.from((v as { $base64: string }).$base64, 'base64'))
-    : v;
-
-const line = (item: Item): string => JSON.stringify({ item: marshall(item, { removeUndefinedValues: true }) }, toBase64);
-
 export const exportCommand: Command = {
   options: ['workspace', 'file'],
   async run(o, target, out, now) {
     const workspaceId = workspaceOf(o.workspace, target);
     const file = required(o.file, 'file');
     const workspace = await existingWorkspace(target, workspaceId);
-    const [items, members] = await Promise.all([workspaceItems(target, workspaceId), target.directory.listMembers(workspaceId)]);
-    const claims = (
-      await emailClaims(
-        target,
-        members.map((m) => m.email),
-      )
-    ).filter((c) => c.workspaceId === workspaceId);
-    const all = [...items, ...claims];
-    const header: Header = {
-      format: EXPORT_FORMAT,
-      version: EXPORT_VERSION,
-      workspaceId,
-      name: workspace.name,
-      exportedAt: now.toISOString(),
-      items: all.length,
-    };
+    const members = await target.directory.listMembers(workspaceId);
+    const { header, items, all } = await readWorkspaceExport(target.db, target.table, workspace, members, now);
     // Written to a new file only: an export never overwrites one.
     const handle = await open(file, 'wx').catch((err: NodeJS.ErrnoException) => {
       throw new CliError(`--file: ${err.code === 'EEXIST' ? `${file} exists already; name a new file` : err.message}`);
     });
     try {
       await handle.write(`${JSON.stringify(header)}\n`);
-      for (const item of all) await handle.write(`${line(item)}\n`);
+      for (const item of all) await handle.write(`${exportLine(item)}\n`);
     } finally {
       await handle.close();
     }
@@ -326,7 +268,8 @@ export const importCommand: Command = {
     // A person is one member of one workspace: an e-mail another workspace holds here stops the import before it writes.
     const held = (
       await emailClaims(
-        target,
+        target.db,
+        target.table,
         claims.map((c) => String(c.pk).slice('EMAIL#'.length)),
       )
     ).filter((c) => c.workspaceId !== workspaceId);
@@ -368,13 +311,16 @@ const importCsv = async (text: string, o: Options, target: Target, out: Out, now
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
     throw new CliError(`--format: '${o.format}' is none of ${FORMATS.join(', ')}`);
   const read = readCsv(text, format as Format | undefined);
-  if ('error' in read) throw new CliError(`--file: ${o.file} is ${read.error}`);
+  if ('error' in read) throw new CliError(`--file: ${o.file} is ${read.error}${read.unknownFormat ? '; give --format' : ''}`);
   // Todoist exports one project a file and names it only by the file's name.
   const project = o.project?.trim() || (read.format === 'todoist' ? basename(o.file!, extname(o.file!)).trim() : undefined);
+  const workspaceId = workspaceOf(o.workspace, target);
+  const workspace = await existingWorkspace(target, workspaceId);
   await importTasks(
     target,
     {
-      workspaceId: workspaceOf(o.workspace, target),
+      workspaceId,
+      workspace,
       format: read.format,
       rows: read.rows,
       skipped: read.skipped,

@@ -19,7 +19,8 @@ import type { KeySource } from './platform/key-ring.js';
 import { createWorkspaceStores } from './workspace/store/create-stores.js';
 import { type ViewSource, viewResources } from './workspace/surface/app-views.js';
 import { DEFAULT_TOOL_GROUPS, PRODUCT_PROMPTS, PRODUCT_RESOURCE_TEMPLATES, PRODUCT_TOOLS } from './workspace/surface/catalog.js';
-import type { WorkspaceServices } from './workspace/surface/services.js';
+import { jobTasks } from './workspace/surface/long-work.js';
+import type { WorkQueue, WorkspaceServices } from './workspace/surface/services.js';
 
 /** Extra declarations for the conformance harness only; the deployed function never passes any. */
 export interface Fixtures {
@@ -45,6 +46,8 @@ export interface Runtime {
   readonly views?: ViewSource;
   /** Attachments' bytes and the type sniffer (lambda/files/), loaded on their first use; without them attachments are refused. */
   readonly files?: FileParts;
+  /** Where long work goes to its worker (SQS in AWS, beside the server locally); without it the long tools are refused. */
+  readonly work?: WorkQueue;
 }
 
 export interface App extends HttpApp {
@@ -53,10 +56,10 @@ export interface App extends HttpApp {
   readonly services: WorkspaceServices;
 }
 
-/** The composition root, run once per cold start: stores, registries, gate, mapper. No I/O here. */
-export const createApp = (rt: Runtime): App => {
+/** The workspace's services as every function builds them: the MCP function, and the worker of long work. */
+export const createServices = (rt: Pick<Runtime, 'config' | 'db' | 'keys' | 'files' | 'work'>): WorkspaceServices => {
   const { config } = rt;
-  const services: WorkspaceServices = {
+  return {
     ...createWorkspaceStores(
       rt.db,
       config.tables.workspace,
@@ -67,7 +70,14 @@ export const createApp = (rt: Runtime): App => {
     ),
     keys: rt.keys,
     emailOn: config.notifications.emailFrom !== undefined,
+    ...(rt.work ? { work: rt.work } : {}),
   };
+};
+
+/** The composition root, run once per cold start: stores, registries, gate, mapper. No I/O here. */
+export const createApp = (rt: Runtime): App => {
+  const { config } = rt;
+  const services = createServices(rt);
   const guard = rt.guard ?? unlimitedGuard;
 
   const tools = new ToolRegistry<WorkspaceServices>(
@@ -111,7 +121,7 @@ export const createApp = (rt: Runtime): App => {
     services,
     loopbackHostOnly: rt.loopbackHostOnly ?? false,
     mapError: createErrorMapper({ publicUrl: config.publicUrl, scopesSupported, advertise }),
-    dispatch: createDispatcher({ tools, prompts, resources, services, keys: rt.keys }),
+    dispatch: createDispatcher({ tools, prompts, resources, services, keys: rt.keys, tasks: jobTasks }),
     metadata: protectedResourceMetadata({
       publicUrl: config.publicUrl,
       // The built-in authorization server's issuer is the public URL itself (lambda/oauth/).

@@ -101,11 +101,16 @@ export class HeaderMismatchError extends DoersError {
 
 export class MissingCapabilityError extends DoersError {
   readonly code = 'ERR_MISSING_CAPABILITY';
-  constructor(requiredCapabilities: Record<string, unknown>, options?: ProtocolErrorOptions) {
-    super(`The client lacks a capability this request needs: ${Object.keys(requiredCapabilities).join(', ')}`, -32021, 200, {
-      ...options,
-      data: { requiredCapabilities },
-    });
+  constructor(requiredCapabilities: Record<string, unknown>, options?: ProtocolErrorOptions & { readonly message?: string }) {
+    super(
+      options?.message ?? `The client lacks a capability this request needs: ${Object.keys(requiredCapabilities).join(', ')}`,
+      -32021,
+      200,
+      {
+        ...options,
+        data: { requiredCapabilities },
+      },
+    );
   }
 }
 
@@ -271,6 +276,8 @@ export type RefusalReason =
   | 'made-already'
   /** The workspace's data is being brought to a new layout (npm run admin -- migrate); reads work. */
   | 'upgrading'
+  /** The tool runs only as a task of the tasks extension, which this client cannot follow on this revision. */
+  | 'needs-extension'
   | 'conflict';
 
 export abstract class ToolRefusal extends Error {
@@ -306,6 +313,12 @@ export class ConflictRefusal extends ToolRefusal {
     data?: Readonly<Record<string, unknown>>,
   ) {
     super(message, reason, data);
+  }
+}
+export class NeedsExtensionRefusal extends ToolRefusal {
+  readonly code = 'ERR_NEEDS_EXTENSION';
+  constructor(message: string, data?: Readonly<Record<string, unknown>>) {
+    super(message, 'needs-extension', data);
   }
 }
 export class InvalidArgumentRefusal extends ToolRefusal {

@@ -10,6 +10,7 @@ import { loadConfig } from './platform/config.js';
 import { createDocumentClient } from './platform/dynamodb.js';
 import { secretsManagerKeySource } from './platform/key-ring.js';
 import { mapStacksLazily } from './platform/lazy-source-map.js';
+import { sqsWorkQueue } from './platform/work-queue.js';
 import { loadTimeZoneData } from './workspace/model/time.js';
 
 // Stacks point at lambda/*.ts lines, the source map read only when one is formatted (the file says why).
@@ -47,6 +48,8 @@ export const handler = buildHandler(
         createS3Files({ bucket: config.attachments.bucket, region: config.region, endpoint: config.attachments.endpoint }),
       ),
     ),
+    // Long work goes to its worker through SQS (lib/worker.ts); the SQS client loads on the first hand-over.
+    ...(config.workQueueUrl ? { work: sqsWorkQueue(config.workQueueUrl, config.region) } : {}),
   }),
 );
 

@@ -27,7 +27,7 @@ export const isScope = (value: string): value is Scope => (SCOPES as readonly st
 // ---- tool groups (docs/clients.md, "Tool groups") -------------------------------------------------
 
 /** The groups the tools are listed in: a connection names them in its URL (`/mcp?tools=a,b`). */
-export const TOOL_GROUPS = ['tasks', 'inbox', 'bulk', 'views', 'projects', 'people', 'files', 'history'] as const;
+export const TOOL_GROUPS = ['tasks', 'inbox', 'bulk', 'views', 'projects', 'people', 'files', 'history', 'transfer'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** What the bare `/mcp` lists: what a person needs every day. */
 export const DEFAULT_TOOL_GROUPS: readonly ToolGroup[] = ['tasks', 'inbox'];

@@ -15,6 +15,7 @@ import { OAUTH_TIMEOUT, OAuthFunction } from './oauth-function.js';
 import { Observability } from './observability.js';
 import { DoersSecret } from './secret.js';
 import { DoersTables } from './tables.js';
+import { Worker } from './worker.js';
 
 /**
  * Names of the stack outputs. They are an interface: the admin CLI (`npm run admin -- --stack NAME
@@ -90,6 +91,8 @@ export class DoersStack extends Stack {
   readonly oauthFunction: OAuthFunction | undefined;
   /** The user pool people sign in with at the built-in authorization server (`doers:signin=cognito`). */
   readonly signIn: CognitoSignIn | undefined;
+  /** Long work's queue and worker (lib/worker.ts). */
+  readonly worker: Worker;
   /** Telling people (the stream-fed notifier and the minute function); undefined with an adopted workspace table. */
   readonly notifier: Notifier | undefined;
   readonly observability: Observability;
@@ -124,6 +127,16 @@ export class DoersStack extends Stack {
         })
       : undefined;
 
+    // Long work (workspace_import, workspace_export): its queue and worker, which the MCP function sends to.
+    this.worker = new Worker(this, 'Worker', {
+      workspaceTable: this.tables.workspace,
+      attachments: this.attachments,
+      attachmentLimits: settings.attachments,
+      publicUrl,
+      activityDays: settings.activityDays,
+      logRetention,
+    });
+
     const jwt = this.cognito?.jwtSettings ?? settings.jwt;
     const jwtUserClaim = settings.jwtUserClaim ?? (this.cognito ? COGNITO_USER_CLAIM : undefined);
     this.mcpFunction = new McpFunction(this, 'Function', {
@@ -149,6 +162,7 @@ export class DoersStack extends Stack {
       authCacheSeconds: settings.authCacheSeconds,
       activityDays: settings.activityDays,
       ...(settings.emailFrom ? { emailFrom: settings.emailFrom } : {}),
+      workQueue: this.worker.queue,
       logRetention,
       timeout: DEFAULT_TIMEOUT,
       ...(props.handlerEntry ? { entry: props.handlerEntry } : {}),
@@ -226,6 +240,7 @@ export class DoersStack extends Stack {
             },
           }
         : {}),
+      worker: { function: this.worker.function, deadLetterQueue: this.worker.deadLetterQueue },
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
 

@@ -5,6 +5,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
 import type { AttachmentsBucket } from './attachments-bucket.js';
@@ -106,6 +107,8 @@ export interface McpFunctionProps {
    * @default - unset: e-mail is off
    */
   readonly emailFrom?: string;
+  /** The queue long work goes to (lib/worker.ts); the function may send to it and nothing else of SQS. */
+  readonly workQueue: IQueue;
   /** Retention of the function's log group (audit lines, EMF records). */
   readonly logRetention: RetentionDays;
   /**
@@ -163,6 +166,7 @@ export class McpFunction extends Construct {
       DOERS_ATTACHMENT_MAX_MB: String(props.attachmentLimits.maxMb),
       DOERS_ATTACHMENT_QUOTA_MB: String(props.attachmentLimits.quotaMb),
       DOERS_EMAIL_FROM: props.emailFrom,
+      DOERS_WORK_QUEUE_URL: props.workQueue.queueUrl,
     };
     const environment: Record<string, string> = {};
     for (const [name, value] of Object.entries(contract)) {
@@ -183,7 +187,7 @@ export class McpFunction extends Construct {
     // log group in the account): this function may write to its own log group and nothing else.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'doers MCP function: its log group, its two tables, its secret, its attachments bucket',
+      description: 'doers MCP function: its log group, its two tables, its secret, its attachments bucket, its work queue',
     });
     this.logGroup.grantWrite(role);
 
@@ -212,6 +216,7 @@ export class McpFunction extends Construct {
     props.tables.limits.grantReadWriteData(this.function);
     props.secret.grantRead(this.function);
     props.attachments.grantFunction(this.function);
+    props.workQueue.grantSendMessages(this.function);
 
     Validations.of(this).acknowledge(
       PINNED_RUNTIME_ACKNOWLEDGEMENT,

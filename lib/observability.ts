@@ -95,6 +95,26 @@ export interface ObservabilityProps {
    * @default - none: nothing tells people (an adopted workspace table without a stream the stack knows)
    */
   readonly notifier?: ObservedNotifier;
+  /**
+   * Long work's worker and its dead-letter queue (lib/worker.ts): alarms on the worker's outright
+   * failures and on any job message it could not handle, and a dashboard row.
+   *
+   * @default - none
+   */
+  readonly worker?: ObservedWorker;
+}
+
+/** Long work's worker as {@link Observability} watches it. */
+export interface ObservedWorker {
+  readonly function: IFunction;
+  /** Where job messages the worker could not handle go. */
+  readonly deadLetterQueue: IQueue;
+}
+
+/** The alarms on the worker. */
+export interface WorkerAlarms {
+  readonly workerErrors: Alarm;
+  readonly deadLetters: Alarm;
 }
 
 /** The notifier as {@link Observability} watches it. */
@@ -244,6 +264,8 @@ export class Observability extends Construct {
   readonly oauthAlarms: OAuthFunctionAlarms | undefined;
   /** Alarms on the notifier, when one was given. */
   readonly notifierAlarms: NotifierAlarms | undefined;
+  /** Alarms on long work's worker, when one was given. */
+  readonly workerAlarms: WorkerAlarms | undefined;
   /** Alarm topic, when an e-mail address was given. */
   readonly topic: Topic | undefined;
 
@@ -396,10 +418,39 @@ export class Observability extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     };
+    // A job's own failure ends its task as failed (the client sees it); these are the worker failing
+    // outright (a timeout, a crash) and a job message it could not even record, which nobody else sees.
+    const worker = props.worker && {
+      ...props.worker,
+      deadLetters: props.worker.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: PERIOD }),
+    };
+    this.workerAlarms = worker && {
+      workerErrors: new Alarm(this, 'WorkerErrors', {
+        alarmDescription:
+          'Long work failed outright (unhandled error or 15-minute timeout) on a job of workspace_import or workspace_export; ' +
+          'its message is delivered again, and the job is answered as failed once its worker has been silent 20 minutes.',
+        metric: worker.function.metricErrors(sum),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      deadLetters: new Alarm(this, 'WorkerDeadLetters', {
+        alarmDescription:
+          'A job message of long work was delivered 3 times without being handled and is in its dead-letter queue ' +
+          '(docs/deploy-and-operations.md, "Long work").',
+        metric: worker.deadLetters,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    };
     const allAlarms = [
       ...Object.values(this.alarms),
       ...Object.values(this.oauthAlarms ?? {}),
       ...Object.values(this.notifierAlarms ?? {}),
+      ...Object.values(this.workerAlarms ?? {}),
     ];
 
     if (props.alarmEmail) {
@@ -583,6 +634,29 @@ export class Observability extends Construct {
                   left: [notifier.iteratorAge.with({ label: 'iterator age max' })],
                   leftAnnotations: [{ value: notifier.ageThreshold.toMilliseconds(), label: 'iterator age alarm' }],
                   right: [notifier.deadLetters.with({ label: 'dead letters' })],
+                  width,
+                  height,
+                }),
+              ],
+            ]
+          : []),
+        ...(worker
+          ? [
+              [new TextWidget({ markdown: '## Long work: the worker of workspace_import and workspace_export', width: 24, height: 1 })],
+              [
+                new GraphWidget({
+                  title: 'Worker invocations, errors, duration p99',
+                  left: [
+                    worker.function.metricInvocations({ ...sum, label: 'invocations' }),
+                    worker.function.metricErrors({ ...sum, label: 'errors' }),
+                  ],
+                  right: [worker.function.metricDuration({ statistic: 'p99', period: PERIOD, label: 'duration p99' })],
+                  width,
+                  height,
+                }),
+                new GraphWidget({
+                  title: 'Worker: dead letters',
+                  left: [worker.deadLetters.with({ label: 'dead letters' })],
                   width,
                   height,
                 }),

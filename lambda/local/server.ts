@@ -18,6 +18,7 @@ import { createPowertoolsObserver } from '../observability/powertools-observer.j
 import type { Config } from '../platform/config.js';
 import { createDocumentClient } from '../platform/dynamodb.js';
 import { dataDirKeySource } from '../platform/key-ring.js';
+import { createJobDeps, type JobDeps, type LocalWork, localWork } from '../worker-app.js';
 import { ensureTables } from './bootstrap.js';
 import { registerDevToken, seedDemoWorkspace } from './demo-seed.js';
 import { localDevMembers } from './dev-sign-in.js';
@@ -41,6 +42,8 @@ export interface LocalServer {
   readonly app: App;
   /** The notifier over this server's records (lambda/local/notifier-loop.ts): tests drain it and move its minute. */
   readonly notifier: NotifierLoop;
+  /** Long work, run beside the server as the worker function runs it in AWS (lambda/worker-app.ts): tests drain it. */
+  readonly work: LocalWork;
   close(): Promise<void>;
 }
 
@@ -66,6 +69,10 @@ export interface LocalServerOptions {
    * seconds on the real clock; `npm start` always polls.
    */
   readonly notifierPolls?: boolean;
+  /** Tests only: long work waits until the test drains it (`server.work.drain()`) instead of starting at once. */
+  readonly workHeld?: boolean;
+  /** Tests only: the worker's services as the test would have them (a step it times). */
+  readonly jobDeps?: (deps: JobDeps) => JobDeps;
   /** Tests only: how host names resolve for webhooks, and how long a receiver has to answer. */
   readonly webhooks?: Pick<NotifyRuntime, 'resolve' | 'webhookTimeoutMs'>;
 }
@@ -129,6 +136,14 @@ export const startLocalServer = async (givenConfig: Config, opts: LocalServerOpt
   const keys = dataDirKeySource(baseConfig.dataDir);
   const observer = opts.observer ?? createPowertoolsObserver(logger);
   const guard = createLimitsGuard(db, baseConfig, logger);
+  // Long work: the worker function's code, run here at once instead of through a queue.
+  const made = createJobDeps(baseConfig, db, files);
+  const jobDeps = opts.jobDeps ? opts.jobDeps(made) : made;
+  const work = localWork(
+    () => jobDeps,
+    (error) => logger.error('Long work failed', { error }),
+    opts.workHeld ?? false,
+  );
   const compose = (config: Config): App =>
     createApp({
       config,
@@ -142,6 +157,7 @@ export const startLocalServer = async (givenConfig: Config, opts: LocalServerOpt
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
       views: buildViewOnDemand,
       files,
+      work,
     });
 
   // Everything a first request needs exists before the port opens (tables, demo data, the dev
@@ -250,7 +266,9 @@ export const startLocalServer = async (givenConfig: Config, opts: LocalServerOpt
     sesUrl,
     app,
     notifier,
+    work,
     close: async () => {
+      await work.drain();
       await notifier.stop();
       await new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -77,7 +77,7 @@ export const createDispatcher = <S>(app: McpApp<S>): Dispatch => {
 
     const out: MethodResult = await method!(app as McpApp<unknown>, { req, meta, principal, now, tools });
     const result =
-      modern && !out.inputRequired ? modernEnvelope(req.method, out.result, out.ttlMs) : modern ? withServerInfo(out.result) : out.result;
+      modern && !out.shaped ? modernEnvelope(req.method, out.result, out.ttlMs) : modern ? withServerInfo(out.result) : out.result;
     return { status: 200, body: { jsonrpc: '2.0', id: req.id, result }, ...(out.headers ? { headers: out.headers } : {}) };
   };
 

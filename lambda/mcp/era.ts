@@ -60,7 +60,15 @@ export const resolveRequestMeta = (req: JsonRpcRequest, headers: TransportHeader
 };
 
 /** Methods whose `Mcp-Name` header carries a value from params. */
-const NAME_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAME_PARAM: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  // The tasks extension: a task's requests name it, so a router can send them where it lives.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /**
  * `Mcp-Method` / `Mcp-Name` (SEP-2243): required on 2026-07-28; on the handshake era checked only

@@ -14,7 +14,7 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
  * What every listing carries for every tool is paid for in every conversation's context, so what
  * says nothing is left out: an integer's bounds when they are JavaScript's safe-integer range (the
  * type says it), a date's or an instant's 300-character pattern beside `format: date` or
- * `date-time` (which say the same, RFC 3339's full-date and date-time), and on results `additionalProperties: false` (a client needs to know what a
+ * `date-time` (which say the same, RFC 3339's full-date and date-time), and on results their bounds and `additionalProperties: false` (a client needs to know what a
  * result holds, not to refuse one that holds more: the server checks its results itself) and the
  * fields' descriptions and `required` lists (a result holds what its tool's text says; the lists
  * were some 2,000 bytes of every listing, and a client that validates a result finds it valid the
@@ -22,6 +22,8 @@ export const toJsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output'): R
  * What an argument may be is listed whole: the server accepts exactly what the listing says.
  */
 const DATE_FORMATS = new Set<unknown>(['date', 'date-time']);
+/** A result's bounds (a count is at least 0): what the server keeps its results within, which no client acts on. */
+const BOUNDS = new Set(['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems']);
 
 const isStringEnum = (node: object): boolean => {
   const values = (node as { enum?: unknown }).enum;
@@ -36,6 +38,7 @@ const slim = (node: unknown, io: 'input' | 'output'): unknown => {
     if (k === 'maximum' && v === Number.MAX_SAFE_INTEGER) continue;
     if (k === 'minimum' && v === Number.MIN_SAFE_INTEGER) continue;
     if (io === 'output' && k === 'additionalProperties' && v === false) continue;
+    if (io === 'output' && BOUNDS.has(k)) continue;
     if (k === 'pattern' && DATE_FORMATS.has((node as { format?: unknown }).format)) continue;
     if (io === 'output' && k === 'required' && Array.isArray(v)) continue;
     if (k === 'propertyNames' && JSON.stringify(v) === '{"type":"string"}') continue;

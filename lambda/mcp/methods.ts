@@ -7,13 +7,16 @@ import {
   HANDSHAKE_DEFAULT_VERSION,
   INSTRUCTIONS,
   isKnownVersion,
+  MODERN_CAPABILITIES,
   MODERN_VERSION,
   PROTOCOL_VERSIONS,
   SERVER_CAPABILITIES,
   SERVER_INFO,
+  TASKS_EXTENSION,
 } from './protocol.js';
 import { signRequestState, verifyRequestState } from './request-state.js';
 import type { ResourceRegistry } from './resource-registry.js';
+import { declaresTasks, type TaskSource, tasksRequired, unknownTask } from './tasks.js';
 import { type InputRequired, isInputRequired, refusalResult, type ToolRegistry, type ToolSelection } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
@@ -23,6 +26,8 @@ export interface McpApp<S> {
   readonly resources: ResourceRegistry<S>;
   readonly services: S;
   readonly keys: () => Promise<KeyRing>;
+  /** Where the tasks of long work live (the tasks extension); without it tasks/* find none. */
+  readonly tasks?: TaskSource<S>;
 }
 
 export interface MethodCall {
@@ -37,8 +42,8 @@ export interface MethodCall {
 export interface MethodResult {
   readonly result: Record<string, unknown>;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Already shaped as InputRequiredResult: no `complete` envelope. */
-  readonly inputRequired?: boolean;
+  /** Already shaped with its own resultType (an InputRequiredResult, a task's handle): no `complete` envelope. */
+  readonly shaped?: boolean;
   /** 2026-07-28: this answer's own `ttlMs`, in place of the method's (protocol.ts `CACHE_HINTS`). */
   readonly ttlMs?: number | undefined;
 }
@@ -113,7 +118,7 @@ const toInputRequiredResult = async <S>(
   }
   if (Object.keys(missing).length > 0) throw new MissingCapabilityError(missing, { status: 400 });
   const requestState = await signRequestState(await app.keys(), bindingOf(call, target, args), out.state, call.now);
-  return { result: { resultType: 'input_required', inputRequests: out.inputRequests, requestState }, inputRequired: true };
+  return { result: { resultType: 'input_required', inputRequests: out.inputRequests, requestState }, shaped: true };
 };
 
 const list = (key: string, items: readonly unknown[]): MethodResult => ({ result: { [key]: items } });
@@ -155,6 +160,8 @@ export const COMMON_METHODS: Readonly<Record<string, Method<unknown>>> = {
       c.tools,
     );
     if (out.inputRequired) return toInputRequiredResult(app, c, name, args, out.inputRequired);
+    // A tool answers a task only to a client that declared the extension on this request (it checks).
+    if (out.task) return { result: { resultType: 'task', ...out.task }, shaped: true };
     return { result: out.result, ...(out.headers ? { headers: out.headers } : {}) };
   },
 };
@@ -174,8 +181,37 @@ export const HANDSHAKE_METHODS: Readonly<Record<string, Method<unknown>>> = {
   ping: () => ({ result: {} }),
 };
 
+/** The task a tasks/* request names, of a client that declared the extension (else -32021, as the extension asks). */
+const taskIdOf = (c: MethodCall): string => {
+  if (!declaresTasks(c.meta))
+    throw tasksRequired(
+      `${c.req.method} is a method of the ${TASKS_EXTENSION} extension, which this request's capabilities do not declare`,
+    );
+  return stringParam(c.req.params, 'taskId');
+};
+
 export const MODERN_METHODS: Readonly<Record<string, Method<unknown>>> = {
   'server/discover': () => ({
-    result: { supportedVersions: PROTOCOL_VERSIONS, capabilities: SERVER_CAPABILITIES, instructions: INSTRUCTIONS },
+    result: { supportedVersions: PROTOCOL_VERSIONS, capabilities: MODERN_CAPABILITIES, instructions: INSTRUCTIONS },
   }),
+  'tasks/get': async (app, c) => {
+    const taskId = taskIdOf(c);
+    const task = await app.tasks?.get(app.services, c.principal, taskId, c.now);
+    if (!task) throw unknownTask(taskId);
+    return { result: { ...task } };
+  },
+  'tasks/cancel': async (app, c) => {
+    const taskId = taskIdOf(c);
+    if (!(await app.tasks?.cancel(app.services, c.principal, taskId, c.now))) throw unknownTask(taskId);
+    return { result: {} };
+  },
+  // doers' tasks never ask for input: an update of a task of the caller's is acknowledged and its
+  // responses ignored, as the extension asks of responses to nothing outstanding.
+  'tasks/update': async (app, c) => {
+    const taskId = taskIdOf(c);
+    const responses = c.req.params.inputResponses;
+    if (!isObject(responses)) throw new InvalidParamsError('params.inputResponses must be an object');
+    if (!(await app.tasks?.get(app.services, c.principal, taskId, c.now))) throw unknownTask(taskId);
+    return { result: {} };
+  },
 };

@@ -27,6 +27,18 @@ export const SERVER_CAPABILITIES = {
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } },
 } as const;
 
+/** The tasks extension (lambda/mcp/tasks.ts): long work a call answers with a task's handle. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/**
+ * What server/discover advertises (2026-07-28): the above and the tasks extension, which exists only
+ * on that revision (a client declares it on each request's own capabilities).
+ */
+export const MODERN_CAPABILITIES = {
+  ...SERVER_CAPABILITIES,
+  extensions: { ...SERVER_CAPABILITIES.extensions, [TASKS_EXTENSION]: {} },
+} as const;
+
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',

@@ -7,6 +7,7 @@ import { type Principal, roleCutting, type Scope } from '../vocabulary.js';
 import { describeIssues, issuesOf, toJsonSchema } from './json-schema.js';
 import { byKey } from './ordering.js';
 import { ScopeCache } from './scope-cache.js';
+import { isTaskStarted, type McpTask, type TaskStarted } from './tasks.js';
 import type { ContentBlock, RequestMeta } from './types.js';
 
 /**
@@ -98,7 +99,7 @@ export interface ToolDefinition<S, I extends z.core.$ZodType = z.core.$ZodType, 
   readonly annotations: ToolAnnotations;
   /** `null`: every valid token may call it (me_get). */
   readonly scope: Scope | null;
-  readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<WithTextNotes<z.input<O>> | InputRequired>;
+  readonly run: (args: z.output<I>, ctx: ToolContext<S>) => Promise<WithTextNotes<z.input<O>> | InputRequired | TaskStarted>;
   /** The compact text for `content[0]`, with the identifiers in it; never the JSON again. Times are the reader's. */
   readonly render?: (output: z.output<O>, reader: ToolReader) => string;
   /** A bulk tool's item count, for the audit line and the ToolCalls meter. */
@@ -135,6 +136,8 @@ export interface ToolCallResult {
   readonly result: Record<string, unknown>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly inputRequired?: InputRequired;
+  /** The call started long work: its answer is the task's handle (lambda/mcp/tasks.ts). */
+  readonly task?: McpTask;
 }
 
 const LEGACY_INVALID_ARGS = new Set(['2025-03-26', '2025-06-18']);
@@ -365,6 +368,10 @@ export class ToolRegistry<S> {
       if (isInputRequired(out)) {
         outcome = 'input_required';
         return { result: {}, inputRequired: out };
+      }
+      if (isTaskStarted(out)) {
+        outcome = 'ok';
+        return { result: {}, task: out.task };
       }
       const checked = def.output ? z.safeParse(def.output, out) : { success: true as const, data: out };
       if (!checked.success) throw new Error(`tool ${name} produced output outside its schema: ${describeIssues(checked.error)}`);

@@ -124,6 +124,8 @@ const envSchema = z.object({
   DOERS_EMAIL_FROM: z.pipe(optionalString, z.optional(z.email('must be an e-mail address'))),
   // Local: the SES v2 API to send through (npm start starts one and sets this).
   DOERS_SES_ENDPOINT: z.pipe(optionalString, z.optional(z.url())),
+  // Long work (workspace_import, workspace_export): the SQS queue its worker reads (the stack sets it; locally work runs beside the server).
+  DOERS_WORK_QUEUE_URL: z.pipe(optionalString, z.optional(z.url())),
   // Lambda's own: the function timeout bounds how long a dead holder's lease can count.
   DOERS_FUNCTION_TIMEOUT_SECONDS: z.pipe(intFromEnv(30), z.number().check(z.int(), z.minimum(1))),
   AWS_REGION: optionalString,
@@ -192,6 +194,8 @@ export interface Config {
     /** Local: the SES v2 API to use instead of the region's. */
     readonly sesEndpoint: string | undefined;
   };
+  /** Long work: the queue its worker reads (lib/worker.ts); absent locally, where it runs beside the server. */
+  readonly workQueueUrl: string | undefined;
   readonly secretArn: string | undefined;
   readonly functionTimeoutSeconds: number;
   readonly region: string | undefined;
@@ -283,6 +287,7 @@ export const loadConfig = (env: Record<string, string | undefined> = process.env
       quotaBytes: e.DOERS_ATTACHMENT_QUOTA_MB * 1024 * 1024,
     },
     notifications: { emailFrom: e.DOERS_EMAIL_FROM, sesEndpoint: e.DOERS_SES_ENDPOINT },
+    workQueueUrl: e.DOERS_WORK_QUEUE_URL,
     secretArn: e.DOERS_SECRET_ARN,
     functionTimeoutSeconds: e.DOERS_FUNCTION_TIMEOUT_SECONDS,
     region: e.AWS_REGION,
@@ -311,6 +316,18 @@ export const FUNCTION_ENV_NAMES = [
   'DOERS_ATTACHMENT_MAX_MB',
   'DOERS_ATTACHMENT_QUOTA_MB',
   'DOERS_EMAIL_FROM',
+  'DOERS_WORK_QUEUE_URL',
+] as const;
+
+/** Names the CDK stack sets on the worker of long work (lib/worker.ts). */
+export const WORKER_FUNCTION_ENV_NAMES = [
+  'DOERS_PUBLIC_URL',
+  'DOERS_ACTIVITY_DAYS',
+  'DOERS_WORKSPACE_TABLE',
+  'DOERS_FUNCTION_TIMEOUT_SECONDS',
+  'DOERS_ATTACHMENT_BUCKET',
+  'DOERS_ATTACHMENT_MAX_MB',
+  'DOERS_ATTACHMENT_QUOTA_MB',
 ] as const;
 
 /** Names the CDK stack sets on the notifier and the minute function (lib/notifier.ts). */

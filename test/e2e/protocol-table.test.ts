@@ -14,6 +14,11 @@ const CAPABILITIES = {
   prompts: {},
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
+/** server/discover adds the tasks extension, which exists on 2026-07-28 only (long work: workspace_import, workspace_export). */
+const MODERN_CAPABILITIES = {
+  ...CAPABILITIES,
+  extensions: { ...CAPABILITIES.extensions, 'io.modelcontextprotocol/tasks': {} },
+};
 
 let server: LocalServer;
 let auth: Record<string, string>;
@@ -351,7 +356,7 @@ describe('2026-07-28', () => {
     assert.equal(res.status, 200);
     const r = res.json.result;
     assert.deepEqual(r.supportedVersions, ALL);
-    assert.deepEqual(r.capabilities, CAPABILITIES);
+    assert.deepEqual(r.capabilities, MODERN_CAPABILITIES);
     assert.equal(typeof r.instructions, 'string');
     assert.equal(r.resultType, 'complete');
     assert.equal(r.cacheScope, 'private');

@@ -19,6 +19,7 @@ import {
   policyStatements,
   rawFindings,
   render,
+  resourceWithPrefix,
   rolePolicyStatements,
   type Synthesized,
   synth,
@@ -62,7 +63,7 @@ describe('the notifier (default deployment: no sender, no alarm e-mail)', () => 
 
   test('the stream feeds the notifier only INSERTs of activity records, from the latest position, in order per shard', () => {
     // Arrange
-    const mapping = onlyResource(s.template, 'AWS::Lambda::EventSourceMapping').resource.Properties;
+    const mapping = resourceWithPrefix(s.template, 'AWS::Lambda::EventSourceMapping', 'Notifier').resource.Properties;
 
     // Act
     const filters = (mapping.FilterCriteria as { Filters: Array<{ Pattern: string }> }).Filters.map((f) => JSON.parse(f.Pattern) as Json);
@@ -80,8 +81,8 @@ describe('the notifier (default deployment: no sender, no alarm e-mail)', () => 
   });
 
   test('reports partial batch failures, bisects a failing batch, retries it 5 times for at most a day, then dead-letters it', () => {
-    const mapping = onlyResource(s.template, 'AWS::Lambda::EventSourceMapping').resource.Properties;
-    const queue = onlyResource(s.template, 'AWS::SQS::Queue');
+    const mapping = resourceWithPrefix(s.template, 'AWS::Lambda::EventSourceMapping', 'Notifier').resource.Properties;
+    const queue = resourceWithPrefix(s.template, 'AWS::SQS::Queue', 'NotifierDeadLetters');
 
     assert.deepEqual(mapping.FunctionResponseTypes, ['ReportBatchItemFailures']);
     assert.equal(mapping.BisectBatchOnFunctionError, true);
@@ -91,7 +92,7 @@ describe('the notifier (default deployment: no sender, no alarm e-mail)', () => 
   });
 
   test('the dead-letter queue is encrypted, refuses plain HTTP and keeps a message 14 days', () => {
-    const queue = onlyResource(s.template, 'AWS::SQS::Queue');
+    const queue = resourceWithPrefix(s.template, 'AWS::SQS::Queue', 'NotifierDeadLetters');
 
     assert.equal(queue.resource.Properties.SqsManagedSseEnabled, true);
     assert.equal(queue.resource.Properties.MessageRetentionPeriod, 14 * 24 * 3600);
@@ -161,7 +162,7 @@ describe('the notifier (default deployment: no sender, no alarm e-mail)', () => 
 
   test('lets the notifier read the stream (records on the stream ARN only) and send to its dead-letter queue', () => {
     // Arrange
-    const queue = onlyResource(s.template, 'AWS::SQS::Queue');
+    const queue = resourceWithPrefix(s.template, 'AWS::SQS::Queue', 'NotifierDeadLetters');
     const statements = rolePolicyStatements(s.template, 'notifier');
 
     // Act
@@ -243,9 +244,10 @@ describe('the notifier (default deployment: no sender, no alarm e-mail)', () => 
   });
 
   test('alarms as soon as one record is in the dead-letter queue', () => {
-    const queue = onlyResource(s.template, 'AWS::SQS::Queue');
+    const queue = resourceWithPrefix(s.template, 'AWS::SQS::Queue', 'NotifierDeadLetters');
 
-    const deadLetters = alarms(s).filter((a) => a.Namespace === 'AWS/SQS');
+    // The worker's dead-letter queue has its own (test/infra/worker.test.ts).
+    const deadLetters = alarms(s).filter((a) => a.Namespace === 'AWS/SQS' && JSON.stringify(a.Dimensions).includes(queue.logicalId));
 
     assert.equal(deadLetters.length, 1);
     const alarm = deadLetters[0]!;
@@ -313,11 +315,9 @@ describe('the notifier with a sender and an alarm e-mail', () => {
 
   test("mails the notifier's four alarms through the same topic as the others", () => {
     const topic = onlyResource(s.template, 'AWS::SNS::Topic');
-    const notifierAlarms = alarms(s).filter(
-      (a) => a.Namespace === 'AWS/SQS' || /notifier|minute function/.test(String(a.AlarmDescription)),
-    );
+    const notifierAlarms = alarms(s).filter((a) => /notifier|minute function/.test(String(a.AlarmDescription)));
 
-    assert.equal(alarms(s).length, 11);
+    assert.equal(alarms(s).length, 13);
     assert.equal(notifierAlarms.length, 4);
     for (const alarm of alarms(s)) {
       assert.deepEqual(alarm.AlarmActions, [{ Ref: topic.logicalId }]);

@@ -124,14 +124,14 @@ const LAMBDA_GRAPHS = {
 const functionIds = (s: Synthesized): string[] => Object.keys(s.template.findResources('AWS::Lambda::Function'));
 
 /**
- * Variants without doers' own authorization server: the dashboard and alarms watch the MCP function and
- * the notifier's two functions only.
+ * Variants without doers' own authorization server: the dashboard and alarms watch the MCP function,
+ * the notifier's two functions and long work's worker only.
  */
 const itWatchesTheMcpFunctionOnly = (get: () => Synthesized): void => {
-  test("charts and alarms on the MCP function and the notifier's only: nothing for an authorization server", () => {
+  test("charts and alarms on the MCP function, the notifier's and the worker's only: nothing for an authorization server", () => {
     // Arrange
     const s = get();
-    const ids = (['mcp', 'notifier', 'minute'] as const).map((name) => lambdaFunction(s.template, name).logicalId);
+    const ids = (['mcp', 'notifier', 'minute', 'worker'] as const).map((name) => lambdaFunction(s.template, name).logicalId);
 
     // Act
     const body = dashboardBody(s);
@@ -139,13 +139,14 @@ const itWatchesTheMcpFunctionOnly = (get: () => Synthesized): void => {
       (a) => (a as { Properties: Record<string, unknown> }).Properties.Namespace === 'AWS/Lambda',
     );
 
-    // Assert: four alarms of the MCP endpoint, four of the notifier (test/infra/notifier.test.ts).
+    // Assert: four alarms of the MCP endpoint, four of the notifier (test/infra/notifier.test.ts), two of the worker (test/infra/worker.test.ts).
     assert.deepEqual(sorted(functionIds(s)), sorted(ids));
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
     assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'mcp'))), ['Duration', 'Errors']);
     assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'notifier'))), ['Errors', 'IteratorAge']);
     assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'minute'))), ['Errors']);
-    assert.equal(lambdaAlarms.length, 5);
+    assert.deepEqual(sorted(Object.keys(functionAlarms(s.template, 'worker'))), ['Errors']);
+    assert.equal(lambdaAlarms.length, 6);
     assert.deepEqual(chartedLambdaMetrics(s, 'mcp'), LAMBDA_GRAPHS);
     const chartedFunctions = new Set([...body.matchAll(/"AWS\/Lambda","\w+","FunctionName","\$\{Ref:(\w+)\}"/g)].map((m) => m[1]!));
     assert.deepEqual(sorted(chartedFunctions), sorted(ids));
@@ -444,7 +445,7 @@ describe('default deployment (cdk.json as shipped)', () => {
         assert.deepEqual(sorted(actionsOf(logs[0]!)), ['logs:CreateLogStream', 'logs:PutLogEvents'], name);
         assert.match(render(logs[0]!.Resource), new RegExp(`^\\$\\{${logGroup}[0-9A-F]+\\.Arn\\}$`), name);
       }
-      assert.equal(Object.keys(s.template.findResources('AWS::IAM::Role')).length, 4);
+      assert.equal(Object.keys(s.template.findResources('AWS::IAM::Role')).length, 5);
     });
 
     test("give the MCP function exactly put, get and delete of objects under the attachments' prefixes, nothing on the bucket", () => {
@@ -655,7 +656,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       const warnings = Annotations.fromStack(s.stack).findWarning('*', Match.stringLikeRegexp(NO_ALARM_EMAIL_WARNING));
 
       assert.equal(warnings.length, 1);
-      assert.match(String(warnings[0]!.entry.data), /The 11 alarms notify nobody: deploy with -c doers:alarmEmail=/);
+      assert.match(String(warnings[0]!.entry.data), /The 13 alarms notify nobody: deploy with -c doers:alarmEmail=/);
     });
 
     test('charts the four meters with SEARCH expressions over their exact dimension sets', () => {
@@ -691,7 +692,7 @@ describe('default deployment (cdk.json as shipped)', () => {
     test('alarms on the API 5xx rate, Lambda errors, DynamoDB throttles and p99 latency', () => {
       // Four of the eleven; three watch the authorization server's function (below), four the notifier
       // (test/infra/notifier.test.ts).
-      s.template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+      s.template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
       s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Threshold: 5,
         Metrics: Match.arrayWith([
@@ -847,7 +848,7 @@ describe('default deployment (cdk.json as shipped)', () => {
       const oauth = lambdaFunction(s.template, 'oauth').resource.Properties;
 
       // Assert: the other two are the notifier's (test/infra/notifier.test.ts).
-      s.template.resourceCountIs('AWS::Lambda::Function', 4);
+      s.template.resourceCountIs('AWS::Lambda::Function', 5);
       for (const key of ['Runtime', 'Architectures', 'Handler']) assert.deepEqual(oauth[key], mcp[key], key);
       assert.equal(oauth.Runtime, 'nodejs22.x');
       assert.equal(oauth.MemorySize, 512);
@@ -1106,7 +1107,7 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
       },
     });
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
-    assert.equal(alarms.length, 8);
+    assert.equal(alarms.length, 10);
     for (const alarm of alarms) {
       assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic.logicalId }]);
       assert.deepEqual(alarm.Properties.OKActions, [{ Ref: topic.logicalId }]);
@@ -1117,12 +1118,12 @@ describe('custom domain, alarm e-mail and an external authorization server', () 
   test('makes no authorization server of its own: no function of its, the MCP routes only, no sign-in pool', () => {
     const mcp = lambdaFunction(s.template, 'mcp').logicalId;
 
-    // The MCP function and the notifier's two, each with its role.
-    s.template.resourceCountIs('AWS::Lambda::Function', 3);
+    // The MCP function, the notifier's two and the worker, each with its role.
+    s.template.resourceCountIs('AWS::Lambda::Function', 4);
     assert.ok(!functionIds(s).some((id) => id.startsWith('OAuth')));
     assert.deepEqual(routeTargets(s), Object.fromEntries(MCP_ROUTE_KEYS.map((k) => [k, mcp])));
     s.template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
-    s.template.resourceCountIs('AWS::IAM::Role', 3);
+    s.template.resourceCountIs('AWS::IAM::Role', 4);
     assert.ok(!outputNames(s).includes('SignInUserPoolId'));
   });
 
@@ -1153,7 +1154,7 @@ describe('alarm e-mail with the built-in authorization server', () => {
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
 
     // Assert
-    assert.equal(alarms.length, 11);
+    assert.equal(alarms.length, 13);
     assert.equal(oauthAlarms.length, 3);
     for (const alarm of alarms) {
       assert.deepEqual(alarm.Properties.AlarmActions, [{ Ref: topic.logicalId }]);
@@ -1266,12 +1267,12 @@ describe('Cognito as authorization server: no built-in one', () => {
     s.template.resourceCountIs('AWS::Cognito::UserPool', 1);
     const mcp = lambdaFunction(s.template, 'mcp').logicalId;
 
-    // The MCP function and the notifier's two, each with its role.
-    s.template.resourceCountIs('AWS::Lambda::Function', 3);
+    // The MCP function, the notifier's two and the worker, each with its role.
+    s.template.resourceCountIs('AWS::Lambda::Function', 4);
     assert.ok(!functionIds(s).some((id) => id.startsWith('OAuth')));
     assert.deepEqual(routeTargets(s), Object.fromEntries(MCP_ROUTE_KEYS.map((k) => [k, mcp])));
     s.template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
-    s.template.resourceCountIs('AWS::IAM::Role', 3);
+    s.template.resourceCountIs('AWS::IAM::Role', 4);
     assert.ok(!outputNames(s).includes('SignInUserPoolId'));
   });
 
@@ -1439,9 +1440,10 @@ describe('a restored workspace table adopted by name (doers:workspaceTableName)'
 
     assert.equal(s.stack.notifier, undefined);
     assert.ok(!functionIds(s).some((id) => id.startsWith('Notifier')));
-    s.template.resourceCountIs('AWS::SQS::Queue', 0);
+    // Long work's queue and its dead-letter queue only.
+    s.template.resourceCountIs('AWS::SQS::Queue', 2);
     s.template.resourceCountIs('AWS::Events::Rule', 0);
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
     assert.equal(warnings.length, 1);
     assert.match(String(warnings[0]!.entry.data), /Notifications are off: the adopted workspace table has no stream/);
   });

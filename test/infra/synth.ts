@@ -110,10 +110,10 @@ export const onlyResource = (
 };
 
 /**
- * The stack's functions: the MCP endpoint's, the built-in authorization server's, and the notifier's two
- * (the stream-fed notifier and the minute function).
+ * The stack's functions: the MCP endpoint's, the built-in authorization server's, the notifier's two
+ * (the stream-fed notifier and the minute function), and long work's worker.
  */
-export type FunctionName = 'mcp' | 'oauth' | 'notifier' | 'minute';
+export type FunctionName = 'mcp' | 'oauth' | 'notifier' | 'minute' | 'worker';
 /**
  * What each function's resources' logical IDs start with (`<prefix>Handler`, `<prefix>Role`): its construct's
  * ID in the stack, and for the minute function the ID inside the Notifier construct too.
@@ -123,6 +123,7 @@ const FUNCTION_CONSTRUCT_ID: Readonly<Record<FunctionName, string>> = {
   oauth: 'OAuth',
   notifier: 'Notifier',
   minute: 'NotifierMinute',
+  worker: 'Worker',
 };
 
 /** The single resource of a type whose logical ID starts with `prefix` (fails when there is not exactly one). */

@@ -80,7 +80,7 @@ describe('which tools a connection lists', () => {
 
     assert.deepEqual(names(projects), PROJECT_TOOLS);
     assert.deepEqual(names(more), [...DEFAULT_TOOLS, ...PROJECT_TOOLS].sort());
-    assert.equal(names(all).length, 34);
+    assert.equal(names(all).length, 36);
     assert.deepEqual(prompts.json.result.prompts, [], 'no prompt can run on the project tools alone');
   });
 
@@ -109,7 +109,7 @@ describe('which tools a connection lists', () => {
       assert.equal(res.json.error.code, -32602);
       assert.match(
         res.json.error.message,
-        /^tools=[a-z,]+: no tool group 'reports'; the groups are tasks, inbox, bulk, views, projects, people, files, history \(or all; the URL without tools= lists tasks, inbox\)/,
+        /^tools=[a-z,]+: no tool group 'reports'; the groups are tasks, inbox, bulk, views, projects, people, files, history, transfer \(or all; the URL without tools= lists tasks, inbox\)/,
       );
     }
   });

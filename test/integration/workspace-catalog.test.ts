@@ -42,6 +42,8 @@ const TOOLS = [
   'inbox_list',
   'inbox_mark',
   'me_update',
+  'workspace_import',
+  'workspace_export',
 ];
 const DESTRUCTIVE = [
   'attachment_delete',
@@ -53,7 +55,16 @@ const DESTRUCTIVE = [
   'task_delete',
   'view_delete',
 ];
-const NOT_IDEMPOTENT = ['attachment_add', 'comment_add', 'member_invite', 'project_create', 'task_create', 'tasks_create', 'view_save'];
+const NOT_IDEMPOTENT = [
+  'attachment_add',
+  'comment_add',
+  'member_invite',
+  'project_create',
+  'task_create',
+  'tasks_create',
+  'view_save',
+  'workspace_export',
+];
 const READ_ONLY = [
   'activity_list',
   'agenda_get',
@@ -81,7 +92,7 @@ const text = toolText;
 const listTools = async (token?: string) => (await modernCall(server, 'tools/list', {}, token ? { token } : {})).json.result.tools as any[];
 
 describe('tools/list', () => {
-  test('offers exactly the 34 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
+  test('offers exactly the 36 tools of docs/workspace.md, each with output schema and its annotations as docs/workspace.md sets them', async () => {
     const tools = await listTools();
 
     assert.deepEqual(

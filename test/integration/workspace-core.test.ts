@@ -418,7 +418,7 @@ describe('answers true to their data', () => {
     const listed = await legacyCall(server, 'tools/list', {}, { token: ws.owner.token });
     const del = listed.json.result.tools.find((t: { name: string }) => t.name === 'task_delete');
 
-    assert.match(del.description, /Asks first \(form elicitation\)/);
+    assert.match(del.description, /Asks first \(elicitation\)/);
     assert.match(del.description, /else confirm with the person\./);
   });
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { fieldValueOf, planProjectFields, typeOfValues } from '../../cli/import-fields.js';
-import { readExport, todoistFile } from '../../cli/import-formats.js';
-import { categoryOfSection } from '../../cli/import-tasks.js';
+import { fieldValueOf, planProjectFields, typeOfValues } from '../../lambda/workspace/transfer/import-fields.js';
+import { readExport, todoistFile } from '../../lambda/workspace/transfer/import-formats.js';
+import { categoryOfSection } from '../../lambda/workspace/transfer/import-tasks.js';
 
 // What each column of each tool's export becomes (what --dry-run lists), read from the fixtures.
 

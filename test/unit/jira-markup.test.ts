@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { jiraToMarkdown } from '../../cli/jira-markup.js';
+import { jiraToMarkdown } from '../../lambda/workspace/transfer/jira-markup.js';
 
 // Jira's wiki markup (Description and Comment of its CSV export) as the Markdown doers keeps.
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { exportedDate, readExport } from '../../cli/import-formats.js';
 import { ToolRefusal } from '../../lambda/errors.js';
 import { nextOccurrence, readRepeat } from '../../lambda/workspace/model/repeat-rules.js';
 import { addDays } from '../../lambda/workspace/model/time.js';
+import { exportedDate, readExport } from '../../lambda/workspace/transfer/import-formats.js';
 
 // Behaviours a check of the suite's strength found unpinned (a small deliberate bug in the code
 // left every test passing), pinned here without a server: rules more often than daily, and Jira's

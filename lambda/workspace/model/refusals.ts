@@ -1,4 +1,11 @@
-import { ConflictRefusal, InvalidArgumentRefusal, NotFoundRefusal, RoleTooLowRefusal, type ToolRefusal } from '../../errors.js';
+import {
+  ConflictRefusal,
+  InvalidArgumentRefusal,
+  NeedsExtensionRefusal,
+  NotFoundRefusal,
+  RoleTooLowRefusal,
+  type ToolRefusal,
+} from '../../errors.js';
 import { ReadCeilingReached, WriteBusy, WriteRace, WriteTooLarge } from '../../platform/storage-errors.js';
 import type { Role } from '../../vocabulary.js';
 import { MAX_SUBTASKS, MAX_WRITE_UNITS_PER_CALL } from './limits.js';
@@ -1108,3 +1115,40 @@ export const tooManyOptions = (param: string, name: string, most: number, longes
     most,
     longest,
   });
+
+// ---- long work ------------------------------------------------------------------------------------
+
+/** The admin CLI's commands for what workspace_import and workspace_export do, for a client that cannot follow a task. */
+const CLI_OF: Readonly<Record<string, string>> = {
+  workspace_import: 'npm run admin -- import --file <export.csv> [--format jira|linear|asana|todoist] [--dry-run]',
+  workspace_export: 'npm run admin -- export --file <export.jsonl>',
+};
+
+/** A long tool asked by a client that did not declare the tasks extension on a revision without it (the handshake era). */
+export const needsTasks = (tool: string) =>
+  new NeedsExtensionRefusal(
+    `${tool} runs as a task of the io.modelcontextprotocol/tasks extension, which needs protocol 2026-07-28 and a client that declares the extension; ` +
+      `this client cannot follow a task. Ask the workspace's operator to run it with the admin CLI: ${CLI_OF[tool] ?? 'npm run admin -- --help'}.`,
+    { extension: 'io.modelcontextprotocol/tasks', cli: CLI_OF[tool] },
+  );
+
+/** The message of the -32021 a 2026-07-28 client without the extension is answered. */
+export const needsTasksMessage = (tool: string): string =>
+  `${tool} runs as a task of the io.modelcontextprotocol/tasks extension: declare it in this request's capabilities ` +
+  `(_meta["io.modelcontextprotocol/clientCapabilities"].extensions), or have the operator run the admin CLI: ${CLI_OF[tool] ?? 'npm run admin -- --help'}.`;
+
+export const importRunning = () =>
+  new ConflictRefusal(
+    'Conflict: another workspace_import is running in this workspace, and one runs at a time; wait for it to end, then try again.',
+    'busy',
+  );
+
+/** The attachment is not a file an import reads: which formats it could be, and the columns it saw. */
+export const notAnImportFile = (name: string, problem: string, columns: readonly string[]) =>
+  new InvalidArgumentRefusal(`attachmentId: ${name} ${problem}`, 'invalid-argument', { param: 'attachmentId', problem, columns });
+
+export const exportTooBig = (size: string, max: string) =>
+  limitReached(
+    'workspace_export',
+    `the export is ${size}, more than an attachment may be (${max}); the admin CLI writes an export of any size: ${CLI_OF.workspace_export}.`,
+  );

@@ -11,6 +11,7 @@ import { CallClaims } from './call-claims.js';
 import { DynamoCommentStore } from './comment-store.js';
 import { DynamoDirectoryStore } from './directory-store.js';
 import { DynamoInboxStore } from './inbox-store.js';
+import { JobStore } from './job-store.js';
 import { DirectoryNames } from './names.js';
 import { DynamoProjectStore } from './project-store.js';
 import type { AttachmentFiles, WorkspaceStores } from './stores.js';
@@ -57,7 +58,7 @@ const NO_FILES: AttachmentFiles = (() => {
 
 /**
  * The stores of one workspace table, wired as every door uses them: the function (once per cold
- * start, lambda/app.ts) and the admin CLI's task import (cli/import-tasks.ts) write through the
+ * start, lambda/app.ts) and the admin CLI's task import (lambda/workspace/transfer/import-tasks.ts) write through the
  * same writers with the same stores.
  */
 export const createWorkspaceStores = (
@@ -88,6 +89,7 @@ export const createWorkspaceStores = (
   const views = new DynamoViewStore(db, table);
   const inbox = new DynamoInboxStore(db, table);
   const webhooks = new DynamoWebhookStore(db, table);
+  const jobs = new JobStore(db, table);
   // One object per store: the read side is each store as its read interface, the write side the same
   // objects as their writes (store/writes.ts), which only writers reach.
   const stores = {
@@ -105,6 +107,7 @@ export const createWorkspaceStores = (
     views,
     inbox,
     webhooks,
+    jobs,
   };
   const reads: WorkspaceStores = { ...stores, files: gatedFiles(files) };
   return withWrites(reads, {

@@ -9,6 +9,7 @@ import type { CallClaim, CallClaims } from './call-claims.js';
 import type { CommentStore } from './comment-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { InboxStore } from './inbox-store.js';
+import type { JobStore } from './job-store.js';
 import type { NamesSource } from './names.js';
 import type { ProjectStore } from './project-store.js';
 import type { TaskNumberLookup } from './task-numbers.js';
@@ -54,6 +55,8 @@ export interface WorkspaceStores {
   readonly inbox: InboxStore;
   /** Outbound webhooks: what admins list (docs/notifications.md, "Webhooks"). */
   readonly webhooks: WebhookStore;
+  /** Long work (workspace_import, workspace_export) and its progress: the tasks of the tasks extension. */
+  readonly jobs: JobStore;
 }
 
 export interface AttachmentFiles extends FileParts {

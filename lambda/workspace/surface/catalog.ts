@@ -16,6 +16,7 @@ import { meGet, meUpdate } from './tools/me.js';
 import { MEMBER_TOOLS } from './tools/members.js';
 import { PROJECT_TOOLS, projectsList } from './tools/projects.js';
 import { TASK_TOOLS } from './tools/tasks.js';
+import { TRANSFER_TOOLS } from './tools/transfer.js';
 import { VIEW_TOOLS } from './tools/views.js';
 
 type Tool = ToolDefinition<WorkspaceServices>;
@@ -44,6 +45,8 @@ export const PRODUCT_TOOLS: readonly Tool[] = linkViews([
   ...inGroup('people', [...MEMBER_TOOLS, meUpdate]),
   ...inGroup('files', ATTACHMENT_TOOLS),
   ...inGroup('history', [activityList]),
+  // Long work for admins, as tasks of the tasks extension: a file's tasks in, the workspace out.
+  ...inGroup('transfer', TRANSFER_TOOLS),
 ]);
 
 /** What `/mcp` lists without `tools=` (named in the vocabulary, which the authorization server reads too). */

@@ -119,4 +119,4 @@ export const notConfirmedText = (kind: NotConfirmed, what: string): string =>
  * What a destructive tool's description says about asking, truthfully for every client: this
  * server asks the person itself only on 2026-07-28 with form elicitation; elsewhere the model must.
  */
-export const ASKS_FIRST = 'Asks first (form elicitation), else confirm with the person.';
+export const ASKS_FIRST = 'Asks first (elicitation), else confirm with the person.';

@@ -39,10 +39,8 @@ export const labelArg = z.pipe(
 export const versionArg = z.number().check(z.int(), z.minimum(1));
 
 export const pagingArgs = {
-  limit: z
-    ._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT)
-    // Its default is listed beside it (`default`): the description need not say it again.
-    .check(z.describe('Page size')),
+  // No description: a page's size is what `limit` says, and its default and bounds are listed beside it.
+  limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_LIMIT)), DEFAULT_LIMIT),
   // The list's own nextCursor: the name says it (its description was 260 bytes of every listing).
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
 };

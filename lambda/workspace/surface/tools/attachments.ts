@@ -64,7 +64,7 @@ export const attachmentAdd = defineTool({
   title: 'Attach a file',
   description:
     'Attaches a file to a task (or with commentId to one of its comments): base64 content or text, at most 4 MB. ' +
-    'Its type is read from its bytes; resources/read of the uri returns it.',
+    'Its type is read from its bytes; read it back at its uri.',
   input: z.strictObject({
     taskId: taskRefArg,
     commentId: z.optional(idArg).check(z.describe('A comment of the task it belongs to')),

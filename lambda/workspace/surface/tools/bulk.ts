@@ -251,7 +251,7 @@ export const tasksUpdate = defineTool({
   title: 'Change several tasks',
   description:
     'Changes 1-50 tasks: each entry a task key, optionally the version read, the fields of task_update. ' +
-    'Each is changed or refused on its own (conflict, not found, role, field).',
+    'Each is changed or refused on its own.',
   input: z.strictObject({ tasks: listedArray(z.record(z.string(), z.unknown()), 'changes') }),
   listedInput: z.strictObject({ tasks: listedArray(updateItem, 'changes') }),
   itemsDescribe: ['taskId', 'version'],

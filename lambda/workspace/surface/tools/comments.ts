@@ -32,6 +32,14 @@ export const commentsList = defineTool({
   description: "Lists a task's comments, oldest first, with author and time.",
   input: listInput,
   output: listOutput,
+  // Each comment's task is the list's own, and its author is named: the ids the answer repeats are not listed.
+  listedOutput: z.object({
+    key: taskKeyOut,
+    taskId: z.string(),
+    taskTitle: z.string(),
+    ...listFields,
+    comments: z.array(z.object({ commentId: z.string(), authorName: z.optional(z.string()), body: z.string(), createdAt: z.string() })),
+  }),
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, ctx) => {

@@ -49,7 +49,7 @@ export const meGet = defineTool({
   name: 'me_get',
   title: 'Who am I',
   description:
-    "The calling user: name, e-mail, workspace and task key, role, time zone, today there, the token's scopes, unread inbox entries, e-mail settings.",
+    "The calling user: name, e-mail, workspace and task key, role, time zone, today there, the token's scopes, unread inbox entries.",
   input: z.strictObject({}),
   output: meOutput,
   // The scopes as strings: which there are, the protected-resource metadata lists (scopes_supported).

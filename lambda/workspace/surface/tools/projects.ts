@@ -42,6 +42,20 @@ const statusedOutput = z.extend(createdOutput, {
 });
 type StatusedOutput = z.output<typeof statusedOutput>;
 
+/**
+ * What the listing shows of a changed project: what a client acts on next (its id and version, the
+ * change's id, whether the person declined); the rest (who made it and when, its description) is in
+ * the answer and its text. Some 500 bytes of every listing of every group.
+ */
+const listedChange = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  status: z.string(),
+  version: z.number(),
+  ...activityIdOutput,
+  declined: z.optional(z.string()),
+});
+
 const statusedOf = (p: Project, activityId?: string, moved?: PlannedSet['removed']): StatusedOutput => ({
   ...toProjectOutput(p),
   statuses: toStatusesOutput(p),
@@ -104,6 +118,19 @@ export const projectGet = defineTool({
   description: 'One project, its statuses and counts of open, overdue, due-today and done tasks; tasks_search lists them.',
   input: z.strictObject({ projectId: projectIdArg }),
   output: getOutput,
+  // Its statuses, counts and custom fields; who made it and when are in its text.
+  listedOutput: z.object({
+    project: z.object({
+      projectId: z.string(),
+      name: z.string(),
+      status: z.string(),
+      version: z.number(),
+      fields: z.optional(z.array(z.object({ name: z.string(), type: z.string(), options: z.optional(z.array(z.string())) }))),
+    }),
+    statuses: statusesOutput,
+    today: dateOut,
+    counts: z.object({ open: z.number(), overdue: z.number(), dueToday: z.number(), done: z.number() }),
+  }),
   annotations: READ,
   scope: 'tasks:read',
   run: async (args, { services, principal, now }) => {
@@ -137,6 +164,7 @@ export const projectCreate = defineTool({
     fields: z.optional(newFieldsArg),
   }),
   output: createdOutput,
+  listedOutput: listedChange,
   annotations: CREATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -165,6 +193,7 @@ export const projectUpdate = defineTool({
     fields: z.optional(fieldsArg),
   }),
   output: statusedOutput,
+  listedOutput: listedChange,
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
@@ -250,6 +279,7 @@ export const projectArchive = defineTool({
   description: 'Archives a project (admins): out of projects_list, no new tasks; its tasks stay. Prefer it to project_delete.',
   input: removeInput,
   output: changedProjectOutput,
+  listedOutput: listedChange,
   annotations: REMOVE,
   scope: 'tasks:write',
   run: async (args, ctx) => {

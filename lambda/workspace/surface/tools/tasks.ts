@@ -81,7 +81,7 @@ const SUMMARY_FIELDS = ['status', 'priority', 'dueDate', 'assigneeName', 'projec
 const searchInput = z.strictObject({
   query: z
     .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_QUERY_LENGTH)))
-    .check(z.describe('assignee:me -status:done due<friday sort:due … (instead of the filters below)')),
+    .check(z.describe('assignee:me -status:done due<friday sort:due … (or the filters below)')),
   view: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).check(z.describe("A saved view's name or id")),
   text: z
     .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))

@@ -1,45 +1,46 @@
 import { randomUUID } from 'node:crypto';
-import { ToolRefusal } from '../lambda/errors.js';
-import { callBudget, withCallBudget } from '../lambda/platform/call-budget.js';
-import { batchGetConsistent } from '../lambda/platform/dynamodb.js';
-import { wsPk } from '../lambda/platform/item-keys.js';
-import { type Member, type Workspace, workspaceKeyOf } from '../lambda/vocabulary.js';
-import { doorSource } from '../lambda/workspace/activity/records.js';
-import { addComment } from '../lambda/workspace/comments/comment-writer.js';
-import { OPERATOR } from '../lambda/workspace/membership/rules.js';
-import { bulkItemId, newActivityId } from '../lambda/workspace/model/activity.js';
-import { type Caller, callerOf } from '../lambda/workspace/model/caller.js';
-import { type FieldValue, foldedFieldName } from '../lambda/workspace/model/custom-fields.js';
-import { readDay } from '../lambda/workspace/model/date-words.js';
-import { MAX_BLOCKERS, MAX_LEVELS } from '../lambda/workspace/model/limits.js';
-import { type RepeatRead, readRepeat } from '../lambda/workspace/model/repeat-rules.js';
-import { NO_STATUSES, planStatusSet } from '../lambda/workspace/model/status-sets.js';
-import { foldedName, phaseOf, type StatusCategory, setOf } from '../lambda/workspace/model/statuses.js';
-import { taskNameOf } from '../lambda/workspace/model/task-refs.js';
-import type { Project, Task } from '../lambda/workspace/model/types.js';
-import { changeProject, createProject } from '../lambda/workspace/projects/project-writer.js';
-import { createWorkspaceStores } from '../lambda/workspace/store/create-stores.js';
-import type { WriteContext } from '../lambda/workspace/store/stores.js';
-import type { NewTask } from '../lambda/workspace/tasks/planner.js';
-import { sourceClaimSk, sourceRowClaim } from '../lambda/workspace/tasks/source-claims.js';
-import { type CreateItem, createTasks } from '../lambda/workspace/tasks/task-writer.js';
-import { existingWorkspace, type Out } from './args.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ToolRefusal } from '../../errors.js';
+import { callBudget, withCallBudget } from '../../platform/call-budget.js';
+import { batchGetConsistent } from '../../platform/dynamodb.js';
+import { wsPk } from '../../platform/item-keys.js';
+import type { KeySource } from '../../platform/key-ring.js';
+import { type Member, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
+import { doorSource } from '../activity/records.js';
+import { addComment } from '../comments/comment-writer.js';
+import { OPERATOR } from '../membership/rules.js';
+import type { ChangeSource } from '../model/activity.js';
+import { bulkItemId, newActivityId } from '../model/activity.js';
+import { type Caller, callerOf } from '../model/caller.js';
+import { type FieldValue, foldedFieldName } from '../model/custom-fields.js';
+import { readDay } from '../model/date-words.js';
+import { MAX_BLOCKERS, MAX_LEVELS } from '../model/limits.js';
+import { type RepeatRead, readRepeat } from '../model/repeat-rules.js';
+import { NO_STATUSES, planStatusSet } from '../model/status-sets.js';
+import { foldedName, phaseOf, type StatusCategory, setOf } from '../model/statuses.js';
+import { taskNameOf } from '../model/task-refs.js';
+import type { Project, Task } from '../model/types.js';
+import { changeProject, createProject } from '../projects/project-writer.js';
+import { createWorkspaceStores } from '../store/create-stores.js';
+import type { WorkspaceStores, WriteContext } from '../store/stores.js';
+import type { NewTask } from '../tasks/planner.js';
+import { sourceClaimSk, sourceRowClaim } from '../tasks/source-claims.js';
+import { type CreateItem, createTasks } from '../tasks/task-writer.js';
 import { type FileField, fieldValueOf, fieldWords, type ProjectFields, planProjectFields } from './import-fields.js';
 import {
   type ColumnUse,
   exportedDate,
-  type Format,
   type ImportRow,
   type KeptValue,
   notesOf,
   type Person,
+  type RowFormat,
   type RowRef,
   type SkippedRow,
 } from './import-formats.js';
-import type { Target } from './target.js';
 
 /**
- * Tasks from another tool's CSV export (cli/import-formats.ts reads it), written through the one
+ * Tasks from another tool's CSV export (lambda/workspace/transfer/import-formats.ts reads it), written through the one
  * task writer as the tools write them: numbered, recorded ("admin CLI: import from asana") and
  * undoable, fifty rows to a call (each call's id undoes its rows with change_undo). Each task is
  * written with a claim on its source row (`IMPORT#<format>#<row id>` in the workspace's partition)
@@ -56,10 +57,24 @@ export const PROGRESS_EVERY = 500;
 /** What a file says, as a terminal may print it: no control characters (an escape sequence in a title). */
 const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}]/gu, ' ');
 
+/** Where the report's lines go: the terminal's two streams for the admin CLI, the task's result for workspace_import. */
+export interface Out {
+  stdout(line: string): void;
+  stderr(line: string): void;
+}
+
+/** What an import works on: the workspace table as the functions and the admin CLI both wire it. */
+export interface ImportTarget extends Pick<WorkspaceStores, 'directory'> {
+  readonly db: DynamoDBDocumentClient;
+  readonly table: string;
+  readonly keys: KeySource;
+  readonly activityDays: number;
+}
+
 type Claims = ReadonlyMap<string, { readonly key: string; readonly taskId: string }>;
 
 /** The rows a run before this one created already: claim → the task's key and id. */
-const claimed = async (target: Target, workspaceId: string, sks: readonly string[]): Promise<Claims> => {
+const claimed = async (target: ImportTarget, workspaceId: string, sks: readonly string[]): Promise<Claims> => {
   const items = await batchGetConsistent(
     target.db,
     target.table,
@@ -91,7 +106,7 @@ const indexRows = (rows: readonly ImportRow[]) => {
  * broken at the row that closes it. Each choice that is not the file's own is said.
  */
 const placesOf = (
-  format: Format,
+  format: RowFormat,
   rows: readonly ImportRow[],
   find: (ref: RowRef | undefined) => ImportRow | undefined,
   claims: Claims,
@@ -144,7 +159,7 @@ type Blocker = { readonly row: ImportRow } | { readonly taskId: string };
  * and so is one to a row neither in the file nor imported before; each is said on its row.
  */
 const writeOrder = (
-  format: Format,
+  format: RowFormat,
   rows: readonly ImportRow[],
   find: (ref: RowRef | undefined) => ImportRow | undefined,
   places: ReadonlyMap<ImportRow, { place: Place }>,
@@ -280,7 +295,7 @@ const valuesOf = (row: ImportRow, projectName: string | undefined, plan: Project
 /** A row's fields as the writer takes them; a field that does not map is left out and said. */
 const planRow = async (
   row: ImportRow,
-  format: Format,
+  format: RowFormat,
   members: readonly Member[],
   caller: Caller,
   now: Date,
@@ -341,7 +356,7 @@ const planRow = async (
       ...(assigneeId ? { assigneeId } : {}),
       labels: row.labels,
       ...(projectName ? { project: projectName } : {}),
-      ...(row.done ? { completed: { at: row.done.at ?? now.toISOString(), by: OPERATOR.userId } } : {}),
+      ...(row.done ? { completed: { at: row.done.at ?? now.toISOString(), by: caller.userId } } : {}),
       // A key of the workspace's statuses: a project of its own takes the one of its category (model/statuses.ts statusOfKey).
       ...(row.state ? { stateKey: row.state } : {}),
       ...(Object.keys(custom.values).length ? { fields: custom.values } : {}),
@@ -372,19 +387,28 @@ const describe = (p: Planned, blockers: number): string => {
 
 export interface ImportRun {
   readonly workspaceId: string;
-  readonly format: Format;
+  readonly format: RowFormat;
   readonly rows: readonly ImportRow[];
   readonly skipped: readonly SkippedRow[];
   /** Columns of the file the format's reading does not use: named once, so nothing goes unsaid. */
   readonly unread: readonly string[];
   /** Every column of the file and what it becomes (`--dry-run` lists them). */
   readonly columns: readonly ColumnUse[];
-  /** The custom fields the file's values make (cli/import-fields.ts), added to each project its rows go to. */
+  /** The custom fields the file's values make (lambda/workspace/transfer/import-fields.ts), added to each project its rows go to. */
   readonly fields: readonly FileField[];
   /** The project of rows that name none (`--project`; Todoist's: the file's name). */
   readonly project?: string;
   readonly dryRun: boolean;
   readonly file: string;
+  /** The workspace, read by the door before it reads the file. */
+  readonly workspace: Workspace;
+  /** Who imports: the operator through the admin CLI (without it), or a member through workspace_import and their client. */
+  readonly by?: { readonly member: Member; readonly client: string };
+  /**
+   * Asked after each call's rows (fifty) are written, with the rows done and planned: whether to go
+   * on. A cancelled workspace_import stops there, every call before it whole (each undone by its id).
+   */
+  readonly between?: (done: number, total: number) => Promise<boolean>;
 }
 
 /** What a run wrote, as the report's last line says it. */
@@ -394,28 +418,41 @@ export interface ImportSummary {
   /** Write units the task writes were estimated at (platform/transact.ts opWriteUnits: what a call's ceiling counts). */
   readonly writeUnits: number;
   readonly seconds: number;
+  /** The calls the tasks were written in, in order: change_undo of each takes its rows back. */
+  readonly changes: readonly string[];
+  /** Stopped before its last rows (`between` said so). */
+  readonly stopped: boolean;
 }
 
-export const importTasks = async (target: Target, run: ImportRun, out: Out, now: Date): Promise<ImportSummary | undefined> => {
-  const { workspaceId, format } = run;
-  const [workspace, members] = await Promise.all([existingWorkspace(target, workspaceId), target.directory.listMembers(workspaceId)]);
+/** A change's source: the admin CLI's operator, or the member of a workspace_import and their client. */
+const importSource = (run: ImportRun, actor: { readonly userId: string; readonly name: string }, at: Date): ChangeSource =>
+  run.by
+    ? { actorId: actor.userId, actorName: actor.name, client: run.by.client, tool: 'workspace_import', now: at }
+    : doorSource('admin CLI', actor, `import from ${run.format}`, at);
+
+export const importTasks = async (target: ImportTarget, run: ImportRun, out: Out, now: Date): Promise<ImportSummary | undefined> => {
+  const { workspaceId, format, workspace } = run;
+  const members = await target.directory.listMembers(workspaceId);
   const owner = members.find((m) => m.role === 'owner' && m.status === 'active');
-  // The operator, acting as an owner; dates in words are read in the first owner's zone.
-  const caller: Caller = {
-    workspaceId,
-    workspaceKey: workspaceKeyOf(workspace),
-    pastKeys: workspace.pastKeys ?? [],
-    taskCounter: workspace.taskCounter ?? 0,
-    directoryVersion: workspace.directoryVersion ?? 0,
-    userId: OPERATOR.userId,
-    name: OPERATOR.name,
-    role: 'owner',
-    timeZone: owner?.timeZone ?? 'UTC',
-    layout: workspace.layout ?? 1,
-    ...(workspace.migrating ? { migrating: true } : {}),
-  };
+  // The member who imports, or the operator acting as an owner (dates in words read in the first owner's zone).
+  const caller: Caller = run.by
+    ? callerOf(workspace, run.by.member)
+    : {
+        workspaceId,
+        workspaceKey: workspaceKeyOf(workspace),
+        pastKeys: workspace.pastKeys ?? [],
+        taskCounter: workspace.taskCounter ?? 0,
+        directoryVersion: workspace.directoryVersion ?? 0,
+        userId: OPERATOR.userId,
+        name: OPERATOR.name,
+        role: 'owner',
+        timeZone: owner?.timeZone ?? 'UTC',
+        layout: workspace.layout ?? 1,
+        ...(workspace.migrating ? { migrating: true } : {}),
+      };
   const stores = createWorkspaceStores(target.db, target.table, target.keys, target.activityDays);
-  const source = doorSource('admin CLI', OPERATOR, `import from ${format}`, now);
+  const importer = run.by?.member ?? OPERATOR;
+  const source = importSource(run, importer, now);
   const ctx: WriteContext = { stores, caller, source };
 
   if (run.dryRun) {
@@ -471,6 +508,8 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   const idOf = new Map(planned.map((p) => [p.row, randomUUID()]));
   const wanted = [...new Set(planned.flatMap((p) => (p.fields.project ? [p.fields.project] : [])))];
   const missing = wanted.filter((name) => !projects.has(name.toLowerCase()));
+  /** The records of the projects made or changed for the file: change_undo of each takes it back. */
+  const projectChanges: string[] = [];
   // Asana's sections: the statuses of each project the import makes, from its rows' sections.
   const sectionsOf = (name: string) =>
     planned.filter((p) => p.fields.project?.toLowerCase() === name.toLowerCase() && p.row.section).map((p) => p.row.section!);
@@ -532,6 +571,7 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
     const fields = fieldPlans.get(name.toLowerCase())?.fields;
     const made = await createProject(ctx, { name, ...(statusSet ? { statusSet } : {}), ...(fields?.length ? { fields } : {}) });
     projects.set(name.toLowerCase(), made.project);
+    projectChanges.push(made.record.activityId);
     out.stdout(
       printable(
         `project '${name}': created${statusSet ? ` with the statuses ${statusSet.statuses.map((s) => `${s.name} (${s.category})`).join(', ')}` : ''}`,
@@ -546,7 +586,10 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
     const before = projects.get(name.toLowerCase());
     if (plan && before && (plan.added.length || plan.grown.length)) {
       const changed = await changeProject(ctx, before, { fields: plan.fields });
-      if (changed) projects.set(name.toLowerCase(), changed.project);
+      if (changed) {
+        projects.set(name.toLowerCase(), changed.project);
+        projectChanges.push(changed.record.activityId);
+      }
     }
     for (const line of fieldsSaid(name, false)) out.stdout(printable(line));
   }
@@ -559,7 +602,7 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
   out.stderr(
     `Imported ${summary.created} task(s) from ${run.file} (${format})${summary.refused ? `, ${summary.refused} refused` : ''}; ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped.${
       summary.byOperator
-        ? ` ${summary.byOperator} comment(s) whose author is no member here were added by the operator (said on their rows).`
+        ? ` ${summary.byOperator} comment(s) whose author is no member here were added by ${run.by ? run.by.member.name : 'the operator'} (said on their rows).`
         : ''
     }${leftSaid}`,
   );
@@ -567,7 +610,14 @@ export const importTasks = async (target: Target, run: ImportRun, out: Out, now:
     out.stderr(
       `Tasks written in ${seconds.toFixed(1)} s (${Math.round(summary.created / Math.max(seconds, 0.001))} rows/s), ${summary.writeUnits} write units as estimated (${(summary.writeUnits / summary.created).toFixed(1)} a task).`,
     );
-  return { created: summary.created, refused: summary.refused, writeUnits: summary.writeUnits, seconds };
+  return {
+    created: summary.created,
+    refused: summary.refused,
+    writeUnits: summary.writeUnits,
+    seconds,
+    changes: [...projectChanges, ...summary.changes],
+    stopped: summary.stopped,
+  };
 };
 
 interface Layout {
@@ -587,8 +637,12 @@ const writeRows = async (
   planned: readonly Planned[],
   { places, blockers, idOf, projects, done }: Layout,
   out: Out,
-): Promise<{ created: number; refused: number; byOperator: number; writeUnits: number }> => {
+): Promise<{ created: number; refused: number; byOperator: number; writeUnits: number; changes: string[]; stopped: boolean }> => {
   const { format, caller } = { format: run.format, caller: ctx.caller };
+  const importer = run.by?.member ?? OPERATOR;
+  const byWhom = run.by ? run.by.member.name : 'the operator';
+  const changes: string[] = [];
+  let stopped = false;
   let created = 0;
   let refused = 0;
   let byOperator = 0;
@@ -698,20 +752,23 @@ const writeRows = async (
           const who = c.author.email ?? c.author.name;
           p.problems.push(
             author
-              ? `a comment by ${who}, a ${author.role === 'viewer' ? 'viewer' : 'disabled member'} here: added by the operator`
-              : `a comment by '${who}', no member here: added by the operator`,
+              ? `a comment by ${who}, a ${author.role === 'viewer' ? 'viewer' : 'disabled member'} here: added by ${byWhom}`
+              : `a comment by '${who}', no member here: added by ${byWhom}`,
           );
         }
         // Each comment a millisecond after the one before: a task's comments sort by their ids' time (UUIDv7).
         const at = new Date(ctx.source.now.getTime() + ++comments);
         const as: WriteContext = writes
-          ? { ...ctx, caller: callerOf(workspace, author), source: doorSource('admin CLI', author, `import from ${format}`, at) }
-          : { ...ctx, source: doorSource('admin CLI', OPERATOR, `import from ${format}`, at) };
+          ? { ...ctx, caller: callerOf(workspace, author), source: importSource(run, author, at) }
+          : { ...ctx, source: importSource(run, importer, at) };
         await addComment(as, o.written.task, c.body.slice(0, 10_000));
       }
       for (const problem of p.problems) out.stdout(printable(`line ${p.row.line} (${name}): ${problem}`));
     }
-    if (first) out.stdout(`${first} … ${last}: undo with change_undo ${callId}`);
+    if (first) {
+      out.stdout(`${first} … ${last}: undo with change_undo ${callId}`);
+      changes.push(callId);
+    }
     sinceProgress += group.length;
     if (sinceProgress >= PROGRESS_EVERY || i + PER_CALL >= planned.length) {
       if (planned.length >= PROGRESS_EVERY) {
@@ -722,8 +779,15 @@ const writeRows = async (
       }
       sinceProgress = 0;
     }
+    if (run.between && i + PER_CALL < planned.length && !(await run.between(i + PER_CALL, planned.length))) {
+      stopped = true;
+      out.stdout(
+        `stopped after ${i + PER_CALL} of ${planned.length} rows, as asked: each call above is whole; the rows after it were not written`,
+      );
+      break;
+    }
   }
-  return { created, refused, byOperator, writeUnits: callBudget()?.writeUnits ?? 0 };
+  return { created, refused, byOperator, writeUnits: callBudget()?.writeUnits ?? 0, changes, stopped };
 };
 
 /**

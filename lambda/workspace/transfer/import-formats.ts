@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import type { Priority } from '../lambda/workspace/model/types.js';
+import type { Priority } from '../model/types.js';
 import { type FieldCell, type FieldSpec, type FileField, fieldWords, fileFields } from './import-fields.js';
 import { jiraToMarkdown } from './jira-markup.js';
 
@@ -9,7 +9,7 @@ import { jiraToMarkdown } from './jira-markup.js';
  * doers task can take from a row, and what it cannot (said per row, never dropped in silence).
  * `COLUMNS` below says what each column becomes; `--dry-run` prints it for the file's header. The
  * columns that become custom fields of the project (`fieldSpecsOf`) are typed by the file's values
- * in cli/import-fields.ts, and each row carries its values for them by field name.
+ * in lambda/workspace/transfer/import-fields.ts, and each row carries its values for them by field name.
  *
  * - Todoist (its import/export template): TYPE (task, section, note), CONTENT (the title, with
  *   `@label` words; `* ` first: an uncompletable item), DESCRIPTION, PRIORITY (1 = p1, the highest;
@@ -37,6 +37,9 @@ import { jiraToMarkdown } from './jira-markup.js';
 
 export const FORMATS = ['todoist', 'asana', 'linear', 'jira'] as const;
 export type Format = (typeof FORMATS)[number];
+/** What rows may come from: another tool's CSV, or a doers export read row by row (lambda/workspace/transfer/doers-rows.ts). */
+export type RowFormat = Format | 'doers';
+export const ROW_FORMATS: readonly RowFormat[] = [...FORMATS, 'doers'];
 
 /** A person as an export names them: an e-mail, a display name, or both. */
 export interface Person {
@@ -60,7 +63,7 @@ export interface RowRef {
 
 /**
  * A value kept as a labelled line of the task's notes: one doers has no field for (a Jira attachment,
- * Linear's Related to), or a custom field's value the project cannot take (cli/import-fields.ts).
+ * Linear's Related to), or a custom field's value the project cannot take (lambda/workspace/transfer/import-fields.ts).
  */
 export interface KeptValue {
   readonly field: string;
@@ -86,13 +89,13 @@ export interface ImportRow {
   readonly done?: { readonly at?: string };
   /** The workflow status it maps to (a key of model/statuses.ts), where its tool names one that does. */
   readonly state?: string;
-  /** Asana: its section, which becomes a status of the project's own (cli/import-tasks.ts). */
+  /** Asana: its section, which becomes a status of the project's own (lambda/workspace/transfer/import-tasks.ts). */
   readonly section?: string;
   /** The row's comments (Todoist's note rows under it, Jira's Comment columns). */
   readonly comments: ImportComment[];
   /**
    * The row's parent as its tool names it: another row's id (Linear, Jira; Todoist's, by INDENT, is
-   * the row above one level up), or its title (Asana). cli/import-tasks.ts finds it in the file or
+   * the row above one level up), or its title (Asana). lambda/workspace/transfer/import-tasks.ts finds it in the file or
    * in an earlier run's claims.
    */
   readonly parent?: RowRef;
@@ -100,7 +103,7 @@ export interface ImportRow {
   readonly blockedBy: RowRef[];
   /** Values kept as lines of the notes (see KeptValue). */
   readonly kept: KeptValue[];
-  /** Its values for the file's custom fields (cli/import-fields.ts), by field name. */
+  /** Its values for the file's custom fields (lambda/workspace/transfer/import-fields.ts), by field name. */
   readonly values: FieldCell[];
   /** Another id the tool gives the row (Jira's numeric Issue id, which its Parent id names). */
   readonly altId?: string;
@@ -241,7 +244,7 @@ const STATES: Readonly<Record<string, string>> = {
   "won't fix": 'canceled',
 };
 
-const stateOf = (status: string, problems: string[]): { state?: string } => {
+export const stateOf = (status: string, problems: string[]): { state?: string } => {
   if (!status) return {};
   const state = STATES[status.trim().toLowerCase()];
   if (!state) problems.push(`Status '${status}' is no status here; imported by whether it is done`);
@@ -251,7 +254,7 @@ const stateOf = (status: string, problems: string[]): { state?: string } => {
 /**
  * What each column of each export becomes. A column not named here is ignored, said so, except
  * Asana's (every other column of its export is a custom field) and Jira's `Custom field (X)`: each
- * a custom field of the project (cli/import-fields.ts; `fieldSpecsOf` below), typed by its values.
+ * a custom field of the project (lambda/workspace/transfer/import-fields.ts; `fieldSpecsOf` below), typed by its values.
  * A field column's words are those of the field the file's values make (`readExport`).
  */
 const MAPPED = (becomes: string) => ({ use: 'mapped' as const, becomes });
@@ -396,7 +399,7 @@ const linearCycle = (row: Cells): string =>
  * team's sprints outgrow the 50 options a multi-select holds, and text finds one by a part of it);
  * Linear's Estimate a number and its cycle a text; Asana's Start Date a date. Each other Jira `Custom
  * field (X)`, Linear's Project Milestone and each Asana custom column is a field of its name, typed
- * by its values (cli/import-fields.ts). Two columns of one name feed one field.
+ * by its values (lambda/workspace/transfer/import-fields.ts). Two columns of one name feed one field.
  */
 const fieldSpecsOf = (format: Format, header: readonly string[]): Spec[] => {
   const has = (c: string) => header.includes(c);
@@ -477,7 +480,7 @@ export const readExport = (
   given?: Format,
 ):
   | { format: Format; rows: ImportRow[]; skipped: SkippedRow[]; unread: string[]; columns: ColumnUse[]; fields: FileField[] }
-  | { error: string } => {
+  | { error: string; header: string[]; unknownFormat?: true } => {
   let records: { record: Cells; info: { lines: number } }[];
   let header: string[] = [];
   try {
@@ -493,12 +496,14 @@ export const readExport = (
       info: true,
     }) as { record: Cells; info: { lines: number } }[];
   } catch (err) {
-    return { error: `not CSV this reads (${(err as Error).message})` };
+    return { error: `not CSV this reads (${(err as Error).message})`, header };
   }
   const format = given ?? detectFormat(header);
   if (!format)
     return {
-      error: `its columns (${header.slice(0, 6).join(', ')}…) are none of Todoist's, Asana's, Linear's or Jira's export; give --format`,
+      error: `its columns (${header.slice(0, 6).join(', ')}…) are none of Todoist's, Asana's, Linear's or Jira's export`,
+      header,
+      unknownFormat: true,
     };
   const rows: ImportRow[] = [];
   const skipped: SkippedRow[] = [];
@@ -777,9 +782,9 @@ const doneAt = (v: string, column: string, problems: string[]): { at?: string } 
 };
 
 /** A row's notes as written: its own, then the values kept (`kept`: the row's, and field values no field took), one labelled line each. */
-export const notesOf = (row: Pick<ImportRow, 'notes'> & { readonly kept: readonly KeptValue[] }, format: Format): string | undefined => {
+export const notesOf = (row: Pick<ImportRow, 'notes'> & { readonly kept: readonly KeptValue[] }, format: RowFormat): string | undefined => {
   if (!row.kept.length) return row.notes;
-  const tool = { todoist: 'Todoist', asana: 'Asana', linear: 'Linear', jira: 'Jira' }[format];
+  const tool = { todoist: 'Todoist', asana: 'Asana', linear: 'Linear', jira: 'Jira', doers: 'doers' }[format];
   const block = [`Kept from ${tool}:`, ...row.kept.map((k) => `- ${k.field}: ${k.value.replace(/\s*\n\s*/g, ' ')}`)].join('\n');
   return row.notes ? `${row.notes}\n\n${block}` : block;
 };

@@ -1,4 +1,4 @@
-import { ToolRefusal } from '../lambda/errors.js';
+import { ToolRefusal } from '../../errors.js';
 import {
   BUILT_IN_NAMES,
   checkFieldValue,
@@ -11,14 +11,14 @@ import {
   MAX_FIELDS,
   MAX_OPTION_LENGTH,
   planFields,
-} from '../lambda/workspace/model/custom-fields.js';
-import { isCalendarDate } from '../lambda/workspace/model/date-words.js';
+} from '../model/custom-fields.js';
+import { isCalendarDate } from '../model/date-words.js';
 
 /**
  * The custom fields an import makes of a file's columns (docs/workspace.md, "Importing from other
  * tools"): which columns feed a field and its type (fixed by the tool's meaning, or read from the
  * values), and what each target project's fields become when the import adds them, merged by name
- * and type with those it has. Pure: cli/import-tasks.ts writes the projects and the values.
+ * and type with those it has. Pure: lambda/workspace/transfer/import-tasks.ts writes the projects and the values.
  */
 
 /** A row's value for a field, as the file says it (the field by its name). */

@@ -1,0 +1,194 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../../platform/dynamodb.js';
+import { wsPk } from '../../platform/item-keys.js';
+
+/**
+ * Long work a tool call started and a worker does (workspace_import, workspace_export): one item per
+ * job in its workspace's job partition (`WS#<ws>#JOB`), written by the call before it answers (the
+ * task's handle must find it at once) and then only by the worker, each change conditional on the
+ * job still working, so a finished job never changes again. The item expires with the table's TTL
+ * a day after it was made (docs/workspace.md, "Long work").
+ */
+
+export type JobStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+export type JobTool = 'workspace_import' | 'workspace_export';
+
+/** How long a job (and its result) is kept after it was made. */
+export const JOB_TTL_MS = 24 * 60 * 60_000;
+
+export interface Job {
+  readonly workspaceId: string;
+  readonly jobId: string;
+  /** Who started it: only they may read or cancel it. */
+  readonly userId: string;
+  readonly tool: JobTool;
+  /** The call's arguments as read, and what the worker needs of the call (its client). */
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly status: JobStatus;
+  readonly statusMessage?: string;
+  readonly createdAt: string;
+  readonly lastUpdatedAt: string;
+  /** Asked to stop (tasks/cancel); the worker stops at its next step. */
+  readonly cancel?: boolean;
+  /** The tool's result (CallToolResult) as JSON, once completed. */
+  readonly result?: string;
+  /** The JSON-RPC error, once failed. */
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
+/** An end the worker writes: completed with the tool's result, failed with an error, or cancelled. */
+export type JobEnd =
+  | { readonly status: 'completed'; readonly statusMessage: string; readonly result: Record<string, unknown> }
+  | { readonly status: 'failed'; readonly statusMessage: string; readonly error: { code: number; message: string } }
+  | { readonly status: 'cancelled'; readonly statusMessage: string; readonly result?: Record<string, unknown> };
+
+const jobPk = (workspaceId: string): string => `${wsPk(workspaceId)}#JOB`;
+const lockSk = (tool: JobTool): string => `LOCK#${tool}`;
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+export class JobStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** The job, written before its call answers; read strongly consistent by the next tasks/get wherever it lands. */
+  async create(job: Omit<Job, 'status' | 'lastUpdatedAt'>): Promise<Job> {
+    const made: Job = { ...job, status: 'working', lastUpdatedAt: job.createdAt };
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: jobPk(job.workspaceId),
+          sk: job.jobId,
+          ...made,
+          expiresAt: seconds(Date.parse(job.createdAt) + JOB_TTL_MS),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return made;
+  }
+
+  /** The job, or undefined when there is none (or it expired: TTL deletes lag, so expiry is checked here too). */
+  async get(workspaceId: string, jobId: string, now: Date): Promise<Job | undefined> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: jobPk(workspaceId), sk: jobId }, ConsistentRead: true }),
+    );
+    const item = out.Item as (Job & { expiresAt?: number }) | undefined;
+    if (!item || (item.expiresAt !== undefined && item.expiresAt < seconds(now.getTime()))) return undefined;
+    const { expiresAt: _e, pk: _p, sk: _s, ...job } = item as Job & { expiresAt?: number; pk?: string; sk?: string };
+    return job;
+  }
+
+  /**
+   * Progress of a working job: its message now. Answers whether it should go on: false once it was
+   * asked to stop, or is no longer working.
+   */
+  async progress(workspaceId: string, jobId: string, statusMessage: string, now: Date): Promise<boolean> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: jobId },
+          UpdateExpression: 'SET statusMessage = :m, lastUpdatedAt = :at',
+          ConditionExpression: '#s = :working',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':m': statusMessage, ':at': now.toISOString(), ':working': 'working' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes?.cancel !== true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Asks a working job to stop; a job that ended already is left as it is. */
+  async requestCancel(workspaceId: string, jobId: string, now: Date): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: jobId },
+          UpdateExpression: 'SET cancel = :yes, lastUpdatedAt = :at',
+          ConditionExpression: '#s = :working',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':yes': true, ':at': now.toISOString(), ':working': 'working' },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  /** The job's end, once: false when it had ended already (a second delivery of its message). */
+  async finish(workspaceId: string, jobId: string, end: JobEnd, now: Date): Promise<boolean> {
+    const result = 'result' in end && end.result ? JSON.stringify(end.result) : undefined;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: jobId },
+          UpdateExpression: `SET #s = :s, statusMessage = :m, lastUpdatedAt = :at${result ? ', #r = :r' : ''}${'error' in end ? ', #e = :e' : ''}`,
+          ConditionExpression: '#s = :working',
+          ExpressionAttributeNames: { '#s': 'status', ...(result ? { '#r': 'result' } : {}), ...('error' in end ? { '#e': 'error' } : {}) },
+          ExpressionAttributeValues: {
+            ':s': end.status,
+            ':m': end.statusMessage,
+            ':at': now.toISOString(),
+            ':working': 'working',
+            ...(result ? { ':r': result } : {}),
+            ...('error' in end ? { ':e': end.error } : {}),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * One job of this tool at a time in a workspace: the lock names the job and holds until `until`
+   * (a worker that died lets go by itself). Answers the job that holds it when it is another's.
+   */
+  async lock(workspaceId: string, tool: JobTool, jobId: string, until: Date, now: Date): Promise<string | undefined> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: jobPk(workspaceId), sk: lockSk(tool), jobId, until: until.getTime(), expiresAt: seconds(until.getTime()) + 60 },
+          ConditionExpression: 'attribute_not_exists(pk) OR #u < :now OR jobId = :job',
+          ExpressionAttributeNames: { '#u': 'until' },
+          ExpressionAttributeValues: { ':now': now.getTime(), ':job': jobId },
+        }),
+      );
+      return undefined;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const held = await this.db.send(
+        new GetCommand({ TableName: this.table, Key: { pk: jobPk(workspaceId), sk: lockSk(tool) }, ConsistentRead: true }),
+      );
+      return String(held.Item?.jobId ?? 'another job');
+    }
+  }
+
+  /** Lets go of the lock if this job still holds it. */
+  async unlock(workspaceId: string, tool: JobTool, jobId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: lockSk(tool) },
+          ConditionExpression: 'jobId = :job',
+          ExpressionAttributeValues: { ':job': jobId },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+}

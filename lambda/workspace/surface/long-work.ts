@@ -1,0 +1,239 @@
+import { ToolRefusal } from '../../errors.js';
+import type { DetailedTask, McpTask, TaskSource } from '../../mcp/tasks.js';
+import { refusalResult } from '../../mcp/tool-registry.js';
+import { type Principal, workspaceKeyOf } from '../../vocabulary.js';
+import { requireRole } from '../membership/rules.js';
+import { callerOf } from '../model/caller.js';
+import { exportTooBig } from '../model/refusals.js';
+import { taskNameOf } from '../model/task-refs.js';
+import { JOB_TTL_MS, type Job, type JobEnd } from '../store/job-store.js';
+import { exportToAttachment } from '../transfer/attachment-export.js';
+import { importAttachment } from '../transfer/attachment-import.js';
+import type { RowFormat } from '../transfer/import-formats.js';
+import type { ImportTarget } from '../transfer/import-tasks.js';
+import { sizeWords } from './render.js';
+import type { WorkspaceServices } from './services.js';
+
+/**
+ * Long work as tasks of the tasks extension (docs/protocol.md, "Long work as tasks"): the tool call
+ * writes a job (store/job-store.ts) and hands it to the work queue; a worker runs it here, outside
+ * the request (lambda/worker-app.ts: in AWS a queue's own function, locally beside the server), and
+ * writes its progress and its end on the job, which tasks/get reads.
+ */
+
+/** How often a client is asked to look. */
+export const POLL_INTERVAL_MS = 1000;
+/**
+ * A job still working this long after its last word has lost its worker (a worker runs at most 15
+ * minutes, and says something after every fifty rows): it is answered as failed.
+ */
+const STALE_MS = 20 * 60_000;
+
+/** The report lines a result keeps; the rest are counted. */
+const MAX_REPORT_LINES = 200;
+
+/** What a worker is given: the services as the functions build them, and the table for the import's own reads. */
+export interface JobDeps {
+  readonly services: WorkspaceServices;
+  readonly target: ImportTarget;
+}
+
+const ttlOf = (): number => JOB_TTL_MS;
+
+/** The job as the extension's task. */
+export const taskOfJob = (job: Job, now: Date): DetailedTask => {
+  const base: McpTask = {
+    taskId: job.jobId,
+    status: job.status,
+    ...(job.statusMessage ? { statusMessage: job.statusMessage } : {}),
+    createdAt: job.createdAt,
+    lastUpdatedAt: job.lastUpdatedAt,
+    ttlMs: ttlOf(),
+    pollIntervalMs: POLL_INTERVAL_MS,
+  };
+  if (job.status === 'completed' && job.result) return { ...base, result: JSON.parse(job.result) as Record<string, unknown> };
+  if (job.status === 'failed') return { ...base, error: job.error ?? { code: -32603, message: 'Internal error' } };
+  if (job.status === 'working' && now.getTime() - Date.parse(job.lastUpdatedAt) > STALE_MS)
+    return {
+      ...base,
+      status: 'failed',
+      statusMessage: 'Its worker stopped without finishing.',
+      error: {
+        code: -32603,
+        message:
+          'The work stopped without finishing (its worker ended). What it wrote stays, each step whole; run it again: rows imported before are not imported twice.',
+      },
+    };
+  return base;
+};
+
+/** Tasks of the caller's own, in the caller's workspace: anyone else's is unknown. */
+export const jobTasks: TaskSource<WorkspaceServices> = {
+  get: async (services: WorkspaceServices, principal: Principal, taskId: string, now: Date) => {
+    const job = await services.jobs.get(principal.workspaceId, taskId, now);
+    return job && job.userId === principal.userId ? taskOfJob(job, now) : undefined;
+  },
+  cancel: async (services: WorkspaceServices, principal: Principal, taskId: string, now: Date) => {
+    const job = await services.jobs.get(principal.workspaceId, taskId, now);
+    if (!job || job.userId !== principal.userId) return false;
+    if (job.status === 'working') await services.jobs.requestCancel(principal.workspaceId, taskId, now);
+    return true;
+  },
+};
+
+const textResult = (text: string, structured: Record<string, unknown>): Record<string, unknown> => ({
+  content: [{ type: 'text', text }],
+  structuredContent: structured,
+  isError: false,
+});
+
+const clipped = (lines: readonly string[]): string[] =>
+  lines.length <= MAX_REPORT_LINES
+    ? [...lines]
+    : [...lines.slice(0, MAX_REPORT_LINES), `… and ${lines.length - MAX_REPORT_LINES} more lines`];
+
+const undoWords = (changes: readonly string[]): string =>
+  changes.length ? ` change_undo of ${changes.join(', ')} takes ${changes.length === 1 ? 'it' : 'them'} back.` : '';
+
+/** The job's end: its work done, stopped, or refused (a refusal is the tool's answer: completed, as an error result). */
+const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> => {
+  const { services } = deps;
+  if (job.cancel) return { status: 'cancelled', statusMessage: 'Cancelled before it started; nothing was written.' };
+  const [workspace, member] = await Promise.all([
+    services.directory.getWorkspace(job.workspaceId),
+    services.directory.getMember(job.workspaceId, job.userId),
+  ]);
+  try {
+    if (!workspace) throw new Error(`workspace ${job.workspaceId} is gone`);
+    // Rights as they are when the work starts: an admin demoted (or removed) meanwhile is refused.
+    const active = member?.status === 'active' ? member : undefined;
+    requireRole(
+      active ?? { role: 'viewer' },
+      'admin',
+      job.tool === 'workspace_import' ? 'importing into the workspace' : 'exporting the workspace',
+    );
+    const client = String(job.input.client ?? 'unknown client');
+    if (job.tool === 'workspace_import') {
+      const dryRun = job.input.dryRun === true;
+      const done = await importAttachment(
+        services,
+        deps.target,
+        {
+          workspace,
+          member: active!,
+          client,
+          attachmentId: String(job.input.attachmentId),
+          format: job.input.format as RowFormat | undefined,
+          project: job.input.project as string | undefined,
+          dryRun,
+          between: (rows, total) => services.jobs.progress(job.workspaceId, job.jobId, `Imported ${rows} of ${total} rows.`, now()),
+        },
+        now(),
+      );
+      const s = done.summary;
+      const changes = s?.changes ?? [];
+      const structured = {
+        format: done.format,
+        file: done.file,
+        dryRun,
+        rows: done.rows,
+        skipped: done.skipped,
+        created: s?.created ?? 0,
+        refused: s?.refused ?? 0,
+        changes: [...changes],
+        report: clipped(done.lines),
+      };
+      if (s?.stopped)
+        return {
+          status: 'cancelled',
+          statusMessage: `Cancelled: ${s.created} task(s) were written before it stopped, each call whole.${undoWords(changes)}`,
+        };
+      const head = dryRun
+        ? `Dry run of ${done.file} (${done.format}): ${done.rows} row(s) read, nothing written. What each column and row would become:`
+        : `Imported ${s?.created ?? 0} task(s) from ${done.file} (${done.format}).${undoWords(changes)}`;
+      return {
+        status: 'completed',
+        statusMessage: dryRun ? 'Dry run done.' : `Imported ${s?.created ?? 0} task(s).`,
+        result: textResult([head, ...structured.report].join('\n'), structured),
+      };
+    }
+    const task = await services.tasks.get(job.workspaceId, String(job.input.taskId));
+    if (!task) throw new Error('the task to attach the export to is gone');
+    const members = await services.directory.listMembers(job.workspaceId);
+    const written = await exportToAttachment(
+      {
+        stores: services,
+        caller: callerOf(workspace, active!),
+        source: { actorId: active!.userId, actorName: active!.name, client, tool: 'workspace_export', now: now() },
+      },
+      workspace,
+      members,
+      task,
+      deps.target.db,
+      deps.target.table,
+    );
+    if (!written.written) throw exportTooBig(sizeWords(written.bytes), sizeWords(services.files.maxBytes));
+    const a = written.written.attachment;
+    const structured = {
+      attachmentId: a.attachmentId,
+      taskId: a.taskId,
+      name: a.name,
+      size: a.size,
+      items: written.items,
+      uri: `doers://attachments/${a.attachmentId}`,
+      activityId: written.written.record.activityId,
+    };
+    return {
+      status: 'completed',
+      statusMessage: `Exported ${written.items} items.`,
+      result: textResult(
+        `Exported the workspace (${written.items} items, ${sizeWords(a.size)}) to ${a.name} on ${taskNameOf(workspaceKeyOf(workspace), task)}: read it at ${structured.uri}. Its attachment files are not in it.${undoWords([structured.activityId])}`,
+        structured,
+      ),
+    };
+  } catch (err) {
+    if (err instanceof ToolRefusal)
+      return {
+        status: 'completed',
+        statusMessage: 'Refused.',
+        result: refusalResult(err.message, { reason: err.reason, code: err.code, data: err.data }),
+      };
+    throw err;
+  }
+};
+
+/**
+ * Runs one job to its end, once: a job that ended already (a second delivery of its message) is left
+ * alone. What fails unexpectedly ends it as failed, its internals in `onError` (the log), never in the answer.
+ */
+export const runJob = async (
+  deps: JobDeps,
+  workspaceId: string,
+  jobId: string,
+  onError: (err: unknown) => void,
+  now: () => Date = () => new Date(),
+): Promise<void> => {
+  const { jobs } = deps.services;
+  const job = await jobs.get(workspaceId, jobId, now());
+  if (job?.status !== 'working') return;
+  let end: JobEnd;
+  try {
+    end = await endOf(deps, job, now);
+  } catch (err) {
+    onError(err);
+    end = {
+      status: 'failed',
+      statusMessage: 'It failed.',
+      error: {
+        code: -32603,
+        message:
+          'Internal error: the work failed. What it wrote stays, each step whole; run it again (rows imported before are not imported twice).',
+      },
+    };
+  }
+  try {
+    await jobs.finish(workspaceId, jobId, end, now());
+  } finally {
+    if (job.tool === 'workspace_import' && job.input.dryRun !== true) await jobs.unlock(workspaceId, 'workspace_import', jobId);
+  }
+};

@@ -1,0 +1,144 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { MEMBER_PREFIX, NOTES_ITEM_SK, PROJECT_PREFIX, TASK_ITEM_SK, TASK_PREFIX } from '../../platform/item-keys.js';
+import type { FieldDef } from '../model/custom-fields.js';
+import type { Comment, Project, Task } from '../model/types.js';
+import type { FieldCell, FileField } from './import-fields.js';
+import { type ColumnUse, type ImportRow, type KeptValue, type SkippedRow, stateOf } from './import-formats.js';
+import { EXPORT_FORMAT, fromBase64 } from './workspace-export.js';
+
+/**
+ * A doers export (lambda/workspace/transfer/workspace-export.ts) read as rows, so that
+ * workspace_import brings another workspace's tasks into this one through the same import as a CSV:
+ * each live task a row (its notes, status, priority, due date or repeat rule, labels, assignee by
+ * e-mail, project by name, parent and blocked-by links, custom field values, comments by their
+ * authors), each claimed by its task id, so the same export imported again creates nothing twice.
+ * What belongs to the other workspace alone (its history, attachments, views, webhooks, members
+ * and their tokens) is not imported; the admin CLI's `import` makes a whole workspace of an export.
+ */
+
+const COMMENT_PREFIX = 'COMMENT#';
+
+/** What each kind of item becomes, as a dry run lists a CSV's columns. */
+const KINDS: readonly ColumnUse[] = [
+  {
+    column: 'tasks',
+    use: 'mapped',
+    becomes:
+      'tasks: title, notes, status, priority, due date or repeat rule, labels, assignee (by e-mail), project (by name), parent, blocked-by links',
+  },
+  { column: 'custom field values', use: 'field', becomes: "fields of the tasks' projects, by name and type" },
+  { column: 'comments', use: 'mapped', becomes: 'comments, each by its author where they are a member here' },
+  {
+    column: 'activity, attachments, saved views, webhooks, members',
+    use: 'ignored',
+    becomes: "the other workspace's own; the admin CLI's import makes a whole workspace of the export",
+  },
+];
+
+type Item = Record<string, unknown>;
+
+export type DoersRows =
+  | { format: 'doers'; rows: ImportRow[]; skipped: SkippedRow[]; unread: string[]; columns: ColumnUse[]; fields: FileField[] }
+  | { error: string; header: string[]; unknownFormat?: true };
+
+/** Whether a text is a doers export: its first line names the format. */
+export const isDoersExport = (text: string): boolean => {
+  const first = text.replace(/^\uFEFF/, '').split('\n', 1)[0] ?? '';
+  try {
+    return (JSON.parse(first) as { format?: unknown }).format === EXPORT_FORMAT;
+  } catch {
+    return false;
+  }
+};
+
+const valueWords = (v: unknown): string => (Array.isArray(v) ? v.join(', ') : String(v));
+
+export const readDoersExport = (text: string): DoersRows => {
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
+  const items: { item: Item; line: number }[] = [];
+  for (const [i, raw] of lines.entries()) {
+    if (i === 0 || !raw.trim()) continue;
+    try {
+      const parsed = JSON.parse(raw, fromBase64) as { item?: Parameters<typeof unmarshall>[0] };
+      items.push({ item: unmarshall(parsed.item ?? {}), line: i + 1 });
+    } catch {
+      return { error: `a doers export whose line ${i + 1} holds no item`, header: [] };
+    }
+  }
+  const sk = (it: Item) => String(it.sk ?? '');
+  const members = new Map<string, { email?: string; name?: string }>();
+  const projects = new Map<string, Project>();
+  const notes = new Map<string, string>();
+  const comments = new Map<string, Comment[]>();
+  const tasks: { task: Task; line: number }[] = [];
+  for (const { item, line } of items) {
+    const k = sk(item);
+    if (k.startsWith(MEMBER_PREFIX)) members.set(String(item.userId), { email: item.email as string, name: item.name as string });
+    else if (k.startsWith(PROJECT_PREFIX) && !item.deletedAt) projects.set(String(item.projectId), item as unknown as Project);
+    else if (k === NOTES_ITEM_SK) notes.set(String(item.pk), String(item.notes ?? ''));
+    else if (k.startsWith(COMMENT_PREFIX) && !item.deletedAt) {
+      const c = item as unknown as Comment;
+      comments.set(c.taskId, [...(comments.get(c.taskId) ?? []), c]);
+    } else if ((k === TASK_ITEM_SK || k.startsWith(TASK_PREFIX)) && !item.deletedAt && typeof item.title === 'string')
+      tasks.push({ task: { ...(item as unknown as Task), notes: (item.notes as string | undefined) ?? notes.get(String(item.pk)) }, line });
+  }
+  // Notes may come after their task in the file: read them again by the task's partition.
+  for (const t of tasks) {
+    const n = notes.get(`${String((t.task as unknown as Item).pk)}`);
+    if (n !== undefined && t.task.notes === undefined) t.task = { ...t.task, notes: n };
+  }
+  const numberOf = new Map(tasks.map(({ task }) => [task.taskId, task.number]));
+  const ref = (taskId: string, what: string) => ({
+    id: taskId,
+    label: `${what} ${numberOf.get(taskId) ? `#${numberOf.get(taskId)}` : taskId}`,
+  });
+
+  const fields = new Map<string, FileField>();
+  const defsOf = (projectId: string | undefined): Map<string, FieldDef> =>
+    new Map((projectId ? (projects.get(projectId)?.fields ?? []) : []).map((d) => [d.fieldId, d]));
+  for (const p of projects.values())
+    for (const d of p.fields ?? [])
+      if (!fields.has(d.name.toLowerCase()))
+        fields.set(d.name.toLowerCase(), { name: d.name, type: d.type, ...(d.options ? { options: d.options } : {}), columns: [] });
+
+  const rows: ImportRow[] = tasks.map(({ task: t, line }) => {
+    const problems: string[] = [];
+    const kept: KeptValue[] = [];
+    const defs = defsOf(t.projectId);
+    const values: FieldCell[] = [];
+    for (const [fieldId, value] of Object.entries(t.fields ?? {})) {
+      const def = defs.get(fieldId);
+      if (!def) continue;
+      // A person is a member of the other workspace: named, and kept in the notes unless this one has them.
+      const words = def.type === 'person' ? (members.get(String(value))?.email ?? String(value)) : valueWords(value);
+      values.push({ field: def.name, value: words });
+    }
+    const repeats = t.repeat?.words && /^every\b|^daily|^weekly|^monthly|^yearly/i.test(t.repeat.words);
+    if (t.repeat && !repeats) kept.push({ field: 'Repeat', value: t.repeat.words });
+    if (t.dueTime) kept.push({ field: 'Due time', value: t.dueTime });
+    const assignee = t.assigneeId ? members.get(t.assigneeId) : undefined;
+    const status = t.state ? stateOf(t.state, problems) : {};
+    return {
+      line,
+      sourceId: t.taskId,
+      title: t.title,
+      ...(t.notes ? { notes: t.notes } : {}),
+      priority: t.priority,
+      ...(repeats ? { due: t.repeat!.words } : t.dueDate ? { due: t.dueDate } : {}),
+      labels: [...(t.labels ?? [])],
+      ...(assignee ? { assignee } : {}),
+      ...(t.projectId && projects.get(t.projectId) ? { project: projects.get(t.projectId)!.name } : {}),
+      ...(t.status === 'done' ? { done: t.completedAt ? { at: t.completedAt } : {} } : {}),
+      ...status,
+      comments: (comments.get(t.taskId) ?? [])
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        .map((c) => ({ body: c.body, ...(members.get(c.authorId) ? { author: members.get(c.authorId)! } : {}) })),
+      ...(t.parentId ? { parent: ref(t.parentId, 'parent') } : {}),
+      blockedBy: Object.keys(t.blockedBy ?? {}).map((id) => ref(id, 'blocked by')),
+      kept,
+      values,
+      problems,
+    };
+  });
+  return { format: 'doers', rows, skipped: [], unread: [], columns: [...KINDS], fields: [...fields.values()] };
+};

@@ -1,0 +1,106 @@
+import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { batchGetConsistent } from '../../platform/dynamodb.js';
+import { EMAIL_SK, emailPk, wsPk } from '../../platform/item-keys.js';
+import type { Member, Workspace } from '../../vocabulary.js';
+
+/**
+ * A workspace as one doers export: a header line, then every item of the workspace (its members,
+ * projects, tasks with their notes, comments, links, numbers, word and label entries, counts and
+ * activity records) and its members' e-mail claims, one item per line as DynamoDB's own
+ * attribute-value JSON, so nothing is lost or converted (string sets stay sets). The admin CLI's
+ * `export` writes it to a file and its `import` writes it into another table whole; workspace_export
+ * writes it to an attachment. Long work's own records (`WS#<ws>#JOB`) are not the workspace's data
+ * and stay out.
+ */
+
+export const EXPORT_FORMAT = 'doers-workspace-export';
+export const EXPORT_VERSION = 1;
+
+export interface ExportHeader {
+  readonly format: typeof EXPORT_FORMAT;
+  readonly version: number;
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly exportedAt: string;
+  readonly items: number;
+}
+
+export type Item = Record<string, unknown>;
+
+/**
+ * Every item of the workspace: a scan of the table (the workspace's items are spread over many
+ * partitions, none of which lists the others). It reads the whole table once, about its size in
+ * 4 KB read units (halved: eventually consistent), which is what a move costs.
+ */
+export const workspaceItems = async (db: DynamoDBDocumentClient, table: string, workspaceId: string): Promise<Item[]> => {
+  const items: Item[] = [];
+  const pages = paginateScan(
+    { client: db },
+    {
+      TableName: table,
+      FilterExpression: '(pk = :ws OR begins_with(pk, :under)) AND pk <> :jobs',
+      ExpressionAttributeValues: { ':ws': wsPk(workspaceId), ':under': `${wsPk(workspaceId)}#`, ':jobs': `${wsPk(workspaceId)}#JOB` },
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+};
+
+/** The e-mail claims of these addresses that exist. */
+export const emailClaims = (db: DynamoDBDocumentClient, table: string, emails: readonly string[]): Promise<Item[]> =>
+  batchGetConsistent(
+    db,
+    table,
+    emails.map((e) => ({ pk: emailPk(e), sk: EMAIL_SK })),
+  );
+
+/**
+ * Binary values as base64 (JSON has no bytes; `JSON.stringify` of a Uint8Array is an object of
+ * indices), read back into bytes: the file holds the item exactly.
+ */
+const toBase64 = (_k: string, v: unknown) => (v instanceof Uint8Array ? { $base64: Buffer.from(v).toString('base64') } : v);
+export const fromBase64 = (_k: string, v: unknown) =>
+  v && typeof v === 'object' && typeof (v as { $base64?: unknown }).$base64 === 'string'
+    ? new Uint8Array(Buffer.from((v as { $base64: string }).$base64, 'base64'))
+    : v;
+
+export const exportLine = (item: Item): string => JSON.stringify({ item: marshall(item, { removeUndefinedValues: true }) }, toBase64);
+
+/** What an export holds, read: the header and the items in the order they are written. */
+export interface WorkspaceExport {
+  readonly header: ExportHeader;
+  /** The workspace's own items (their attachment files are not in them). */
+  readonly items: readonly Item[];
+  /** Every line after the header: the items, then the e-mail claims. */
+  readonly all: readonly Item[];
+}
+
+/** The workspace's items and its members' e-mail claims, with the header that names them. */
+export const readWorkspaceExport = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  workspace: Workspace,
+  members: readonly Member[],
+  now: Date,
+): Promise<WorkspaceExport> => {
+  const { workspaceId } = workspace;
+  const [items, claims] = await Promise.all([
+    workspaceItems(db, table, workspaceId),
+    emailClaims(
+      db,
+      table,
+      members.map((m) => m.email),
+    ),
+  ]);
+  const all = [...items, ...claims.filter((c) => c.workspaceId === workspaceId)];
+  const header: ExportHeader = {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    workspaceId,
+    name: workspace.name,
+    exportedAt: now.toISOString(),
+    items: all.length,
+  };
+  return { header, items, all };
+};

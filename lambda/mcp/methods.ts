@@ -205,13 +205,15 @@ export const MODERN_METHODS: Readonly<Record<string, Method<unknown>>> = {
     if (!(await app.tasks?.cancel(app.services, c.principal, taskId, c.now))) throw unknownTask(taskId);
     return { result: {} };
   },
-  // doers' tasks never ask for input: an update of a task of the caller's is acknowledged and its
-  // responses ignored, as the extension asks of responses to nothing outstanding.
+  // Answers to what a task asks; answers to nothing outstanding are ignored, as the extension asks.
   'tasks/update': async (app, c) => {
     const taskId = taskIdOf(c);
     const responses = c.req.params.inputResponses;
     if (!isObject(responses)) throw new InvalidParamsError('params.inputResponses must be an object');
-    if (!(await app.tasks?.get(app.services, c.principal, taskId, c.now))) throw unknownTask(taskId);
+    for (const [key, answer] of Object.entries(responses)) {
+      if (!isObject(answer)) throw new InvalidParamsError(`params.inputResponses.${key} must be a result object`);
+    }
+    if (!(await app.tasks?.update(app.services, c.principal, taskId, responses, c.now))) throw unknownTask(taskId);
     return { result: {} };
   },
 };

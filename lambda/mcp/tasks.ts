@@ -27,6 +27,8 @@ export interface McpTask {
 
 /** What tasks/get answers: the task, with its result once completed or its JSON-RPC error once failed. */
 export interface DetailedTask extends McpTask {
+  /** While `input_required`: what the task waits for, by key (answered with tasks/update). */
+  readonly inputRequests?: Readonly<Record<string, unknown>>;
   readonly result?: Record<string, unknown>;
   readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
 }
@@ -60,6 +62,8 @@ export interface TaskSource<S> {
   get(services: S, principal: Principal, taskId: string, now: Date): Promise<DetailedTask | undefined>;
   /** Asks the task to stop; false when there is no such task of the principal's. */
   cancel(services: S, principal: Principal, taskId: string, now: Date): Promise<boolean>;
+  /** Answers what the task asked (tasks/update); false when there is no such task of the principal's. */
+  update(services: S, principal: Principal, taskId: string, responses: Readonly<Record<string, unknown>>, now: Date): Promise<boolean>;
 }
 
 /** The -32602 an unknown (or expired, or someone else's) task is answered with. */

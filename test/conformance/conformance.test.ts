@@ -161,6 +161,13 @@ describe('official MCP conformance suite (server mode)', () => {
       assert.ok(total, `the suite printed no summary:\n${run.output.slice(-4000)}`);
       assert.match(summary, /Baseline check passed: all failures are expected/);
       assert.equal(run.code, 0, `the suite exited ${run.code}:\n${summary}`);
+      if (revision === '2026-07-28') {
+        // The tasks extension's scenarios are reported but not scored by --requirements (an
+        // extension): doers advertises it, so each of them must pass, and none may be missing.
+        const tasks = [...summary.matchAll(/([✓✗]) (tasks-[a-z-]+): (\d+) passed, (\d+) failed/g)];
+        assert.ok(tasks.length >= 9, `the tasks scenarios were not run:\n${summary}`);
+        for (const [, mark, name, , failed] of tasks) assert.ok(mark === '✓' && failed === '0', `${name} failed:\n${summary}`);
+      }
     });
   }
 });

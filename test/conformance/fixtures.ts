@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Fixtures } from '../../lambda/app.js';
 import { ToolRefusal } from '../../lambda/errors.js';
 import { definePrompt, type PromptMessage } from '../../lambda/mcp/prompt-registry.js';
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from '../../lambda/mcp/resource-registry.js';
+import { declaresTasks, TASKS_EXTENSION, taskStarted, tasksRequired } from '../../lambda/mcp/tasks.js';
 import { defineToolFor, type InputRequired, inputRequired, type ToolContext, type ToolDefinition } from '../../lambda/mcp/tool-registry.js';
 import type { ContentBlock } from '../../lambda/mcp/types.js';
+import { taskOfJob } from '../../lambda/workspace/surface/long-work.js';
 import type { WorkspaceServices } from '../../lambda/workspace/surface/services.js';
 
 /**
@@ -90,7 +93,167 @@ const stateOf = (ctx: Ctx): Record<string, unknown> | undefined =>
 
 // ---- tools ----------------------------------------------------------------------------------------
 
+// ---- long work (the tasks extension, io.modelcontextprotocol/tasks) ----------------------------------
+
+/**
+ * A fixture's task: a job in the product's own job store, read by the product's tasks/get, cancel
+ * and update (lambda/workspace/surface/long-work.ts), and run here, beside the server, by `work`,
+ * which returns the tool's result, or undefined when it stopped because the task was cancelled.
+ */
+const asTask = async (ctx: Ctx, work: (job: JobHandle) => Promise<Record<string, unknown> | undefined>) => {
+  const { jobs } = ctx.services;
+  const jobId = randomUUID();
+  const ws = ctx.principal.workspaceId;
+  const job = await jobs.create({
+    workspaceId: ws,
+    jobId,
+    userId: ctx.principal.userId,
+    tool: ctx.toolName,
+    input: {},
+    createdAt: ctx.now.toISOString(),
+  });
+  const handle: JobHandle = {
+    cancelled: async () => (await jobs.get(ws, jobId, new Date()))?.cancel === true,
+    ask: async (inputRequests) => {
+      await jobs.ask(ws, jobId, inputRequests, 'Waiting for your answer.', new Date());
+      for (;;) {
+        await sleep(50);
+        const now = await jobs.get(ws, jobId, new Date());
+        if (!now || now.cancel || now.status !== 'input_required') return now?.inputResponses ?? {};
+      }
+    },
+  };
+  setImmediate(() => {
+    work(handle)
+      .then((result) =>
+        jobs.finish(
+          ws,
+          jobId,
+          result ? { status: 'completed', statusMessage: 'Done.', result } : { status: 'cancelled', statusMessage: 'Cancelled.' },
+          new Date(),
+        ),
+      )
+      .catch(() =>
+        jobs.finish(
+          ws,
+          jobId,
+          { status: 'failed', statusMessage: 'It failed.', error: { code: -32603, message: 'Internal error' } },
+          new Date(),
+        ),
+      );
+  });
+  return taskStarted(taskOfJob(job, ctx.now));
+};
+
+interface JobHandle {
+  cancelled(): Promise<boolean>;
+  /** Parks the task on input_required until every key is answered (tasks/update); the answers by key. */
+  ask(inputRequests: Record<string, InputRequest>): Promise<Readonly<Record<string, unknown>>>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const textResult = (value: string, isError = false) => ({ content: [text(value)], isError });
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+/** A task-supporting fixture: a task for a client that declares the extension, else `sync` (or -32021 without one). */
+const taskTool = <I extends z.ZodType>(
+  name: string,
+  description: string,
+  input: I,
+  task: (args: z.output<I>, job: JobHandle, ctx: Ctx) => Promise<Record<string, unknown> | undefined>,
+  sync?: (args: z.output<I>) => Promise<string>,
+): ToolDefinition<Services> =>
+  defineTool<I, z.ZodType>({
+    name,
+    title: name,
+    description,
+    input,
+    annotations: WRITE,
+    scope: null,
+    run: async (args, ctx) => {
+      if (declaresTasks(ctx.meta)) return asTask(ctx, (job) => task(args, job, ctx));
+      if (!sync) throw tasksRequired(`${name} runs only as a task of the ${TASKS_EXTENSION} extension`);
+      return sync(args);
+    },
+    content: (out) => [text(String(out))],
+  });
+
+const taskTools: ToolDefinition<Services>[] = [
+  defineTool<z.ZodObject<{ name: z.ZodString }>, z.ZodType>({
+    name: 'greet',
+    title: 'greet',
+    description: 'Greets by name, at once: never a task (conformance fixture).',
+    input: z.strictObject({ name: z.string() }),
+    annotations: READ_ONLY,
+    scope: null,
+    run: async ({ name }) => `Hello, ${name}!`,
+    content: (out) => [text(String(out))],
+  }),
+  taskTool(
+    'slow_compute',
+    'Sleeps `seconds`, then answers; a task, cancelled between its steps (conformance fixture).',
+    z.strictObject({ seconds: z.number().min(0).max(120), label: z.string().optional() }),
+    async ({ seconds, label }, job) => {
+      for (const end = Date.now() + seconds * 1000; Date.now() < end; ) {
+        if (await job.cancelled()) return undefined;
+        await sleep(Math.min(100, end - Date.now()));
+      }
+      return textResult(`Computed ${label ?? 'it'} after ${seconds} s`);
+    },
+    async ({ seconds, label }) => {
+      await sleep(seconds * 1000);
+      return `Computed ${label ?? 'it'} after ${seconds} s`;
+    },
+  ),
+  taskTool('failing_job', 'A task that ends in a tool error; only as a task (conformance fixture).', noArgs, async () => {
+    await sleep(200);
+    return textResult('The job failed, as it always does.', true);
+  }),
+  taskTool('protocol_error_job', 'A task that fails with a protocol error (conformance fixture).', noArgs, async () => {
+    await sleep(100);
+    throw new Error('protocol_error_job always fails');
+  }),
+  taskTool(
+    'confirm_delete',
+    'A task that asks for a confirmation, then answers (conformance fixture).',
+    z.strictObject({}).passthrough(),
+    async (_args, job) => {
+      const answers = await job.ask({ confirm: elicit('Delete it?', { confirm: { type: 'boolean' } }) });
+      return textResult(`Confirmation: ${JSON.stringify(answers.confirm ?? null)}`);
+    },
+  ),
+  taskTool(
+    'multi_input',
+    'A task that asks two questions at once (conformance fixture).',
+    z.strictObject({}).passthrough(),
+    async (_args, job) => {
+      const answers = await job.ask({
+        first: elicit('First?', { value: { type: 'string' } }),
+        second: elicit('Second?', { value: { type: 'string' } }),
+      });
+      return textResult(`Answers: ${JSON.stringify(answers)}`);
+    },
+  ),
+  // Multi round-trip first (the name), then a task with what it was told.
+  defineTool<typeof noArgs, z.ZodType>({
+    name: 'test_tool_with_task',
+    title: 'test_tool_with_task',
+    description: 'Asks for a name through an input request, then greets in a task (conformance fixture).',
+    input: noArgs,
+    annotations: WRITE,
+    scope: null,
+    run: async (_args, ctx) => {
+      if (!declaresTasks(ctx.meta)) throw tasksRequired(`test_tool_with_task runs only as a task of the ${TASKS_EXTENSION} extension`);
+      const name = accepted(ctx, 'user_name')?.name;
+      if (typeof name !== 'string')
+        return inputRequired({ user_name: elicit('What is your name?', { name: { type: 'string' } }) }, undefined);
+      return asTask(ctx, async () => textResult(`Hello, ${name}!`));
+    },
+  }),
+];
+
 const tools: ToolDefinition<Services>[] = [
+  ...taskTools,
   contentTool('test_simple_text', 'Answers with one text block (conformance fixture).', [
     text('This is a simple text response for testing.'),
   ]),

@@ -56,9 +56,12 @@ describe('MCP Apps extension', () => {
     // Assert
     assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
     for (const capabilities of [legacy.getServerCapabilities(), modern.getServerCapabilities()]) {
-      assert.deepEqual(capabilities?.extensions, { [UI]: { mimeTypes: [MIME] } });
+      assert.deepEqual(capabilities?.extensions?.[UI], { mimeTypes: [MIME] });
       assert.ok(capabilities?.tools && capabilities.resources && capabilities.prompts);
     }
+    // Beside it on 2026-07-28 only, the tasks extension (docs/protocol.md, "Long work as tasks").
+    assert.deepEqual(Object.keys(legacy.getServerCapabilities()?.extensions ?? {}), [UI]);
+    assert.deepEqual(Object.keys(modern.getServerCapabilities()?.extensions ?? {}).sort(), [UI, 'io.modelcontextprotocol/tasks'].sort());
   });
 
   test('agenda_get links the agenda view, project_get and tasks_search the board, in both keys; no other tool has a view', async () => {

@@ -45,6 +45,7 @@ export interface Deployment {
   readonly limitsTable: string;
   readonly secretArn: string;
   readonly attachmentBucket: string;
+  readonly workQueueUrl: string;
 }
 
 const STAND_INS: Readonly<Record<string, keyof Deployment>> = {
@@ -53,6 +54,7 @@ const STAND_INS: Readonly<Record<string, keyof Deployment>> = {
   DOERS_LIMITS_TABLE: 'limitsTable',
   DOERS_SECRET_ARN: 'secretArn',
   DOERS_ATTACHMENT_BUCKET: 'attachmentBucket',
+  DOERS_WORK_QUEUE_URL: 'workQueueUrl',
 };
 
 /**
@@ -137,6 +139,8 @@ export const startDeployedFunction = async (opts: { readonly units?: boolean } =
       limitsTable: server.app.config.tables.limits,
       secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers',
       attachmentBucket: LOCAL_ATTACHMENT_BUCKET,
+      // No SQS API runs here, and no call these tests make starts long work: a loopback port nothing listens on.
+      workQueueUrl: 'http://127.0.0.1:9/000000000000/doers-work',
     }),
   });
   // The bucket is the embedded S3 API's, reached as the local server reaches it (path-style).

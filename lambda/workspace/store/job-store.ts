@@ -10,8 +10,11 @@ import { wsPk } from '../../platform/item-keys.js';
  * a day after it was made (docs/workspace.md, "Long work").
  */
 
-export type JobStatus = 'working' | 'completed' | 'failed' | 'cancelled';
-export type JobTool = 'workspace_import' | 'workspace_export';
+export type JobStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** The tool that started it (workspace_import, workspace_export; the conformance fixtures' own). */
+export type JobTool = string;
+/** What a job asks its client for while it waits (the tasks extension's `inputRequests`), by key. */
+export type JobInputRequests = Readonly<Record<string, { readonly method: string; readonly params?: Record<string, unknown> }>>;
 
 /** How long a job (and its result) is kept after it was made. */
 export const JOB_TTL_MS = 24 * 60 * 60_000;
@@ -30,6 +33,10 @@ export interface Job {
   readonly lastUpdatedAt: string;
   /** Asked to stop (tasks/cancel); the worker stops at its next step. */
   readonly cancel?: boolean;
+  /** While `input_required`: what it still waits for. */
+  readonly inputRequests?: JobInputRequests;
+  /** The answers given so far (tasks/update), by the key of what they answer. */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
   /** The tool's result (CallToolResult) as JSON, once completed. */
   readonly result?: string;
   /** The JSON-RPC error, once failed. */
@@ -43,6 +50,9 @@ export type JobEnd =
   | { readonly status: 'cancelled'; readonly statusMessage: string; readonly result?: Record<string, unknown> };
 
 const jobPk = (workspaceId: string): string => `${wsPk(workspaceId)}#JOB`;
+/** Not ended: working, or waiting for its client's input. */
+const LIVE = '#s IN (:working, :waiting)';
+const LIVE_VALUES = { ':working': 'working', ':waiting': 'input_required' } as const;
 const lockSk = (tool: JobTool): string => `LOCK#${tool}`;
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
@@ -113,9 +123,9 @@ export class JobStore {
           TableName: this.table,
           Key: { pk: jobPk(workspaceId), sk: jobId },
           UpdateExpression: 'SET cancel = :yes, lastUpdatedAt = :at',
-          ConditionExpression: '#s = :working',
+          ConditionExpression: LIVE,
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':yes': true, ':at': now.toISOString(), ':working': 'working' },
+          ExpressionAttributeValues: { ':yes': true, ':at': now.toISOString(), ...LIVE_VALUES },
         }),
       );
     } catch (err) {
@@ -131,14 +141,14 @@ export class JobStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: jobPk(workspaceId), sk: jobId },
-          UpdateExpression: `SET #s = :s, statusMessage = :m, lastUpdatedAt = :at${result ? ', #r = :r' : ''}${'error' in end ? ', #e = :e' : ''}`,
-          ConditionExpression: '#s = :working',
+          UpdateExpression: `SET #s = :s, statusMessage = :m, lastUpdatedAt = :at${result ? ', #r = :r' : ''}${'error' in end ? ', #e = :e' : ''} REMOVE inputRequests`,
+          ConditionExpression: LIVE,
           ExpressionAttributeNames: { '#s': 'status', ...(result ? { '#r': 'result' } : {}), ...('error' in end ? { '#e': 'error' } : {}) },
           ExpressionAttributeValues: {
             ':s': end.status,
             ':m': end.statusMessage,
             ':at': now.toISOString(),
-            ':working': 'working',
+            ...LIVE_VALUES,
             ...(result ? { ':r': result } : {}),
             ...('error' in end ? { ':e': end.error } : {}),
           },
@@ -148,6 +158,64 @@ export class JobStore {
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
+    }
+  }
+
+  /** A working job waits for its client: what it asks, until tasks/update answers every key. */
+  async ask(workspaceId: string, jobId: string, inputRequests: JobInputRequests, statusMessage: string, now: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: jobId },
+          UpdateExpression: 'SET #s = :waiting, inputRequests = :q, statusMessage = :m, lastUpdatedAt = :at',
+          ConditionExpression: '#s = :working',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':q': inputRequests, ':m': statusMessage, ':at': now.toISOString(), ...LIVE_VALUES },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Answers of tasks/update: those to a key the job still waits for are kept and the key is no
+   * longer asked; the rest are ignored, as the extension asks. With nothing left to ask, the job is
+   * working again. A job that asked nothing (or ended) is left as it is.
+   */
+  async answer(workspaceId: string, jobId: string, responses: Readonly<Record<string, unknown>>, now: Date, attempt = 1): Promise<void> {
+    const job = await this.get(workspaceId, jobId, now);
+    if (job?.status !== 'input_required') return;
+    const asked = job.inputRequests ?? {};
+    const answered = Object.keys(responses).filter((k) => Object.hasOwn(asked, k));
+    if (!answered.length) return;
+    const left = Object.fromEntries(Object.entries(asked).filter(([k]) => !answered.includes(k)));
+    const kept = { ...(job.inputResponses ?? {}), ...Object.fromEntries(answered.map((k) => [k, responses[k]])) };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: jobId },
+          UpdateExpression: 'SET #s = :s, inputRequests = :q, inputResponses = :r, lastUpdatedAt = :at',
+          // Only from the state read: two updates at once do not lose each other's answers.
+          ConditionExpression: '#s = :waiting AND lastUpdatedAt = :before',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':s': Object.keys(left).length ? 'input_required' : 'working',
+            ':q': left,
+            ':r': kept,
+            ':at': now.toISOString(),
+            ':before': job.lastUpdatedAt,
+            ':waiting': 'input_required',
+          },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err) || attempt >= 3) throw err;
+      await this.answer(workspaceId, jobId, responses, new Date(Math.max(now.getTime(), Date.parse(job.lastUpdatedAt) + 1)), attempt + 1);
     }
   }
 

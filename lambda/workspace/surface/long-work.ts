@@ -52,6 +52,7 @@ export const taskOfJob = (job: Job, now: Date): DetailedTask => {
     pollIntervalMs: POLL_INTERVAL_MS,
   };
   if (job.status === 'completed' && job.result) return { ...base, result: JSON.parse(job.result) as Record<string, unknown> };
+  if (job.status === 'input_required') return { ...base, inputRequests: job.inputRequests ?? {} };
   if (job.status === 'failed') return { ...base, error: job.error ?? { code: -32603, message: 'Internal error' } };
   if (job.status === 'working' && now.getTime() - Date.parse(job.lastUpdatedAt) > STALE_MS)
     return {
@@ -76,7 +77,13 @@ export const jobTasks: TaskSource<WorkspaceServices> = {
   cancel: async (services: WorkspaceServices, principal: Principal, taskId: string, now: Date) => {
     const job = await services.jobs.get(principal.workspaceId, taskId, now);
     if (!job || job.userId !== principal.userId) return false;
-    if (job.status === 'working') await services.jobs.requestCancel(principal.workspaceId, taskId, now);
+    await services.jobs.requestCancel(principal.workspaceId, taskId, now);
+    return true;
+  },
+  update: async (services: WorkspaceServices, principal: Principal, taskId: string, responses, now: Date) => {
+    const job = await services.jobs.get(principal.workspaceId, taskId, now);
+    if (!job || job.userId !== principal.userId) return false;
+    await services.jobs.answer(principal.workspaceId, taskId, responses, now);
     return true;
   },
 };
@@ -124,7 +131,6 @@ const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> 
           client,
           attachmentId: String(job.input.attachmentId),
           format: job.input.format as RowFormat | undefined,
-          project: job.input.project as string | undefined,
           dryRun,
           between: (rows, total) => services.jobs.progress(job.workspaceId, job.jobId, `Imported ${rows} of ${total} rows.`, now()),
         },

@@ -1,10 +1,10 @@
 import { ToolRefusal } from '../../errors.js';
 import type { DetailedTask, McpTask, TaskSource } from '../../mcp/tasks.js';
 import { refusalResult } from '../../mcp/tool-registry.js';
-import { type Principal, workspaceKeyOf } from '../../vocabulary.js';
+import { type Member, type Principal, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
 import { requireRole } from '../membership/rules.js';
 import { callerOf } from '../model/caller.js';
-import { exportTooBig } from '../model/refusals.js';
+import { exportTooBig, taskNotFound } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import { JOB_TTL_MS, type Job, type JobEnd } from '../store/job-store.js';
 import { exportToAttachment } from '../transfer/attachment-export.js';
@@ -102,6 +102,94 @@ const clipped = (lines: readonly string[]): string[] =>
 const undoWords = (changes: readonly string[]): string =>
   changes.length ? ` change_undo of ${changes.join(', ')} takes ${changes.length === 1 ? 'it' : 'them'} back.` : '';
 
+/** Who runs a job, as they are when it starts, and through which client. */
+interface Runner {
+  readonly workspace: Workspace;
+  readonly member: Member;
+  readonly client: string;
+}
+
+/** workspace_import's end: its rows written (or, dry, described), or stopped between two calls. */
+const importEnd = async (deps: JobDeps, job: Job, who: Runner, now: () => Date): Promise<JobEnd> => {
+  const { services } = deps;
+  const dryRun = job.input.dryRun === true;
+  const done = await importAttachment(
+    services,
+    deps.target,
+    {
+      ...who,
+      attachmentId: String(job.input.attachmentId),
+      format: job.input.format as RowFormat | undefined,
+      dryRun,
+      between: (rows, total) => services.jobs.progress(job.workspaceId, job.jobId, `Imported ${rows} of ${total} rows.`, now()),
+    },
+    now(),
+  );
+  const s = done.summary;
+  const changes = s?.changes ?? [];
+  if (s?.stopped)
+    return {
+      status: 'cancelled',
+      statusMessage: `Cancelled: ${s.created} task(s) were written before it stopped, each call whole.${undoWords(changes)}`,
+    };
+  const structured = {
+    format: done.format,
+    file: done.file,
+    dryRun,
+    rows: done.rows,
+    skipped: done.skipped,
+    created: s?.created ?? 0,
+    refused: s?.refused ?? 0,
+    changes: [...changes],
+    report: clipped(done.lines),
+  };
+  const head = dryRun
+    ? `Dry run of ${done.file} (${done.format}): ${done.rows} row(s) read, nothing written. What each column and row would become:`
+    : `Imported ${structured.created} task(s) from ${done.file} (${done.format}).${undoWords(changes)}`;
+  return {
+    status: 'completed',
+    statusMessage: dryRun ? 'Dry run done.' : `Imported ${structured.created} task(s).`,
+    result: textResult([head, ...structured.report].join('\n'), structured),
+  };
+};
+
+/** workspace_export's end: the export attached to the task named. */
+const exportEnd = async (deps: JobDeps, job: Job, who: Runner, now: () => Date): Promise<JobEnd> => {
+  const { services } = deps;
+  const { workspace, member } = who;
+  const task = await services.tasks.get(job.workspaceId, String(job.input.taskId));
+  if (!task) throw taskNotFound(String(job.input.taskId));
+  const members = await services.directory.listMembers(job.workspaceId);
+  const source = { actorId: member.userId, actorName: member.name, client: who.client, tool: 'workspace_export', now: now() };
+  const out = await exportToAttachment(
+    { stores: services, caller: callerOf(workspace, member), source },
+    workspace,
+    members,
+    task,
+    deps.target.db,
+    deps.target.table,
+  );
+  if (!out.written) throw exportTooBig(sizeWords(out.bytes), sizeWords(services.files.maxBytes));
+  const a = out.written.attachment;
+  const structured = {
+    attachmentId: a.attachmentId,
+    taskId: a.taskId,
+    name: a.name,
+    size: a.size,
+    items: out.items,
+    uri: `doers://attachments/${a.attachmentId}`,
+    activityId: out.written.record.activityId,
+  };
+  return {
+    status: 'completed',
+    statusMessage: `Exported ${out.items} items.`,
+    result: textResult(
+      `Exported the workspace (${out.items} items, ${sizeWords(a.size)}) to ${a.name} on ${taskNameOf(workspaceKeyOf(workspace), task)}: read it at ${structured.uri}. Its attachment files are not in it.${undoWords([structured.activityId])}`,
+      structured,
+    ),
+  };
+};
+
 /** The job's end: its work done, stopped, or refused (a refusal is the tool's answer: completed, as an error result). */
 const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> => {
   const { services } = deps;
@@ -110,8 +198,8 @@ const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> 
     services.directory.getWorkspace(job.workspaceId),
     services.directory.getMember(job.workspaceId, job.userId),
   ]);
+  if (!workspace) throw new Error(`workspace ${job.workspaceId} is gone`);
   try {
-    if (!workspace) throw new Error(`workspace ${job.workspaceId} is gone`);
     // Rights as they are when the work starts: an admin demoted (or removed) meanwhile is refused.
     const active = member?.status === 'active' ? member : undefined;
     requireRole(
@@ -119,84 +207,8 @@ const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> 
       'admin',
       job.tool === 'workspace_import' ? 'importing into the workspace' : 'exporting the workspace',
     );
-    const client = String(job.input.client ?? 'unknown client');
-    if (job.tool === 'workspace_import') {
-      const dryRun = job.input.dryRun === true;
-      const done = await importAttachment(
-        services,
-        deps.target,
-        {
-          workspace,
-          member: active!,
-          client,
-          attachmentId: String(job.input.attachmentId),
-          format: job.input.format as RowFormat | undefined,
-          dryRun,
-          between: (rows, total) => services.jobs.progress(job.workspaceId, job.jobId, `Imported ${rows} of ${total} rows.`, now()),
-        },
-        now(),
-      );
-      const s = done.summary;
-      const changes = s?.changes ?? [];
-      const structured = {
-        format: done.format,
-        file: done.file,
-        dryRun,
-        rows: done.rows,
-        skipped: done.skipped,
-        created: s?.created ?? 0,
-        refused: s?.refused ?? 0,
-        changes: [...changes],
-        report: clipped(done.lines),
-      };
-      if (s?.stopped)
-        return {
-          status: 'cancelled',
-          statusMessage: `Cancelled: ${s.created} task(s) were written before it stopped, each call whole.${undoWords(changes)}`,
-        };
-      const head = dryRun
-        ? `Dry run of ${done.file} (${done.format}): ${done.rows} row(s) read, nothing written. What each column and row would become:`
-        : `Imported ${s?.created ?? 0} task(s) from ${done.file} (${done.format}).${undoWords(changes)}`;
-      return {
-        status: 'completed',
-        statusMessage: dryRun ? 'Dry run done.' : `Imported ${s?.created ?? 0} task(s).`,
-        result: textResult([head, ...structured.report].join('\n'), structured),
-      };
-    }
-    const task = await services.tasks.get(job.workspaceId, String(job.input.taskId));
-    if (!task) throw new Error('the task to attach the export to is gone');
-    const members = await services.directory.listMembers(job.workspaceId);
-    const written = await exportToAttachment(
-      {
-        stores: services,
-        caller: callerOf(workspace, active!),
-        source: { actorId: active!.userId, actorName: active!.name, client, tool: 'workspace_export', now: now() },
-      },
-      workspace,
-      members,
-      task,
-      deps.target.db,
-      deps.target.table,
-    );
-    if (!written.written) throw exportTooBig(sizeWords(written.bytes), sizeWords(services.files.maxBytes));
-    const a = written.written.attachment;
-    const structured = {
-      attachmentId: a.attachmentId,
-      taskId: a.taskId,
-      name: a.name,
-      size: a.size,
-      items: written.items,
-      uri: `doers://attachments/${a.attachmentId}`,
-      activityId: written.written.record.activityId,
-    };
-    return {
-      status: 'completed',
-      statusMessage: `Exported ${written.items} items.`,
-      result: textResult(
-        `Exported the workspace (${written.items} items, ${sizeWords(a.size)}) to ${a.name} on ${taskNameOf(workspaceKeyOf(workspace), task)}: read it at ${structured.uri}. Its attachment files are not in it.${undoWords([structured.activityId])}`,
-        structured,
-      ),
-    };
+    const who: Runner = { workspace, member: active!, client: String(job.input.client ?? 'unknown client') };
+    return await (job.tool === 'workspace_import' ? importEnd : exportEnd)(deps, job, who, now);
   } catch (err) {
     if (err instanceof ToolRefusal)
       return {

@@ -38,8 +38,8 @@ import { jiraToMarkdown } from './jira-markup.js';
 export const FORMATS = ['todoist', 'asana', 'linear', 'jira'] as const;
 export type Format = (typeof FORMATS)[number];
 /** What rows may come from: another tool's CSV, or a doers export read row by row (lambda/workspace/transfer/doers-rows.ts). */
-export type RowFormat = Format | 'doers';
-export const ROW_FORMATS: readonly RowFormat[] = [...FORMATS, 'doers'];
+export const ROW_FORMATS = [...FORMATS, 'doers'] as const;
+export type RowFormat = (typeof ROW_FORMATS)[number];
 
 /** A person as an export names them: an e-mail, a display name, or both. */
 export interface Person {

@@ -5,7 +5,7 @@ import { requireRole } from '../../membership/rules.js';
 import { attachmentDeleted, attachmentNotFound, importRunning, needsTasks, needsTasksMessage } from '../../model/refusals.js';
 import type { JobTool } from '../../store/job-store.js';
 import { taskOrRefuse } from '../../store/lookups.js';
-import { ROW_FORMATS, type RowFormat } from '../../transfer/import-formats.js';
+import { ROW_FORMATS } from '../../transfer/import-formats.js';
 import { defineTool, type WorkspaceToolContext } from '../define-tool.js';
 import { taskOfJob } from '../long-work.js';
 import { idArg, taskRefArg } from '../schemas.js';
@@ -74,7 +74,7 @@ export const workspaceImport = defineTool({
   description: 'Imports an attached Jira, Linear, Asana or Todoist CSV or a doers export; dryRun first. Admins. A task: poll tasks/get.',
   input: z.strictObject({
     attachmentId: idArg,
-    format: z.optional(z.enum(ROW_FORMATS as [RowFormat, ...RowFormat[]])),
+    format: z.optional(z.enum(ROW_FORMATS)),
     dryRun: z._default(z.boolean(), false),
   }),
   output: importOutput,

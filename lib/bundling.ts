@@ -119,6 +119,29 @@ export const TRACING_ACKNOWLEDGEMENT = {
     'permission, so the traces a function sends can only be granted on every resource.',
 } as const;
 
+/** The MCP function's entry, relative to the project root (lib/mcp-function.ts's default). */
+export const MCP_ENTRY = 'lambda/handler.ts';
+
+/**
+ * The MCP function's bundle is split (lib/build-mcp-bundle.ts): `index.mjs`, the handler file, and
+ * beside it `chunks/`, one file per module the code imports with `import()` and one per piece of code
+ * two of them share. Without splitting esbuild inlines every dynamic import into the one file, so
+ * each cold start compiled chrono-node's parser, rrule, the SDK's user-agent parser and the SQS client
+ * although no first call runs them. Figures and what the split does not reach: docs/testing.md,
+ * "Benchmarks".
+ */
+export const MCP_CHUNKS_DIR = 'chunks';
+export const MCP_CHUNK_NAMES = `${MCP_CHUNKS_DIR}/[name]-[hash]`;
+
+/**
+ * The command NodejsFunction runs after bundling the MCP function: the split build of its entry into
+ * the asset, replacing the single `index.mjs` NodejsFunction made (it bundles to one `--outfile`,
+ * which esbuild's splitting cannot use). Run by bash in the project root, so `tsx` and esbuild
+ * resolve from its node_modules.
+ */
+export const buildMcpBundleCommand = (entry: string, outputDir: string): string =>
+  `${shellQuote(process.execPath)} --import tsx lib/build-mcp-bundle.ts ${shellQuote(entry)} ${shellQuote(outputDir)}`;
+
 /**
  * Attachments' S3 module (the S3 client and the type sniffer) as a bundle of its own beside the
  * function's, `s3-files.mjs` (lambda/files/file-store.ts S3_FILES_BUNDLE): lambda/handler.ts imports

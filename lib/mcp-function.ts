@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import type { FUNCTION_ENV_NAMES } from '../lambda/platform/config.js';
 import type { AttachmentsBucket } from './attachments-bucket.js';
 import {
+  buildMcpBundleCommand,
   buildS3FilesCommand,
   buildViewsCommand,
   LAMBDA_FUNCTION_DEFAULTS,
@@ -191,19 +192,22 @@ export class McpFunction extends Construct {
     });
     this.logGroup.grantWrite(role);
 
+    const entry = props.entry ?? fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
     this.function = new NodejsFunction(this, 'Handler', {
       role,
       description: 'doers MCP endpoint (POST /mcp, protected-resource metadata)',
-      entry: props.entry ?? fileURLToPath(new URL('../lambda/handler.ts', import.meta.url)),
+      entry,
       ...LAMBDA_FUNCTION_DEFAULTS,
       bundling: {
         ...LAMBDA_FUNCTION_DEFAULTS.bundling,
-        // The MCP Apps views' HTML, beside the bundle in the same asset (lib/bundling.ts VIEWS_DIR).
-        // And the S3 module's own bundle, loaded on the first attachment (lib/bundling.ts S3_FILES_ENTRY).
+        // The bundle split into chunks loaded on first use, in place of NodejsFunction's single file
+        // (lib/bundling.ts MCP_CHUNKS_DIR). The MCP Apps views' HTML beside it in the same asset
+        // (lib/bundling.ts VIEWS_DIR), and the S3 module's own bundle, loaded on the first
+        // attachment (lib/bundling.ts S3_FILES_ENTRY).
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_in, out) => [buildViewsCommand(out), buildS3FilesCommand(out)],
+          afterBundling: (_in, out) => [buildMcpBundleCommand(entry, out), buildViewsCommand(out), buildS3FilesCommand(out)],
         },
       },
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,

@@ -9,30 +9,39 @@ import { fileURLToPath } from 'node:url';
  * for the few stacks a function ever logs (a 500's). With it on, Node maps the stacks itself and this
  * does nothing.
  *
- * V8 calls `Error.prepareStackTrace` when an error's `stack` is first read; frames of `bundle` are
- * written as `name (lambda/…/file.ts:line:column)` from its `<bundle>.map`, the others as V8 would.
- * Without a readable map the stack stays the bundle's own.
+ * V8 calls `Error.prepareStackTrace` when an error's `stack` is first read; frames of the bundle's
+ * files (`bundle` and the chunks beside it, lib/bundling.ts MCP_CHUNKS_DIR) are written as
+ * `name (lambda/…/file.ts:line:column)` from each file's `<file>.map`, read on its first frame, the
+ * others as V8 would. Without a readable map a frame stays the bundle's own.
  */
 export const mapStacksLazily = (bundle: URL): void => {
   if (process.sourceMapsEnabled) return;
-  const file = fileURLToPath(bundle);
-  let map: SourceMap | null | undefined;
-  const sourceMap = (): SourceMap | null => {
+  const dir = fileURLToPath(new URL('.', bundle));
+  const maps = new Map<string, SourceMap | null>();
+  const sourceMap = (file: string): SourceMap | null => {
+    let map = maps.get(file);
     if (map === undefined) {
       try {
         map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
       } catch {
         map = null;
       }
+      maps.set(file, map);
     }
     return map;
   };
+  /** The file of a frame of the bundle's, or undefined for any other frame. */
+  const bundleFile = (at: string | null): string | undefined => {
+    if (!at) return undefined;
+    const file = at.startsWith('file:') ? fileURLToPath(at) : at;
+    return file.startsWith(dir) && file.endsWith('.mjs') ? file : undefined;
+  };
   const frameLine = (frame: NodeJS.CallSite): string => {
-    const at = frame.getFileName();
+    const file = bundleFile(frame.getFileName() ?? null);
     const line = frame.getLineNumber();
     const column = frame.getColumnNumber();
-    if ((at === bundle.href || at === file) && line !== null && column !== null) {
-      const entry = sourceMap()?.findEntry(line - 1, column - 1) as
+    if (file && line !== null && column !== null) {
+      const entry = sourceMap(file)?.findEntry(line - 1, column - 1) as
         | { originalSource?: string; originalLine?: number; originalColumn?: number; name?: string }
         | undefined;
       if (entry?.originalSource) {

@@ -20,9 +20,10 @@ import { measureToolCosts } from './tool-costs.js';
  * on node:http) and a bare node:http JSON echo (the ceiling), each server in its own process:
  * sequential latency (p50/p95/p99) and throughput at 32 connections (autocannon) for a small read
  * tool and tools/list, three rounds after a warm-up, medians; then the function as deployed (the
- * stack's bundle, the template's environment, DynamoDB Local): its size, import time and cold start
+ * stack's bundle, the template's environment, DynamoDB Local): its files' sizes, import time and cold start
  * against mcp-handler's in alternating fresh processes, and the DynamoDB requests, read and write
- * units of one call of every tool it lists. Writes bench/results.md.
+ * units of one call of every tool it lists. Writes bench/results.md. `--cold-only`: the bundle's sizes
+ * and the cold starts alone, printed.
  */
 const ROUNDS = 3;
 /**
@@ -204,6 +205,8 @@ if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0) {
   process.exit(2);
 }
 const REGION_ONLY = process.argv.includes('--region-only');
+/** `--cold-only`: the bundle's sizes and the cold starts alone (about a minute), without the rest of the bench or its file. */
+const COLD_ONLY = process.argv.includes('--cold-only');
 const REGION_SEQUENTIAL = 200;
 
 /**
@@ -318,6 +321,83 @@ const runs = async (n: number, args: string[], env: Record<string, string>) => {
   return out;
 };
 
+/**
+ * The function as deployed (the stack's bundle, the template's environment): its files' sizes, the
+ * import alone, and fresh processes to a first successful `tools/call` of `me_get` alternating with
+ * mcp-handler's, {@link COLD_RUNS} of each side, medians.
+ */
+const measureColdStarts = async (work: string) => {
+  // The stack's bundle with the template's environment (test/helpers/deployed.ts): DynamoDB Local
+  // where Java is installed (dynalite otherwise), a loopback Secrets Manager (init reads the secret).
+  const deployed = await startDeployedFunction();
+  try {
+    const lambdaBundle = deployed.bundle;
+    const viewSizes = await Promise.all(
+      VIEWS.map(async (view) => {
+        const html = await readFile(join(dirname(lambdaBundle.file), VIEWS_DIR, `${view}.html`));
+        return [view, html.length, gzipSync(html).length] as const;
+      }),
+    );
+    const ws = await createTestWorkspace(deployed.server);
+    const host = new URL(deployed.server.url).host;
+    // Straight to the store: the cold starts pass no proxy.
+    const asDeployed = { ...deployed.env, AWS_ENDPOINT_URL_DYNAMODB: deployed.store.endpoint };
+    const limitsOff = { ...asDeployed, DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' };
+    const importScript = join(work, 'import-time.mjs');
+    await writeFile(
+      importScript,
+      `const t = performance.now(); await import(${JSON.stringify(lambdaBundle.file)}); console.log(JSON.stringify({ ms: performance.now() - t, ok: true })); process.exit(0);`,
+    );
+    const coldHandler = await bundleLambda('test/bench/cold-start-mcp-handler.ts', join(work, 'cold-handler'));
+    const meGet = mcpEvent(ws.owner.token, 'tools/call', { name: 'me_get', arguments: {} }, { host });
+    const doersCold = (env: Record<string, string>) => async () => {
+      const { res, ms } = await invokeFresh(lambdaBundle, meGet, env, NODE22);
+      if (res.statusCode !== 200 || res.body.includes('"isError":true'))
+        throw new Error(`a cold start did not answer its tools/call: ${res.body}`);
+      return ms;
+    };
+    const handlerCold = async () => {
+      const [r] = await runs(1, [coldHandler.file], {});
+      if (!r!.ok) throw new Error('an mcp-handler cold start did not answer its tools/call');
+      return r!.ms;
+    };
+    // Alternating, so a busier stretch of the machine weighs on every side alike.
+    const sides: [string, () => Promise<number>][] = [
+      ['doers as deployed (limits on)', doersCold(asDeployed)],
+      ['doers, limits off', doersCold(limitsOff)],
+      ['mcp-handler 2.4.0', handlerCold],
+      ['doers import only', async () => (await fresh([importScript], asDeployed)).ms],
+    ];
+    for (const [, side] of sides) await side(); // the files in the page cache, the token's owner stamped today
+    const coldTimes = sides.map(() => [] as number[]);
+    for (let i = 0; i < COLD_RUNS; i++) for (const [j, [, side]] of sides.entries()) coldTimes[j]!.push(await side());
+    const [coldMs, coldOffMs, handlerColdMs, importMs] = coldTimes.map(median) as [number, number, number, number];
+    console.log(
+      `cold start (median of ${COLD_RUNS}): doers ${coldMs.toFixed(0)} ms, limits off ${coldOffMs.toFixed(0)} ms, mcp-handler ${handlerColdMs.toFixed(0)} ms; import ${importMs.toFixed(0)} ms`,
+    );
+    return { lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, coldStore: deployed.store.name };
+  } finally {
+    await deployed.close();
+  }
+};
+
+/** The bundle's files and the cold starts as bench/results.md shows them. */
+const coldRows = (c: Awaited<ReturnType<typeof measureColdStarts>>): string[] => {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB (${bytes} B)`;
+  const b = c.lambdaBundle;
+  return [
+    `| main file \`index.mjs\`, minified ESM | ${kb(b.bytes)} |`,
+    `| what a cold start loads: the main file and the chunks it imports statically | ${kb(b.startBytes)} |`,
+    `| every file of the bundle: the main file and its ${b.files.length - 1} chunks, those read on first use included (the S3 module's own bundle apart) | ${kb(b.totalBytes)} |`,
+    `| import in a fresh Node 22 process, init included (median of ${COLD_RUNS}) | ${c.importMs.toFixed(0)} ms |`,
+    `| fresh process to first successful tools/call, doers as deployed, limits on (median of ${COLD_RUNS}) | ${c.coldMs.toFixed(0)} ms |`,
+    `| the same, limits off (median of ${COLD_RUNS}) | ${c.coldOffMs.toFixed(0)} ms |`,
+    `| fresh process to first successful tools/call, mcp-handler (median of ${COLD_RUNS}, alternating with the above) | ${c.handlerColdMs.toFixed(0)} ms |`,
+    `| cold start vs mcp-handler, as deployed / limits off (goal ≤ ×0.75) | ×${(c.coldMs / c.handlerColdMs).toFixed(2)} / ×${(c.coldOffMs / c.handlerColdMs).toFixed(2)} |`,
+    `| store of the cold starts | ${c.coldStore} |`,
+  ];
+};
+
 /** Says which region budgets were missed; the bench then exits 1 (after writing its file). */
 const missedBudgets = (rows: readonly RegionRow[]): string[] =>
   rows
@@ -330,6 +410,17 @@ if (REGION_ONLY) {
   const missed = missedBudgets(region);
   for (const m of missed) console.error(`budget missed: ${m}`);
   process.exit(missed.length ? 1 : 0);
+}
+
+if (COLD_ONLY) {
+  const work = await mkdtemp(join(tmpdir(), 'doers-bench-'));
+  try {
+    const cold = await measureColdStarts(work);
+    console.log(`\n| Lambda bundle | figure |\n|---|---|\n${coldRows(cold).join('\n')}`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  process.exit(0);
 }
 
 const started = performance.now();
@@ -348,56 +439,7 @@ try {
   missed = missedBudgets(region);
 
   // ---- the Lambda bundle as deployed: size, import, cold start; what each tool costs ----
-  // The stack's bundle with the template's environment (test/helpers/deployed.ts): DynamoDB Local
-  // where Java is installed (dynalite otherwise), a loopback Secrets Manager (init reads the secret).
-  const deployed = await startDeployedFunction();
-  const lambdaBundle = deployed.bundle;
-  const viewSizes = await Promise.all(
-    VIEWS.map(async (view) => {
-      const html = await readFile(join(dirname(lambdaBundle.file), VIEWS_DIR, `${view}.html`));
-      return [view, html.length, gzipSync(html).length] as const;
-    }),
-  );
-  const ws = await createTestWorkspace(deployed.server);
-  const host = new URL(deployed.server.url).host;
-  // Straight to the store: the cold starts pass no proxy.
-  const asDeployed = { ...deployed.env, AWS_ENDPOINT_URL_DYNAMODB: deployed.store.endpoint };
-  const limitsOff = { ...asDeployed, DOERS_RATE_LIMIT_CALLS: '0', DOERS_MAX_CONCURRENT_CALLS: '0' };
-  const importScript = join(work, 'import-time.mjs');
-  await writeFile(
-    importScript,
-    `const t = performance.now(); await import(${JSON.stringify(lambdaBundle.file)}); console.log(JSON.stringify({ ms: performance.now() - t, ok: true })); process.exit(0);`,
-  );
-  const coldHandler = await bundleLambda('test/bench/cold-start-mcp-handler.ts', join(work, 'cold-handler'));
-  const meGet = mcpEvent(ws.owner.token, 'tools/call', { name: 'me_get', arguments: {} }, { host });
-  const doersCold = (env: Record<string, string>) => async () => {
-    const { res, ms } = await invokeFresh(lambdaBundle, meGet, env, NODE22);
-    if (res.statusCode !== 200 || res.body.includes('"isError":true'))
-      throw new Error(`a cold start did not answer its tools/call: ${res.body}`);
-    return ms;
-  };
-  const handlerCold = async () => {
-    const [r] = await runs(1, [coldHandler.file], {});
-    if (!r!.ok) throw new Error('an mcp-handler cold start did not answer its tools/call');
-    return r!.ms;
-  };
-  // Alternating, so a busier stretch of the machine weighs on every side alike.
-  const sides: [string, () => Promise<number>][] = [
-    ['doers as deployed (limits on)', doersCold(asDeployed)],
-    ['doers, limits off', doersCold(limitsOff)],
-    ['mcp-handler 2.4.0', handlerCold],
-    ['doers import only', async () => (await fresh([importScript], asDeployed)).ms],
-  ];
-  for (const [, side] of sides) await side(); // the files in the page cache, the token's owner stamped today
-  const coldTimes = sides.map(() => [] as number[]);
-  for (let i = 0; i < COLD_RUNS; i++) for (const [j, [, side]] of sides.entries()) coldTimes[j]!.push(await side());
-  const [coldMs, coldOffMs, handlerColdMs, importMs] = coldTimes.map(median) as [number, number, number, number];
-  console.log(
-    `cold start (median of ${COLD_RUNS}): doers ${coldMs.toFixed(0)} ms, limits off ${coldOffMs.toFixed(0)} ms, mcp-handler ${handlerColdMs.toFixed(0)} ms; import ${importMs.toFixed(0)} ms`,
-  );
-
-  const coldStore = deployed.store.name;
-  await deployed.close();
+  const { lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, coldStore } = await measureColdStarts(work);
 
   // Listing with a warm and a cold credential, then one call of every tool the function lists: the
   // same bundle on the store whose consumed capacity counts every item of a transaction (deployed.ts).
@@ -457,12 +499,7 @@ try {
     '',
     "| Lambda bundle (as the stack builds it, the template's environment) | figure |",
     '|---|---|',
-    `| main file, minified ESM | ${(lambdaBundle.bytes / 1024).toFixed(0)} KB (${lambdaBundle.bytes} B) |`,
-    `| import in a fresh Node 22 process, init included (median of ${COLD_RUNS}) | ${importMs.toFixed(0)} ms |`,
-    `| fresh process to first successful tools/call, doers as deployed, limits on (median of ${COLD_RUNS}) | ${coldMs.toFixed(0)} ms |`,
-    `| the same, limits off (median of ${COLD_RUNS}) | ${coldOffMs.toFixed(0)} ms |`,
-    `| fresh process to first successful tools/call, mcp-handler (median of ${COLD_RUNS}, alternating with the above) | ${handlerColdMs.toFixed(0)} ms |`,
-    `| store of the cold starts | ${coldStore} |`,
+    ...coldRows({ lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, coldStore }),
     ...viewSizes.map(
       ([view, bytes, gz]) =>
         `| MCP Apps view \`${view}.html\` beside it, all inline (budget 300 KB) | ${(bytes / 1024).toFixed(0)} KB (${(gz / 1024).toFixed(0)} KB gzipped) |`,

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { DEMO_OWNER } from '../../lambda/local/demo-seed.js';
 import { LOCAL_ATTACHMENT_BUCKET } from '../../lambda/local/embedded-s3.js';
 import { type LocalServer, startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { S3_FILES_OUTFILE } from '../../lib/bundling.js';
+import { MCP_CHUNKS_DIR, S3_FILES_OUTFILE, VIEWS_DIR } from '../../lib/bundling.js';
 import {
   BUNDLE_ACCESS_KEY,
   bundleLambda,
@@ -46,10 +48,16 @@ import { synth } from '../infra/synth.js';
  * its planner and checks 12 KB) and saved views, 760 KB with telling people (the inbox's store and
  * tools 9 KB, the webhooks' store 8 KB, reminders in words 4 KB, mentions 2 KB; the SES client and the
  * webhook sender are the notifier's, not in this bundle), 772 KB with custom fields (their model, the
- * query's custom terms, the surface's reading of values: 12 KB). What would bring it to 400 KB is in
- * docs/testing.md, "Benchmarks".
+ * query's custom terms, the surface's reading of values: 12 KB), 837 KB with long work as tasks (the SQS
+ * client it is handed over with among them). Since then the bundle is split (lib/build-mcp-bundle.ts): what a cold start loads
+ * (`index.mjs` and the chunks it imports statically) 695 KB, the main file itself 557 KB, all the
+ * files 858 KB; chrono-node, rrule, the SDK's user-agent parser and the SQS client are chunks read on
+ * first use. The issue's goal is a main file of 400 KB; what would reach it is in docs/testing.md,
+ * "Benchmarks".
  */
-const MAX_BUNDLE_BYTES = 780 * 1024;
+const MAX_START_BYTES = 710 * 1024;
+/** The modules a cold start must not load: each is a chunk of its own, read when a call first needs it. */
+const LOADED_ON_FIRST_USE = /node_modules\/(chrono-node|rrule|bowser|@aws-sdk\/client-sqs)\//;
 
 describe('the Lambda bundle', () => {
   let work: string;
@@ -95,18 +103,46 @@ describe('the Lambda bundle', () => {
           d.includes('asset.') && statSync(d).isDirectory() && readdirSync(d).includes('index.mjs') && readdirSync(d).includes('views'),
       )!;
 
-    // Act
-    const [staged, built] = await Promise.all([readFile(join(asset, 'index.mjs')), readFile(bundle.file)]);
+    // Act: every JavaScript file of the split bundle (the S3 module's own bundle apart)
+    const jsOf = (dir: string, under = ''): string[] =>
+      readdirSync(join(dir, under), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() && e.name !== VIEWS_DIR
+          ? jsOf(dir, join(under, e.name))
+          : e.isFile() && e.name.endsWith('.mjs') && !(under === '' && e.name === S3_FILES_OUTFILE)
+            ? [join(under, e.name)]
+            : [],
+      );
+    const stagedFiles = jsOf(asset).sort();
 
     // Assert
-    assert.ok(staged.equals(built), `the helper's bundle (${built.length} B) differs from the stack's (${staged.length} B)`);
+    assert.deepEqual(stagedFiles, bundle.files, 'the stack stages other files than the helper builds');
+    assert.ok(
+      stagedFiles.some((f) => f.startsWith(`${MCP_CHUNKS_DIR}/`)),
+      'the asset holds no chunks: the bundle is not split',
+    );
+    for (const f of stagedFiles) {
+      const [staged, built] = await Promise.all([readFile(join(asset, f)), readFile(join(work, 'out', f))]);
+      assert.ok(staged.equals(built), `the helper's ${f} (${built.length} B) differs from the stack's (${staged.length} B)`);
+    }
     assert.deepEqual(readdirSync(join(asset, 'views')).sort(), readdirSync(join(work, 'out', 'views')).sort());
     const [stagedS3, builtS3] = await Promise.all([readFile(join(asset, S3_FILES_OUTFILE)), readFile(join(work, 'out', S3_FILES_OUTFILE))]);
     assert.ok(stagedS3.equals(builtS3), "the S3 module's bundle differs from the one the stack stages");
   });
 
   test('stays under its size budget and carries neither the SDK credential chain nor its STS/SSO clients, event streams or endpoint cache', () => {
-    assert.ok(bundle.bytes <= MAX_BUNDLE_BYTES, `main file is ${Math.round(bundle.bytes / 1024)} KB, budget ${MAX_BUNDLE_BYTES / 1024} KB`);
+    assert.ok(
+      bundle.startBytes <= MAX_START_BYTES,
+      `a cold start loads ${Math.round(bundle.startBytes / 1024)} KB (main file ${Math.round(bundle.bytes / 1024)} KB), budget ${MAX_START_BYTES / 1024} KB`,
+    );
+    // What no first call runs stays out of what a cold start loads.
+    assert.deepEqual(
+      bundle.startInputs.filter((f) => LOADED_ON_FIRST_USE.test(f)),
+      [],
+    );
+    assert.ok(
+      bundle.inputs.some((f) => /node_modules\/chrono-node\//.test(f)),
+      'chrono-node is in none of the chunks',
+    );
     const carried = bundle.inputs.filter((f) =>
       /credential-provider-(node|ini|sso|process|web-identity|login)|nested-clients|submodules\/event-streams|endpoint-cache\/|mnemonist/.test(
         f,
@@ -211,6 +247,45 @@ process.stdout.write(JSON.stringify({ stack }) + '\\n', () => process.exit(0));`
       assert.match(stack, /lambda\/http\/[\w-]+\.ts:\d+:\d+/, stack);
       assert.doesNotMatch(stack, /index\.mjs:1:\d+/, stack);
     }
+  });
+
+  test("a frame in one of the bundle's chunks is mapped through that chunk's own source map", async () => {
+    // Arrange: a position in chrono-node's chunk that its map places in chrono-node's sources
+    const chunk = bundle.files.find(
+      (f) => f.startsWith(`${MCP_CHUNKS_DIR}/`) && /node_modules\/chrono-node\//.test(readFileSync(join(work, 'out', `${f}.map`), 'utf8')),
+    )!;
+    const file = join(work, 'out', chunk);
+    const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+    const lines = readFileSync(file, 'utf8').split('\n');
+    let at: { line: number; column: number } | undefined;
+    for (let line = 0; line < lines.length && !at; line++)
+      for (let column = 0; column < lines[line]!.length && !at; column += 97)
+        if ((map.findEntry(line, column) as { originalSource?: string }).originalSource?.includes('chrono-node')) at = { line, column };
+    assert.ok(at, `no position of ${chunk} maps into chrono-node`);
+    // The handler's module installs the mapping; a call site in the chunk is then formatted as V8 would pass it.
+    const driver = join(work, 'out', 'chunk-frame-driver.mjs');
+    await writeFile(
+      driver,
+      `await import(process.argv[2]);
+const site = { getFileName: () => process.argv[3], getLineNumber: () => ${at.line + 1}, getColumnNumber: () => ${at.column + 1}, isAsync: () => false, getFunctionName: () => null, toString: () => 'unmapped' };
+process.stdout.write(JSON.stringify({ stack: Error.prepareStackTrace(new Error('probe'), [site]) }) + '\\n', () => process.exit(0));`,
+    );
+    const env = lambdaEnv({ dynamodbEndpoint: seeded.dynamodbEndpoint, secretsManagerUrl: secrets.url });
+
+    // Act
+    const stack = await new Promise<string>((ok, fail) => {
+      const child = spawn(NODE22, [driver, bundle.file, pathToFileURL(file).href], { env });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.once('exit', () => {
+        const line = out.split('\n').find((l) => l.startsWith('{"stack"'));
+        line ? ok((JSON.parse(line) as { stack: string }).stack) : fail(new Error(out));
+      });
+    });
+
+    // Assert
+    assert.match(stack, /node_modules\/chrono-node\/[^:]+:\d+:\d+/, stack);
+    assert.doesNotMatch(stack, /unmapped/, stack);
   });
 
   test('a fresh process reads a view from the HTML shipped beside the bundle, which holds none of the views itself', async () => {

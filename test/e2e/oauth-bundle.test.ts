@@ -12,6 +12,7 @@ import { formValue, pkcePair, UserAgent } from '../helpers/oauth.js';
 import { RecordingObserver } from '../helpers/recording-observer.js';
 import { type SecretsManagerStandIn, startSecretsManager } from '../helpers/secrets-manager.js';
 import { passUpstream, startUpstream } from '../helpers/upstream.js';
+import { lambdaFunction, synth } from '../infra/synth.js';
 
 /**
  * The two deployed artifacts together, as API Gateway drives them: lambda/oauth-handler.ts and
@@ -114,6 +115,21 @@ describe("the authorization server's Lambda bundle with the MCP function's", () 
     await seeded.close();
     await secrets.close();
     await rm(work, { recursive: true, force: true });
+  });
+
+  test('is the very file the stack deploys: the same bytes as the asset NodejsFunction bundles for the authorization server', async () => {
+    // Arrange: the default deployment has the built-in authorization server. NodejsFunction bundles it
+    // with its own esbuild command, which lib/build-mcp-bundle.ts esbuildOptionsOf mirrors (the MCP
+    // function's asset is a split build of its own since, so this is the check of that mirror).
+    const s = synth({}, { bundle: true });
+    const code = lambdaFunction(s.template, 'oauth').resource.Properties.Code as { S3Key: string };
+    const asset = join(s.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+
+    // Act
+    const [staged, built] = await Promise.all([readFile(join(asset, 'index.mjs')), readFile(oauthBundle.file)]);
+
+    // Assert
+    assert.ok(staged.equals(built), `the helper's bundle (${built.length} B) differs from the stack's (${staged.length} B)`);
   });
 
   test('serves its metadata naming the public URL as issuer, from the bundle', async () => {

@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { writeViews } from '../../lambda/views/build.js';
+import { buildMcpBundle, esbuildOptionsOf } from '../../lib/build-mcp-bundle.js';
 import { buildS3Files } from '../../lib/build-s3-files.js';
-import { LAMBDA_FUNCTION_DEFAULTS, S3_FILES_OUTFILE, VIEWS_DIR } from '../../lib/bundling.js';
+import { LAMBDA_FUNCTION_DEFAULTS, MCP_ENTRY, S3_FILES_OUTFILE, VIEWS_DIR } from '../../lib/bundling.js';
 import { MODERN, modernMeta } from './local.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -16,89 +17,87 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NODE22 = existsSync(join(ROOT, 'node_modules/node/bin/node')) ? join(ROOT, 'node_modules/node/bin/node') : process.execPath;
 
 export interface LambdaBundle {
-  /** The main file, `index.mjs` as the stack names it. */
+  /** The main file, `index.mjs` as the stack names it: the handler file Lambda loads. */
   readonly file: string;
+  /** Its size. */
   readonly bytes: number;
-  /** Every source file that contributed to the main file. */
+  /**
+   * What a cold start loads before any of the function's code runs: the main file and the chunks it
+   * imports statically (the same as `bytes` for a bundle that is not split).
+   */
+  readonly startBytes: number;
+  /** Every JavaScript file of the bundle together, the chunks loaded on first use included. */
+  readonly totalBytes: number;
+  /** The bundle's JavaScript files, relative to its directory (`index.mjs`, `chunks/…`). */
+  readonly files: readonly string[];
+  /** Every source file that contributed to any of them. */
   readonly inputs: readonly string[];
+  /** Those that contributed to what a cold start loads ({@link startBytes}). */
+  readonly startInputs: readonly string[];
 }
 
-/**
- * The esbuild options NodejsFunction derives from `bundling` (the command it runs is
- * `esbuild --bundle <entry> --target --platform --format --outfile=index.mjs --minify --sourcemap
- * --sources-content --main-fields --banner:js` plus `esbuildArgs`), so a change to lib/bundling.ts
- * reaches the tests and the bench by itself. A setting this does not know fails here instead of being
- * left out; test/e2e/lambda-bundle.test.ts compares the result with the stack's asset byte for byte.
- */
-export const esbuildOptionsOf = (bundling: BundlingOptions): BuildOptions => {
-  const known = new Set([
-    'format',
-    'target',
-    'platform',
-    'minify',
-    'sourceMap',
-    'sourcesContent',
-    'mainFields',
-    'banner',
-    'esbuildArgs',
-    'bundleAwsSDK',
-    'keepNames',
-    'commandHooks',
-  ]);
-  const unknown = Object.keys(bundling).filter((k) => !known.has(k));
-  if (unknown.length) throw new Error(`test/helpers/lambda-bundle.ts does not know the bundling setting(s) ${unknown.join(', ')}`);
-  const args = { ...bundling.esbuildArgs };
-  const aliases = args['--alias'];
-  delete args['--alias'];
-  if (Object.keys(args).length)
-    throw new Error(`test/helpers/lambda-bundle.ts does not know the esbuild argument(s) ${Object.keys(args).join(', ')}`);
+/** lib/build-mcp-bundle.ts derives them (shared with the stack's split build of the MCP function). */
+export { esbuildOptionsOf };
+
+/** What the metafile of a build into `outdir` says about its JavaScript files. */
+const bundleOf = (outdir: string, metafile: Metafile): LambdaBundle => {
+  const dir = relative(ROOT, outdir);
+  const outputs = Object.entries(metafile.outputs).filter(([path]) => path.endsWith('.mjs'));
+  const main = outputs.find(([path]) => path === join(dir, 'index.mjs'))!;
+  // The main file and, transitively, what it imports statically (shared chunks).
+  const start = new Set<string>();
+  const visit = (path: string) => {
+    if (start.has(path)) return;
+    start.add(path);
+    for (const i of metafile.outputs[path]!.imports) if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  visit(main[0]);
+  const sum = (paths: Iterable<string>) => [...paths].reduce((n, path) => n + metafile.outputs[path]!.bytes, 0);
+  const inputsOf = (paths: Iterable<string>) => [...new Set([...paths].flatMap((path) => Object.keys(metafile.outputs[path]!.inputs)))];
   return {
-    format: bundling.format as BuildOptions['format'],
-    target: bundling.target,
-    platform: 'node',
-    minify: bundling.minify ?? false,
-    keepNames: bundling.keepNames ?? false,
-    sourcemap: bundling.sourceMap ?? false,
-    sourcesContent: bundling.sourcesContent ?? true,
-    ...(bundling.mainFields ? { mainFields: [...bundling.mainFields] } : {}),
-    ...(bundling.banner ? { banner: { js: bundling.banner } } : {}),
-    // bundleAwsSDK: true, so nothing is external (the stack passes no --external either).
-    alias: Object.fromEntries(
-      [aliases ?? []].flat().map((a) => {
-        const at = String(a).indexOf('=');
-        return [String(a).slice(0, at), String(a).slice(at + 1)];
-      }),
-    ),
+    file: join(outdir, 'index.mjs'),
+    bytes: main[1].bytes,
+    startBytes: sum(start),
+    totalBytes: sum(outputs.map(([path]) => path)),
+    files: outputs.map(([path]) => relative(dir, path)).sort(),
+    inputs: inputsOf(outputs.map(([path]) => path)),
+    startInputs: inputsOf(start),
   };
 };
 
 /**
  * Bundles an entry exactly as the stack's functions are bundled (lib/bundling.ts, the MCP function's
- * settings unless `bundling` says otherwise) into `<outdir>/index.mjs`; with `views`, the MCP Apps
- * views' HTML beside it, as the MCP function's asset holds them. The bench and the bundle tests
- * measure what Lambda runs.
+ * settings unless `bundling` says otherwise) into `<outdir>/index.mjs`: the MCP function's entry
+ * (lambda/handler.ts) split into chunks beside it as the stack ships it (lib/build-mcp-bundle.ts),
+ * any other entry as one file, as NodejsFunction bundles it. With `views`, the MCP Apps views' HTML
+ * beside it, as the MCP function's asset holds them. The bench and the bundle tests measure what
+ * Lambda runs.
  */
 export const bundleLambda = async (
   entry: string,
   outdir: string,
   opts: { readonly keepNames?: boolean; readonly views?: boolean; readonly s3Files?: boolean; readonly bundling?: BundlingOptions } = {},
 ): Promise<LambdaBundle> => {
-  const bundling = { ...(opts.bundling ?? LAMBDA_FUNCTION_DEFAULTS.bundling), ...(opts.keepNames ? { keepNames: true } : {}) };
-  const file = join(outdir, 'index.mjs');
-  const result = await build({
-    ...esbuildOptionsOf(bundling),
-    absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, entry)],
-    outfile: file,
-    bundle: true,
-    metafile: true,
-    logLevel: 'silent',
-  });
+  let metafile: Metafile;
+  if (entry === MCP_ENTRY && !opts.bundling && !opts.keepNames) {
+    metafile = await buildMcpBundle(entry, outdir);
+  } else {
+    const bundling = { ...(opts.bundling ?? LAMBDA_FUNCTION_DEFAULTS.bundling), ...(opts.keepNames ? { keepNames: true } : {}) };
+    const result = await build({
+      ...esbuildOptionsOf(bundling),
+      absWorkingDir: ROOT,
+      entryPoints: [join(ROOT, entry)],
+      outfile: join(outdir, 'index.mjs'),
+      bundle: true,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    metafile = result.metafile;
+  }
   if (opts.views) await writeViews(join(outdir, VIEWS_DIR));
   // Attachments' S3 module, beside the bundle as the stack ships it (lib/build-s3-files.ts).
   if (opts.s3Files) await buildS3Files(join(outdir, S3_FILES_OUTFILE));
-  const output = Object.values(result.metafile.outputs as Metafile['outputs']).find((o) => o.entryPoint !== undefined)!;
-  return { file, bytes: (await stat(file)).size, inputs: Object.keys(output.inputs) };
+  return bundleOf(outdir, metafile);
 };
 
 /** What Lambda gives the function, pointed at loopback stand-ins through the SDK's own endpoint settings. */

@@ -6,6 +6,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { HttpMethod, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { FUNCTION_ENV_NAMES, OAUTH_FUNCTION_ENV_NAMES } from '../../lambda/platform/config.js';
 import { LIMITS_TABLE_KEYS, WORKSPACE_TABLE_KEYS } from '../../lambda/platform/tables.js';
+import { MCP_CHUNKS_DIR } from '../../lib/bundling.js';
 import { DOERS_SCOPES } from '../../lib/cognito-auth.js';
 import { CLAUDE_CALLBACK_URLS } from '../../lib/context.js';
 import { NO_NOTIFIER_WARNING, STACK_OUTPUTS } from '../../lib/doers-stack.js';
@@ -965,6 +966,14 @@ describe('MCP function bundle', () => {
     assert.ok(readdirSync(dir).includes('index.mjs'), `${dir} holds the bundle`);
     return dir;
   };
+  /** The sources of every file of the bundle: the main file and its chunks (lib/bundling.ts MCP_CHUNKS_DIR). */
+  const bundleSources = (dir: string): string[] =>
+    [
+      'index.mjs.map',
+      ...readdirSync(join(dir, MCP_CHUNKS_DIR))
+        .map((f) => join(MCP_CHUNKS_DIR, f))
+        .filter((f) => f.endsWith('.mjs.map')),
+    ].flatMap((f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { sources: string[] }).sources);
 
   test('is bundled from lambda/handler.ts as minified ESM with a source map and a require shim', () => {
     // Arrange / Act: the staged asset directory of the function's code.
@@ -985,11 +994,11 @@ describe('MCP function bundle', () => {
 
   test("carries none of the authorization server's libraries, handler or pages", () => {
     // Arrange
-    const map = JSON.parse(readFileSync(join(bundleDir(), 'index.mjs.map'), 'utf8')) as { sources: string[] };
+    const sources = bundleSources(bundleDir());
 
     // Act: shared dependency-free modules (e.g. lambda/platform/item-keys.ts, the item keys both functions
     // read) may be in it; the server itself and what it is built on may not.
-    const foreign = map.sources.filter((src) =>
+    const foreign = sources.filter((src) =>
       /(^|\/)lambda\/(account\/|sign-in\/|pages\/|oauth\/|oauth-(handler|app)\.ts$)|node_modules\/(oidc-provider|openid-client|serverless-http|koa|@koa)\//.test(
         src,
       ),
@@ -1002,7 +1011,7 @@ describe('MCP function bundle', () => {
   test("ships the MCP Apps views' HTML beside the bundle, built at synth time, and none of their sources inside it", () => {
     // Arrange
     const dir = bundleDir();
-    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+    const sources = bundleSources(dir);
 
     // Act
     const views = readdirSync(join(dir, 'views')).sort();
@@ -1013,7 +1022,7 @@ describe('MCP function bundle', () => {
     for (const [i, file] of views.entries())
       assert.match(html[i]!, new RegExp(`^<!doctype html>\\n<html lang="en" data-view="${file.slice(0, -5)}"`));
     assert.deepEqual(
-      map.sources.filter((src) => /lambda\/views\/|ext-apps/.test(src)).map((src) => src.replace(/^.*lambda\//, 'lambda/')),
+      sources.filter((src) => /lambda\/views\/|ext-apps/.test(src)).map((src) => src.replace(/^.*lambda\//, 'lambda/')),
       ['lambda/views/links.ts'],
     );
   });

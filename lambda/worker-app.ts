@@ -4,7 +4,7 @@ import { createServices } from './app.js';
 import type { FileParts } from './files/file-store.js';
 import type { Config } from './platform/config.js';
 import { type QueuedJob, queuedJobOf } from './platform/work-queue.js';
-import { type JobDeps, runJob } from './workspace/surface/long-work.js';
+import { type JobDeps, runJob } from './workspace/surface/long-work-runner.js';
 
 export type { JobDeps };
 

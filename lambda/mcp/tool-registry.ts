@@ -132,6 +132,43 @@ export const defineToolFor =
   <I extends z.core.$ZodType, O extends z.core.$ZodType>(def: ToolDefinition<S, I, O>): ToolDefinition<S> =>
     def as unknown as ToolDefinition<S>;
 
+/**
+ * What the registry knows of a tool before its definition is loaded: enough to list it, to choose it
+ * by group and scope, and where its definition is (`load`). The workspace's tools are handles over a
+ * listing made at build time (lambda/workspace/surface/catalog.ts), each definition a chunk loaded
+ * on the tool's first call; a definition given whole (the conformance fixtures) is its own handle.
+ */
+export interface ToolHandle<S> {
+  readonly name: string;
+  readonly title: string;
+  readonly annotations: ToolAnnotations;
+  readonly scope: Scope | null;
+  readonly group?: string | undefined;
+  /** Its tools/list entry, JSON Schemas included (as `listingOf` makes it). */
+  readonly listed: () => Record<string, unknown>;
+  /** Its schemas and run. */
+  readonly load: () => Promise<ToolDefinition<S>>;
+}
+
+const isHandle = <S>(t: ToolDefinition<S> | ToolHandle<S>): t is ToolHandle<S> => typeof (t as ToolHandle<S>).load === 'function';
+
+/** A definition given whole, as a handle: its listing made on the first listing, once. */
+export const handleOf = <S>(def: ToolDefinition<S>): ToolHandle<S> => {
+  let entry: Record<string, unknown> | undefined;
+  return {
+    name: def.name,
+    title: def.title,
+    annotations: def.annotations,
+    scope: def.scope,
+    group: def.group,
+    listed: () => {
+      entry ??= listingOf(def);
+      return entry;
+    },
+    load: async () => def,
+  };
+};
+
 export interface ToolCallResult {
   readonly result: Record<string, unknown>;
   readonly headers?: Readonly<Record<string, string>>;
@@ -170,21 +207,21 @@ const deepestPath = (value: unknown, max: number): string | undefined => {
  * were a quarter of the bundle's import time.
  */
 export class ToolRegistry<S> {
-  private readonly tools = new Map<string, ToolDefinition<S>>();
+  private readonly tools = new Map<string, ToolHandle<S>>();
   /** Per selection and era (titled or not): the listing per scope set. */
   private readonly listCache = new Map<string, ScopeCache<readonly Record<string, unknown>[]>>();
-  private listed?: ReadonlyMap<string, Record<string, unknown>>;
   /** The groups in the order their first tool was declared. */
   readonly groups: readonly string[];
   private readonly defaults: ToolSelection;
 
   constructor(
-    defs: readonly ToolDefinition<S>[],
+    given: readonly (ToolDefinition<S> | ToolHandle<S>)[],
     private readonly guard: CallGuard,
     private readonly observer: Observer,
     /** What a connection that names no groups lists; all of them when absent. */
     defaultGroups?: readonly string[],
   ) {
+    const defs = given.map((t) => (isHandle(t) ? t : handleOf(t)));
     for (const def of [...defs].sort(byKey((d) => d.name))) {
       if (this.tools.has(def.name)) throw new Error(`tool ${def.name} is declared twice`);
       this.tools.set(def.name, def);
@@ -219,7 +256,7 @@ export class ToolRegistry<S> {
     return { key: sorted.join(','), groups: new Set(sorted) };
   }
 
-  private chosen(def: ToolDefinition<S>, selection: ToolSelection): boolean {
+  private chosen(def: ToolHandle<S>, selection: ToolSelection): boolean {
     return !def.group || !selection.groups || selection.groups.has(def.group);
   }
 
@@ -251,11 +288,10 @@ export class ToolRegistry<S> {
       this.listCache.set(cacheKey, cache);
     }
     return cache.get(principal, () => {
-      this.listed ??= new Map([...this.tools.values()].map((def) => [def.name, listing(def)]));
       return [...this.tools.values()]
         .filter((def) => covers(principal, def.scope) && this.chosen(def, selection))
         .map((def) => {
-          const entry = this.listed!.get(def.name)!;
+          const entry = def.listed();
           if (!titled) return entry;
           const { title: _beside, ...rest } = entry;
           return { ...rest, annotations: { title: def.title, ...listedAnnotations(def.annotations) } };
@@ -269,12 +305,14 @@ export class ToolRegistry<S> {
     ctx: Omit<ToolContext<S>, 'toolName'>,
     selection: ToolSelection = ALL_TOOLS,
   ): Promise<ToolCallResult> {
-    const def = this.tools.get(name);
-    if (!def) throw new InvalidParamsError(`Unknown tool: ${name}`);
-    if (!this.chosen(def, selection))
+    const handle = this.tools.get(name);
+    if (!handle) throw new InvalidParamsError(`Unknown tool: ${name}`);
+    if (!this.chosen(handle, selection))
       throw new InvalidParamsError(
-        `Tool ${name} is in the tool group '${def.group}', which this connection's URL does not list; connect with /mcp?tools=${[...(selection.groups ?? []), def.group].join(',')} (or tools=all) to use it.`,
+        `Tool ${name} is in the tool group '${handle.group}', which this connection's URL does not list; connect with /mcp?tools=${[...(selection.groups ?? []), handle.group].join(',')} (or tools=all) to use it.`,
       );
+    // Its schemas and run: a chunk of its own, loaded on the tool's first call on this instance.
+    const def = await handle.load();
     const started = performance.now();
     const argNames = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? Object.keys(rawArgs) : [];
     let items: number | undefined;
@@ -447,7 +485,8 @@ const listedOutputOf = <S>(def: ToolDefinition<S>): Record<string, unknown> => {
   return { ...schema, properties: Object.fromEntries(Object.entries(props).map(([k, p]) => [k, bare(p)])) };
 };
 
-const listing = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
+/** A tool's tools/list entry: what the build writes for the workspace's tools (lib/build-tool-listing.ts). */
+export const listingOf = <S>(def: ToolDefinition<S>): Record<string, unknown> => ({
   name: def.name,
   title: def.title,
   description: def.description,

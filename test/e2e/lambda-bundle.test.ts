@@ -52,12 +52,17 @@ import { synth } from '../infra/synth.js';
  * client it is handed over with among them). Since then the bundle is split (lib/build-mcp-bundle.ts): what a cold start loads
  * (`index.mjs` and the chunks it imports statically) 695 KB, the main file itself 557 KB, all the
  * files 858 KB; chrono-node, rrule, the SDK's user-agent parser and the SQS client are chunks read on
- * first use. The issue's goal is a main file of 400 KB; what would reach it is in docs/testing.md,
- * "Benchmarks".
+ * first use. Since the tools are listed from the build's listing and each tool file is a chunk loaded
+ * on its tool's first call (lambda/workspace/surface/catalog.ts), and the worker's side of long work
+ * is out of the MCP function's start: the main file 160 KB, what a cold start loads 611 KB
+ * (docs/testing.md, "Benchmarks").
  */
-const MAX_START_BYTES = 710 * 1024;
+const MAX_START_BYTES = 640 * 1024;
+/** The main file alone (the issue's goal: 400 KB). */
+const MAX_MAIN_BYTES = 400 * 1024;
 /** The modules a cold start must not load: each is a chunk of its own, read when a call first needs it. */
-const LOADED_ON_FIRST_USE = /node_modules\/(chrono-node|rrule|bowser|@aws-sdk\/client-sqs)\//;
+const LOADED_ON_FIRST_USE =
+  /node_modules\/(chrono-node|rrule|bowser|@aws-sdk\/client-sqs|csv-parse)\/|lambda\/workspace\/(surface\/tools\/|transfer\/|tasks\/task-writer\.ts)/;
 
 describe('the Lambda bundle', () => {
   let work: string;
@@ -134,6 +139,7 @@ describe('the Lambda bundle', () => {
       bundle.startBytes <= MAX_START_BYTES,
       `a cold start loads ${Math.round(bundle.startBytes / 1024)} KB (main file ${Math.round(bundle.bytes / 1024)} KB), budget ${MAX_START_BYTES / 1024} KB`,
     );
+    assert.ok(bundle.bytes <= MAX_MAIN_BYTES, `the main file is ${Math.round(bundle.bytes / 1024)} KB, budget ${MAX_MAIN_BYTES / 1024} KB`);
     // What no first call runs stays out of what a cold start loads.
     assert.deepEqual(
       bundle.startInputs.filter((f) => LOADED_ON_FIRST_USE.test(f)),

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import * as z from 'zod/mini';
 import { toJsonSchema } from '../../lambda/mcp/json-schema.js';
-import { PRODUCT_TOOLS } from '../../lambda/workspace/surface/catalog.js';
+import { PRODUCT_TOOLS } from '../../lambda/workspace/surface/tool-set.js';
 import { httpEvent } from '../helpers/events.js';
 import { MODERN, modernMeta } from '../helpers/local.js';
 import { endpointProperty, FuzzStats, limitsProperty, watchProcess } from './endpoint-properties.js';

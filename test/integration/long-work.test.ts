@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { createJobDeps, runQueueBatch } from '../../lambda/worker-app.js';
-import type { JobDeps } from '../../lambda/workspace/surface/long-work.js';
+import type { JobDeps } from '../../lambda/workspace/surface/long-work-runner.js';
 import { legacyCall, MODERN, modernMeta, post, startTestServer, urlOf } from '../helpers/local.js';
 import { caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
 

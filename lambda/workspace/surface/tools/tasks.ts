@@ -160,8 +160,8 @@ export const tasksSearch = defineTool({
   name: 'tasks_search',
   title: 'Search tasks',
   description:
-    'Finds tasks by query (or the filters): summaries by due date then priority unless sorted, without notes (task_get ' +
-    'has them). Narrow rather than page.',
+    // Narrowing rather than paging is the server's instructions' advice for every list.
+    'Finds tasks by query (or the filters): summaries by due date then priority unless sorted, without notes (task_get has them).',
   input: searchInput,
   output: searchOutput,
   listedOutput: z.extend(searchOutput, { tasks: z.array(taskBriefListed) }),

@@ -117,7 +117,7 @@ const exportOutput = z.object({
 export const workspaceExport = defineTool({
   name: 'workspace_export',
   title: 'Export the workspace',
-  description: 'Attaches a doers export (JSON Lines) of the whole workspace to the task named. Admins. A task: poll tasks/get.',
+  description: 'Attaches a doers export (JSON Lines) of the workspace to the task named. Admins. A task: poll tasks/get.',
   input: z.strictObject({ taskId: taskRefArg }),
   output: exportOutput,
   listedOutput: z.object({ uri: z.string() }),

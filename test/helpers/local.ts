@@ -50,12 +50,12 @@ export const modernCall = (
   server: LocalServer,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { token?: string; headers?: Record<string, string>; query?: string } = {},
+  opts: { token?: string; headers?: Record<string, string>; query?: string; meta?: Record<string, unknown> } = {},
 ) => {
   const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
   return post(
     urlOf(server, opts.query),
-    { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta() } },
+    { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: modernMeta(opts.meta) } },
     {
       authorization: `Bearer ${opts.token ?? server.token}`,
       'mcp-protocol-version': MODERN,

@@ -37,6 +37,9 @@ import { addToken, caller, createTestWorkspace, type TestWorkspace, writeContext
  * request states need one), limits off, and every DynamoDB request counted by a proxy.
  */
 
+/** The request capabilities of a client that declares the tasks extension (docs/protocol.md, "Long work as tasks"). */
+const FOLLOWS_TASKS = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+
 const PUBLIC = 'https://doers.example.test';
 const METADATA_URL = `${PUBLIC}/.well-known/oauth-protected-resource/mcp`;
 const ISSUER = 'https://login.example.test/realms/doers';
@@ -867,13 +870,10 @@ describe('ids of workspace 2 in every tool, prompt and resource template, used b
         const withIds = (values: string[]) => ({ ...base, ...Object.fromEntries(probe.map((p, i) => [p.name, values[i]])) });
         const label = `${tool.name}(${probe.map((p) => p.name).join(', ')})`;
 
-        const res = await modernCall(server, 'tools/call', { name: tool.name, arguments: withIds(ids) }, { token: ws1.ws.owner.token });
-        const control = await modernCall(
-          server,
-          'tools/call',
-          { name: tool.name, arguments: withIds(strangers) },
-          { token: ws1.ws.owner.token },
-        );
+        // A client that follows tasks, so the long tools (workspace_import, workspace_export) reach their ids too.
+        const asClient = { token: ws1.ws.owner.token, meta: FOLLOWS_TASKS };
+        const res = await modernCall(server, 'tools/call', { name: tool.name, arguments: withIds(ids) }, asClient);
+        const control = await modernCall(server, 'tools/call', { name: tool.name, arguments: withIds(strangers) }, asClient);
 
         const refused = res.json.error?.code === -32602 || res.json.result?.isError === true;
         // The history's filters name what may no longer exist (a deleted project's changes stay

@@ -5,7 +5,7 @@ import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
 import { type EmbeddedS3, LOCAL_ATTACHMENT_BUCKET, startEmbeddedS3 } from '../../lambda/local/embedded-s3.js';
 import { type LocalServer, startLocalServer } from '../../lambda/local/server.js';
 import { loadConfig } from '../../lambda/platform/config.js';
-import { functionEnvironment, synth } from '../infra/synth.js';
+import { type FunctionName, functionEnvironment, synth } from '../infra/synth.js';
 import { type CapacityProxy, startCapacityProxy } from './capacity-proxy.js';
 import { type DynamoProxy, startDynamoProxy } from './dynamo-proxy.js';
 import { type BundleAnswer, bundleLambda, type LambdaBundle, lambdaEnv, NODE22, startInstance } from './lambda-bundle.js';
@@ -58,12 +58,12 @@ const STAND_INS: Readonly<Record<string, keyof Deployment>> = {
 };
 
 /**
- * The MCP function's environment as the synthesized template sets it (cdk.json's defaults), with the
+ * A function's environment (the MCP function's unless named) as the synthesized template sets it (cdk.json's defaults), with the
  * deployment-time references replaced by `deployment`. A new variable whose value CloudFormation
  * computes fails here until this file says what stands in for it.
  */
-export const templateEnvironment = (deployment: Deployment): Record<string, string> => {
-  const variables = functionEnvironment(synth({}, { bundle: false }).template);
+export const templateEnvironment = (deployment: Deployment, fn: FunctionName = 'mcp'): Record<string, string> => {
+  const variables = functionEnvironment(synth({}, { bundle: false }).template, fn);
   return Object.fromEntries(
     Object.entries(variables).map(([name, value]) => {
       if (typeof value === 'string') return [name, value];

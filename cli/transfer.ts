@@ -321,12 +321,8 @@ const importCsv = async (text: string, o: Options, target: Target, out: Out, now
     {
       workspaceId,
       workspace,
-      format: read.format,
-      rows: read.rows,
-      skipped: read.skipped,
-      unread: read.unread,
-      columns: read.columns,
-      fields: read.fields,
+      // The rows, the rows skipped, and what each column becomes.
+      ...read,
       ...(project ? { project } : {}),
       dryRun: !!o['dry-run'],
       file: o.file!,

@@ -3,9 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LOCAL_ATTACHMENT_BUCKET } from '../../lambda/local/embedded-s3.js';
 import type { LocalServer } from '../../lambda/local/server.js';
-import { templateEnvironment } from '../helpers/deployed.js';
+import { localDeployment, templateEnvironment } from '../helpers/deployed.js';
 import { bundleLambda, invokeFresh, type LambdaBundle, lambdaEnv, NODE22 } from '../helpers/lambda-bundle.js';
 import { MODERN, modernMeta, post, startTestServer, urlOf } from '../helpers/local.js';
 import { caller, createTestWorkspace, type TestWorkspace } from '../helpers/workspace-fixtures.js';
@@ -64,17 +63,7 @@ describe('the worker bundle, as deployed', () => {
       // The worker reads no secret: nothing listens here.
       secretsManagerUrl: 'http://127.0.0.1:9',
       env: {
-        ...templateEnvironment(
-          {
-            publicUrl: server.url,
-            workspaceTable: server.app.config.tables.workspace,
-            limitsTable: server.app.config.tables.limits,
-            secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers',
-            attachmentBucket: LOCAL_ATTACHMENT_BUCKET,
-            workQueueUrl: 'http://127.0.0.1:9/000000000000/doers-work',
-          },
-          'worker',
-        ),
+        ...templateEnvironment(localDeployment(server), 'worker'),
         DOERS_S3_ENDPOINT: server.s3Endpoint,
       },
     });

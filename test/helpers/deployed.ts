@@ -57,6 +57,18 @@ const STAND_INS: Readonly<Record<string, keyof Deployment>> = {
   DOERS_WORK_QUEUE_URL: 'workQueueUrl',
 };
 
+/** What stands in for the stack's resources on a local server: its URL, its tables, its bucket. */
+export const localDeployment = (server: LocalServer): Deployment => ({
+  // The local server's URL: its authorization server's access tokens name it as their audience.
+  publicUrl: server.url,
+  workspaceTable: server.app.config.tables.workspace,
+  limitsTable: server.app.config.tables.limits,
+  secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers',
+  attachmentBucket: LOCAL_ATTACHMENT_BUCKET,
+  // No SQS API runs here, and no call these tests make sends to it: a loopback port nothing listens on.
+  workQueueUrl: 'http://127.0.0.1:9/000000000000/doers-work',
+});
+
 /**
  * A function's environment (the MCP function's unless named) as the synthesized template sets it (cdk.json's defaults), with the
  * deployment-time references replaced by `deployment`. A new variable whose value CloudFormation
@@ -132,16 +144,7 @@ export const startDeployedFunction = async (opts: { readonly units?: boolean } =
   const env = lambdaEnv({
     dynamodbEndpoint: (units ?? proxy).endpoint,
     secretsManagerUrl: secrets.url,
-    env: templateEnvironment({
-      // The local server's URL: its authorization server's access tokens name it as their audience.
-      publicUrl: server.url,
-      workspaceTable: server.app.config.tables.workspace,
-      limitsTable: server.app.config.tables.limits,
-      secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:doers',
-      attachmentBucket: LOCAL_ATTACHMENT_BUCKET,
-      // No SQS API runs here, and no call these tests make starts long work: a loopback port nothing listens on.
-      workQueueUrl: 'http://127.0.0.1:9/000000000000/doers-work',
-    }),
+    env: templateEnvironment(localDeployment(server)),
   });
   // The bucket is the embedded S3 API's, reached as the local server reaches it (path-style).
   env.DOERS_S3_ENDPOINT = s3.endpoint;

@@ -73,12 +73,8 @@ export const importAttachment = async (
     {
       workspaceId: workspace.workspaceId,
       workspace,
-      format: read.format,
-      rows: read.rows,
-      skipped: read.skipped,
-      unread: read.unread,
-      columns: read.columns,
-      fields: read.fields,
+      // The rows, the rows skipped, and what each column becomes.
+      ...read,
       ...(project ? { project } : {}),
       dryRun: job.dryRun,
       file: name,

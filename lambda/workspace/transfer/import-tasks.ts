@@ -5,7 +5,7 @@ import { callBudget, withCallBudget } from '../../platform/call-budget.js';
 import { batchGetConsistent } from '../../platform/dynamodb.js';
 import { wsPk } from '../../platform/item-keys.js';
 import type { KeySource } from '../../platform/key-ring.js';
-import { type Member, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
+import type { Member, Workspace } from '../../vocabulary.js';
 import { doorSource } from '../activity/records.js';
 import { addComment } from '../comments/comment-writer.js';
 import { OPERATOR } from '../membership/rules.js';
@@ -435,21 +435,7 @@ export const importTasks = async (target: ImportTarget, run: ImportRun, out: Out
   const members = await target.directory.listMembers(workspaceId);
   const owner = members.find((m) => m.role === 'owner' && m.status === 'active');
   // The member who imports, or the operator acting as an owner (dates in words read in the first owner's zone).
-  const caller: Caller = run.by
-    ? callerOf(workspace, run.by.member)
-    : {
-        workspaceId,
-        workspaceKey: workspaceKeyOf(workspace),
-        pastKeys: workspace.pastKeys ?? [],
-        taskCounter: workspace.taskCounter ?? 0,
-        directoryVersion: workspace.directoryVersion ?? 0,
-        userId: OPERATOR.userId,
-        name: OPERATOR.name,
-        role: 'owner',
-        timeZone: owner?.timeZone ?? 'UTC',
-        layout: workspace.layout ?? 1,
-        ...(workspace.migrating ? { migrating: true } : {}),
-      };
+  const caller: Caller = callerOf(workspace, run.by?.member ?? { ...OPERATOR, timeZone: owner?.timeZone ?? 'UTC' });
   const stores = createWorkspaceStores(target.db, target.table, target.keys, target.activityDays);
   const importer = run.by?.member ?? OPERATOR;
   const source = importSource(run, importer, now);

@@ -555,6 +555,10 @@ try {
     '',
     ...ratios.map((r) => `- ${r}`),
     '',
+    // The small read is me_get on both sides, but doers' counts the caller's unread inbox entries (one
+    // Query of the store), which mcp-handler's, reading nothing, does not: tools/list is the like-for-like row.
+    "The tools/call rows compare unlike work since the inbox came: doers' `me_get` reads the caller's unread count from the store (one Query, limits off or on), `mcp-handler`'s answers from memory. `tools/list` (no store on either side) is the like-for-like row.",
+    '',
   ].join('\n');
   await mkdir(join(ROOT, 'bench'), { recursive: true });
   await writeFile(join(ROOT, 'bench/results.md'), md);

@@ -5,7 +5,6 @@ import { ToolRefusal } from '../../lambda/errors.js';
 import type { LocalServer } from '../../lambda/local/server.js';
 import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
 import { TASK_ITEM_SK, taskPk, taskSk } from '../../lambda/platform/item-keys.js';
-import { MAX_TRANSACTION_BYTES } from '../../lambda/platform/transact.js';
 import type { Principal } from '../../lambda/vocabulary.js';
 import type { Caller } from '../../lambda/workspace/model/caller.js';
 import type { Task } from '../../lambda/workspace/model/types.js';
@@ -139,34 +138,6 @@ describe('packing: one action per item, as few transactions as fit', () => {
 
     assert.ok(n <= 2, `${n} transactions`);
     assert.equal((await server.app.services.tasks.get(ws.workspaceId, blocker!.taskId))!.blocks!.length, 50);
-  });
-
-  test('changes of long notes are packed by bytes: none is refused for passing 4 MB, and no transaction passes it', async () => {
-    // The longest notes (10,000 characters, 30 KB of UTF-8); a change's record holds the notes before
-    // and after, and the task before: about 120 KB an item, 32 of them more than one transaction holds.
-    const before = '長いメモ'.repeat(2_500);
-    const after = '新しいメモ'.repeat(2_000);
-    const created = await createTasks(
-      member(),
-      Array.from({ length: 32 }, (_, i) => ({ fields: { title: `Long ${i}`, notes: before, priority: 'P4' as const } })),
-    );
-    const tasks = created.map((o) => (o.ok && 'written' in o ? o.written.task : assert.fail(JSON.stringify(o))));
-
-    const outcomes: Awaited<ReturnType<typeof changeTasks>> = [];
-    const n = await transactionsDuring(async () => {
-      outcomes.push(
-        ...(await changeTasks(
-          member(),
-          tasks.map((t) => ({ before: t, patch: { notes: after } })),
-        )),
-      );
-    });
-
-    assert.equal(outcomes.filter((o) => o.ok).length, 32, JSON.stringify(outcomes.find((o) => !o.ok)));
-    // The notes after in the task (and in its search text), before and after in the record, and the task before in it.
-    const perItem = 3 * Buffer.byteLength(after) + 2 * Buffer.byteLength(before);
-    assert.ok(32 * perItem > MAX_TRANSACTION_BYTES, 'the call is larger than one transaction holds');
-    assert.ok(n >= 2, `${n} transactions`);
   });
 });
 

@@ -128,6 +128,11 @@ const readExport = async (file: string): Promise<{ header: Header; items: Item[]
         if (!WORKSPACE_ID.test(h.workspaceId))
           throw new CliError(`--file: its header names "${h.workspaceId}", which is not a workspace id`);
         if (h.version !== EXPORT_VERSION) throw new CliError(`--file: export version ${h.version}; this version reads ${EXPORT_VERSION}`);
+        // workspace_export's file holds the tasks only (lambda/workspace/transfer/workspace-export.ts): no workspace is made of it.
+        if (h.content === 'tasks')
+          throw new CliError(
+            `--file: ${file} was made by workspace_export and holds the workspace's tasks only; bring them into a workspace with workspace_import, or move a whole workspace with npm run admin -- export`,
+          );
         header = h as Header;
         continue;
       }

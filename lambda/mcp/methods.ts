@@ -16,7 +16,7 @@ import {
 } from './protocol.js';
 import { signRequestState, verifyRequestState } from './request-state.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import { declaresTasks, type TaskSource, tasksRequired, unknownTask } from './tasks.js';
+import { declaresTasks, MAX_TASK_ID, type TaskSource, tasksRequired, unknownTask } from './tasks.js';
 import { type InputRequired, isInputRequired, refusalResult, type ToolRegistry, type ToolSelection } from './tool-registry.js';
 import type { RequestMeta } from './types.js';
 
@@ -187,7 +187,9 @@ const taskIdOf = (c: MethodCall): string => {
     throw tasksRequired(
       `${c.req.method} is a method of the ${TASKS_EXTENSION} extension, which this request's capabilities do not declare`,
     );
-  return stringParam(c.req.params, 'taskId');
+  const taskId = stringParam(c.req.params, 'taskId');
+  if (taskId.length > MAX_TASK_ID) throw unknownTask(taskId);
+  return taskId;
 };
 
 export const MODERN_METHODS: Readonly<Record<string, Method<unknown>>> = {

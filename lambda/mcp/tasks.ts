@@ -44,8 +44,12 @@ export const taskStarted = (task: McpTask): TaskStarted => ({ kind: 'task', task
 export const isTaskStarted = (value: unknown): value is TaskStarted =>
   typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'task';
 
-/** Whether this request's client declared the extension (on its own capabilities: a declaration is per request). */
+/**
+ * Whether this request's client declared the extension (on its own capabilities: a declaration is
+ * per request). Only on 2026-07-28: on the handshake revisions no client could follow a task.
+ */
 export const declaresTasks = (meta: RequestMeta): boolean => {
+  if (!meta.era.modern) return false;
   const extensions = (meta.clientCapabilities as { extensions?: unknown }).extensions;
   return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, TASKS_EXTENSION);
 };
@@ -68,4 +72,9 @@ export interface TaskSource<S> {
 
 /** The -32602 an unknown (or expired, or someone else's) task is answered with. */
 export const unknownTask = (taskId: string): InvalidParamsError =>
-  new InvalidParamsError(`params.taskId: no task ${taskId} of yours (tasks are kept a day after they start)`);
+  new InvalidParamsError(
+    `params.taskId: no task ${taskId.length > MAX_TASK_ID ? `${taskId.slice(0, MAX_TASK_ID)}…` : taskId} of yours (tasks are kept a day after they start)`,
+  );
+
+/** Longer than any task id this server makes: answered as unknown without a read. */
+export const MAX_TASK_ID = 100;

@@ -313,6 +313,21 @@ describe('workspace_export as a task', () => {
       lines.every((l) => !l.includes('#JOB')),
       'long work records are not exported',
     );
+    // The tasks' part only: anyone who reads the task reads the file, so no webhook (its secret), inbox,
+    // saved view, history, call claim or undo copy is in it, and members only by name, e-mail and role.
+    assert.equal(JSON.parse(header!).content, 'tasks');
+    const ws0 = `WS#${ws.workspaceId}`;
+    for (const line of lines) {
+      const item = JSON.parse(line).item as Record<string, { S?: string }>;
+      const [pk, sk] = [item.pk!.S!, item.sk!.S!];
+      const allowed =
+        (pk === ws0 && (sk === 'META' || /^(USER|PROJECT|COMMENT)#/.test(sk))) ||
+        (pk.startsWith(`${ws0}#T#`) && (sk === 'TASK' || sk === 'NOTES' || sk.startsWith('SUB#')));
+      assert.ok(allowed, `${pk} ${sk} is not the tasks' part`);
+      if (sk.startsWith('USER#'))
+        assert.deepEqual(Object.keys(item).sort(), ['email', 'name', 'pk', 'role', 'sk', 'status', 'userId', 'workspaceId']);
+      if (sk === 'TASK') assert.equal(item.reminders, undefined);
+    }
   });
 
   test('a doers export imports into another workspace through workspace_import: its tasks, links and comments, once', async () => {
@@ -382,11 +397,12 @@ describe('workspace_export as a task', () => {
       [(await found('Label the boxes')).key],
     );
     const comments = (await into('comments_list', { taskId: (await found('Pack the office')).key })).structuredContent as {
-      comments: { body: string }[];
+      comments: { body: string; authorName?: string }[];
     };
+    // A member's import writes as no one else: the comment is the importer's, headed by its author's name.
     assert.deepEqual(
-      comments.comments.map((c) => c.body),
-      ['Start on Monday'],
+      comments.comments.map((c) => [c.authorName, c.body]),
+      [[other.owner.name, `*${source.owner.name} wrote:*\n\nStart on Monday`]],
     );
   });
 });

@@ -1137,10 +1137,12 @@ export const needsTasksMessage = (tool: string): string =>
   `${tool} runs as a task of the io.modelcontextprotocol/tasks extension: declare it in this request's capabilities ` +
   `(_meta["io.modelcontextprotocol/clientCapabilities"].extensions), or have the operator run the admin CLI: ${CLI_OF[tool] ?? 'npm run admin -- --help'}.`;
 
-export const importRunning = () =>
+/** Another job of the same long tool holds the workspace's turn. */
+export const longWorkRunning = (tool: string) =>
   new ConflictRefusal(
-    'Conflict: another workspace_import is running in this workspace, and one runs at a time; wait for it to end, then try again.',
+    `Conflict: another ${tool} is running in this workspace, and one runs at a time; wait for it to end, then try again.`,
     'busy',
+    { tool },
   );
 
 /** The attachment is not a file an import reads: which formats it could be, and the columns it saw. */

@@ -31,6 +31,8 @@ export interface Job {
   readonly statusMessage?: string;
   readonly createdAt: string;
   readonly lastUpdatedAt: string;
+  /** When a worker took it up (until then it waits in the queue, however long). */
+  readonly startedAt?: string;
   /** Asked to stop (tasks/cancel); the worker stops at its next step. */
   readonly cancel?: boolean;
   /** While `input_required`: what it still waits for. */
@@ -109,6 +111,26 @@ export class JobStore {
         }),
       );
       return out.Attributes?.cancel !== true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** A worker takes the job up: it says so, and from now its silence counts (long-work.ts). False when it is no longer working. */
+  async start(workspaceId: string, jobId: string, now: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: jobPk(workspaceId), sk: jobId },
+          UpdateExpression: 'SET startedAt = :at, lastUpdatedAt = :at, statusMessage = :m',
+          ConditionExpression: '#s = :working',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':at': now.toISOString(), ':m': 'Started.', ':working': 'working' },
+        }),
+      );
+      return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;

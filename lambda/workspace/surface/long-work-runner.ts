@@ -3,13 +3,14 @@ import { refusalResult } from '../../mcp/tool-registry.js';
 import { type Member, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
 import { requireRole } from '../membership/rules.js';
 import { callerOf } from '../model/caller.js';
-import { exportTooBig, taskNotFound } from '../model/refusals.js';
+import { exportTooBig, longWorkRunning, taskNotFound } from '../model/refusals.js';
 import { taskNameOf } from '../model/task-refs.js';
 import type { Job, JobEnd } from '../store/job-store.js';
 import { exportToAttachment } from '../transfer/attachment-export.js';
 import { importAttachment } from '../transfer/attachment-import.js';
 import type { RowFormat } from '../transfer/import-formats.js';
 import type { ImportTarget } from '../transfer/import-tasks.js';
+import { LOCK_MS } from './long-work.js';
 import { sizeWords } from './render.js';
 import type { WorkspaceServices } from './services.js';
 
@@ -20,6 +21,15 @@ import type { WorkspaceServices } from './services.js';
 
 /** The report lines a result keeps; the rest are counted. */
 const MAX_REPORT_LINES = 200;
+
+const INTERNAL = {
+  code: -32603,
+  message:
+    'Internal error: the work failed. What it wrote stays, each step whole; run it again (rows imported before are not imported twice).',
+};
+
+/** The longest a report line is kept: a result is stored whole on its job, an item of at most 400 KB. */
+const MAX_LINE = 300;
 
 /** What a worker is given: the services as the functions build them, and the table for the import's own reads. */
 export interface JobDeps {
@@ -33,10 +43,12 @@ const textResult = (text: string, structured: Record<string, unknown>): Record<s
   isError: false,
 });
 
-const clipped = (lines: readonly string[]): string[] =>
-  lines.length <= MAX_REPORT_LINES
-    ? [...lines]
+const clipped = (all: readonly string[]): string[] => {
+  const lines = all.map((l) => (l.length > MAX_LINE ? `${l.slice(0, MAX_LINE)}…` : l));
+  return lines.length <= MAX_REPORT_LINES
+    ? lines
     : [...lines.slice(0, MAX_REPORT_LINES), `… and ${lines.length - MAX_REPORT_LINES} more lines`];
+};
 
 const undoWords = (changes: readonly string[]): string =>
   changes.length ? ` change_undo of ${changes.join(', ')} takes ${changes.length === 1 ? 'it' : 'them'} back.` : '';
@@ -60,7 +72,10 @@ const importEnd = async (deps: JobDeps, job: Job, who: Runner, now: () => Date):
       attachmentId: String(job.input.attachmentId),
       format: job.input.format as RowFormat | undefined,
       dryRun,
-      between: (rows, total) => services.jobs.progress(job.workspaceId, job.jobId, `Imported ${rows} of ${total} rows.`, now()),
+      between: async (rows, total) => {
+        if (holdsTurn(job)) await turn(deps, job, now);
+        return services.jobs.progress(job.workspaceId, job.jobId, `Imported ${rows} of ${total} rows.`, now());
+      },
     },
     now(),
   );
@@ -98,12 +113,10 @@ const exportEnd = async (deps: JobDeps, job: Job, who: Runner, now: () => Date):
   const { workspace, member } = who;
   const task = await services.tasks.get(job.workspaceId, String(job.input.taskId));
   if (!task) throw taskNotFound(String(job.input.taskId));
-  const members = await services.directory.listMembers(job.workspaceId);
   const source = { actorId: member.userId, actorName: member.name, client: who.client, tool: 'workspace_export', now: now() };
   const out = await exportToAttachment(
     { stores: services, caller: callerOf(workspace, member), source },
     workspace,
-    members,
     task,
     deps.target.db,
     deps.target.table,
@@ -129,6 +142,13 @@ const exportEnd = async (deps: JobDeps, job: Job, who: Runner, now: () => Date):
   };
 };
 
+/** Whether the job holds its tool's turn in the workspace (a dry run needs none). */
+const holdsTurn = (job: Job): boolean => !(job.tool === 'workspace_import' && job.input.dryRun === true);
+
+/** Takes (or keeps) the job's turn for another worker's longest run; answers the job that holds it instead. */
+const turn = (deps: JobDeps, job: Job, now: () => Date): Promise<string | undefined> =>
+  deps.services.jobs.lock(job.workspaceId, job.tool, job.jobId, new Date(now().getTime() + LOCK_MS), now());
+
 /** The job's end: its work done, stopped, or refused (a refusal is the tool's answer: completed, as an error result). */
 const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> => {
   const { services } = deps;
@@ -146,6 +166,11 @@ const endOf = async (deps: JobDeps, job: Job, now: () => Date): Promise<JobEnd> 
       'admin',
       job.tool === 'workspace_import' ? 'importing into the workspace' : 'exporting the workspace',
     );
+    // The tool's turn in the workspace, taken again now that the job runs (it may have waited in the
+    // queue past the call's hold), and kept at every step (`between`).
+    if (holdsTurn(job) && (await turn(deps, job, now))) throw longWorkRunning(job.tool);
+    if (!(await services.jobs.start(job.workspaceId, job.jobId, now())))
+      return { status: 'cancelled', statusMessage: 'Cancelled before it started; nothing was written.' };
     const who: Runner = { workspace, member: active!, client: String(job.input.client ?? 'unknown client') };
     return await (job.tool === 'workspace_import' ? importEnd : exportEnd)(deps, job, who, now);
   } catch (err) {
@@ -178,19 +203,15 @@ export const runJob = async (
     end = await endOf(deps, job, now);
   } catch (err) {
     onError(err);
-    end = {
-      status: 'failed',
-      statusMessage: 'It failed.',
-      error: {
-        code: -32603,
-        message:
-          'Internal error: the work failed. What it wrote stays, each step whole; run it again (rows imported before are not imported twice).',
-      },
-    };
+    end = { status: 'failed', statusMessage: 'It failed.', error: INTERNAL };
   }
   try {
-    await jobs.finish(workspaceId, jobId, end, now());
+    await jobs.finish(workspaceId, jobId, end, now()).catch(async (err: unknown) => {
+      // An end that cannot be kept (too large an item): the job ends failed without it.
+      onError(err);
+      await jobs.finish(workspaceId, jobId, { status: 'failed', statusMessage: 'It failed.', error: INTERNAL }, now());
+    });
   } finally {
-    if (job.tool === 'workspace_import' && job.input.dryRun !== true) await jobs.unlock(workspaceId, 'workspace_import', jobId);
+    if (holdsTurn(job)) await jobs.unlock(workspaceId, job.tool, jobId);
   }
 };

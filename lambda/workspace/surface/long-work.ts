@@ -11,6 +11,13 @@ import type { WorkspaceServices } from './services.js';
  * source here. Apart from the runner so that the MCP function's start loads none of the import's code.
  */
 
+/**
+ * One job of a tool at a time in a workspace: the lock names the job and holds for a worker's
+ * longest run and a minute; the worker takes it again when it starts and at every step
+ * (long-work-runner.ts), so a job that waited in the queue still holds it while it runs.
+ */
+export const LOCK_MS = 16 * 60_000;
+
 /** How often a client is asked to look. */
 export const POLL_INTERVAL_MS = 1000;
 /**
@@ -20,6 +27,10 @@ export const POLL_INTERVAL_MS = 1000;
 const STALE_MS = 20 * 60_000;
 
 const ttlOf = (): number => JOB_TTL_MS;
+
+/** A job a worker took up and then fell silent: its worker is gone (one waiting in the queue is not). */
+const isStale = (job: Job, now: Date): boolean =>
+  job.status === 'working' && job.startedAt !== undefined && now.getTime() - Date.parse(job.lastUpdatedAt) > STALE_MS;
 
 /** The job as the extension's task. */
 export const taskOfJob = (job: Job, now: Date): DetailedTask => {
@@ -35,7 +46,7 @@ export const taskOfJob = (job: Job, now: Date): DetailedTask => {
   if (job.status === 'completed' && job.result) return { ...base, result: JSON.parse(job.result) as Record<string, unknown> };
   if (job.status === 'input_required') return { ...base, inputRequests: job.inputRequests ?? {} };
   if (job.status === 'failed') return { ...base, error: job.error ?? { code: -32603, message: 'Internal error' } };
-  if (job.status === 'working' && now.getTime() - Date.parse(job.lastUpdatedAt) > STALE_MS)
+  if (isStale(job, now))
     return {
       ...base,
       status: 'failed',
@@ -53,7 +64,17 @@ export const taskOfJob = (job: Job, now: Date): DetailedTask => {
 export const jobTasks: TaskSource<WorkspaceServices> = {
   get: async (services: WorkspaceServices, principal: Principal, taskId: string, now: Date) => {
     const job = await services.jobs.get(principal.workspaceId, taskId, now);
-    return job && job.userId === principal.userId ? taskOfJob(job, now) : undefined;
+    if (!job || job.userId !== principal.userId) return undefined;
+    const task = taskOfJob(job, now);
+    // Failed once answered so: its end is written, so a worker that comes back can change nothing.
+    if (isStale(job, now) && task.error)
+      await services.jobs.finish(
+        job.workspaceId,
+        job.jobId,
+        { status: 'failed', statusMessage: task.statusMessage ?? '', error: task.error },
+        now,
+      );
+    return task;
   },
   cancel: async (services: WorkspaceServices, principal: Principal, taskId: string, now: Date) => {
     const job = await services.jobs.get(principal.workspaceId, taskId, now);

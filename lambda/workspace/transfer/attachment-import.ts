@@ -63,7 +63,7 @@ export const importAttachment = async (
     throw notAnImportFile(
       name,
       `is ${read.error}${read.unknownFormat ? ', nor a doers export; if it is one of them, name it in format' : ''}`,
-      read.header.slice(0, 20),
+      read.header.slice(0, 20).map((c) => (c.length > 100 ? `${c.slice(0, 100)}…` : c)),
     );
   // Todoist's export names its project only by the file's name.
   const project = job.project?.trim() || (read.format === 'todoist' ? name.replace(/\.[^.]*$/, '').trim() : undefined);

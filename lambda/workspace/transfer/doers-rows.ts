@@ -1,9 +1,10 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as z from 'zod/mini';
 import { MEMBER_PREFIX, NOTES_ITEM_SK, PROJECT_PREFIX, TASK_ITEM_SK, TASK_PREFIX } from '../../platform/item-keys.js';
 import type { FieldDef } from '../model/custom-fields.js';
 import type { Comment, Project, Task } from '../model/types.js';
 import type { FieldCell, FileField } from './import-fields.js';
-import { type ColumnUse, type ImportRow, type KeptValue, type SkippedRow, stateOf } from './import-formats.js';
+import { type ColumnUse, type ImportRow, type KeptValue, labelsOf, type SkippedRow, stateOf } from './import-formats.js';
 import { EXPORT_FORMAT, fromBase64 } from './workspace-export.js';
 
 /**
@@ -53,6 +54,42 @@ export const isDoersExport = (text: string): boolean => {
 
 const valueWords = (v: unknown): string => (Array.isArray(v) ? v.join(', ') : String(v));
 
+/**
+ * What an item must be to be read: the file is anyone's to make (an attachment), so each kind is
+ * checked before a field of it is used; an item that is not what it says is left out (a task: said
+ * as a skipped row), and its values go through the same checks as a CSV's (labels, priority).
+ */
+const text = z.string();
+const TaskItem = z.object({
+  taskId: text,
+  title: text.check(z.minLength(1), z.maxLength(300)),
+  number: z.optional(z.number()),
+  notes: z.optional(text),
+  status: z.optional(text),
+  state: z.optional(text),
+  priority: z.optional(text),
+  dueDate: z.optional(text.check(z.regex(/^\d{4}-\d{2}-\d{2}$/))),
+  dueTime: z.optional(text),
+  assigneeId: z.optional(text),
+  projectId: z.optional(text),
+  labels: z.optional(z.array(text)),
+  parentId: z.optional(text),
+  blockedBy: z.optional(z.record(text, z.unknown())),
+  repeat: z.optional(z.object({ words: text })),
+  fields: z.optional(z.record(text, z.unknown())),
+  completedAt: z.optional(text),
+});
+const CommentItem = z.object({ taskId: text, body: text, createdAt: text, authorId: z.optional(text) });
+const FieldItem = z.object({
+  fieldId: text,
+  name: text,
+  type: z.enum(['text', 'number', 'date', 'select', 'multi-select', 'person', 'url']),
+  options: z.optional(z.array(text)),
+});
+const ProjectItem = z.object({ projectId: text, name: text.check(z.minLength(1)), fields: z.optional(z.array(FieldItem)) });
+const MemberItem = z.object({ userId: text, name: z.optional(text), email: z.optional(text) });
+const PRIORITIES = new Set(['P1', 'P2', 'P3', 'P4']);
+
 export const readDoersExport = (text: string): DoersRows => {
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   const items: { item: Item; line: number }[] = [];
@@ -70,21 +107,39 @@ export const readDoersExport = (text: string): DoersRows => {
   const projects = new Map<string, Project>();
   const notes = new Map<string, string>();
   const comments = new Map<string, Comment[]>();
-  const tasks: { task: Task; line: number }[] = [];
+  const tasks: { task: Task; line: number; pk: string }[] = [];
+  const skipped: SkippedRow[] = [];
   for (const { item, line } of items) {
     const k = sk(item);
-    if (k.startsWith(MEMBER_PREFIX)) members.set(String(item.userId), { email: item.email as string, name: item.name as string });
-    else if (k.startsWith(PROJECT_PREFIX) && !item.deletedAt) projects.set(String(item.projectId), item as unknown as Project);
-    else if (k === NOTES_ITEM_SK) notes.set(String(item.pk), String(item.notes ?? ''));
+    if (k.startsWith(MEMBER_PREFIX)) {
+      const m = z.safeParse(MemberItem, item);
+      if (m.success)
+        members.set(m.data.userId, { ...(m.data.email ? { email: m.data.email } : {}), ...(m.data.name ? { name: m.data.name } : {}) });
+    } else if (k.startsWith(PROJECT_PREFIX) && !item.deletedAt) {
+      const p = z.safeParse(ProjectItem, item);
+      if (p.success) projects.set(p.data.projectId, p.data as unknown as Project);
+    } else if (k === NOTES_ITEM_SK && typeof item.notes === 'string') notes.set(String(item.pk), item.notes);
     else if (k.startsWith(COMMENT_PREFIX) && !item.deletedAt) {
-      const c = item as unknown as Comment;
-      comments.set(c.taskId, [...(comments.get(c.taskId) ?? []), c]);
-    } else if ((k === TASK_ITEM_SK || k.startsWith(TASK_PREFIX)) && !item.deletedAt && typeof item.title === 'string')
-      tasks.push({ task: { ...(item as unknown as Task), notes: (item.notes as string | undefined) ?? notes.get(String(item.pk)) }, line });
+      const c = z.safeParse(CommentItem, item);
+      if (c.success) comments.set(c.data.taskId, [...(comments.get(c.data.taskId) ?? []), c.data as unknown as Comment]);
+    } else if ((k === TASK_ITEM_SK || k.startsWith(TASK_PREFIX)) && !item.deletedAt) {
+      const t = z.safeParse(TaskItem, item);
+      if (!t.success)
+        skipped.push({
+          line,
+          reason: `not a task this reads (${t.error.issues[0]?.path.join('.') || 'item'}: ${t.error.issues[0]?.message})`,
+        });
+      else
+        tasks.push({
+          task: { ...(t.data as unknown as Task), notes: t.data.notes ?? notes.get(String(item.pk)) },
+          line,
+          pk: String(item.pk),
+        });
+    }
   }
   // Notes may come after their task in the file: read them again by the task's partition.
   for (const t of tasks) {
-    const n = notes.get(`${String((t.task as unknown as Item).pk)}`);
+    const n = notes.get(t.pk);
     if (n !== undefined && t.task.notes === undefined) t.task = { ...t.task, notes: n };
   }
   const numberOf = new Map(tasks.map(({ task }) => [task.taskId, task.number]));
@@ -118,17 +173,21 @@ export const readDoersExport = (text: string): DoersRows => {
     if (t.dueTime) kept.push({ field: 'Due time', value: t.dueTime });
     const assignee = t.assigneeId ? members.get(t.assigneeId) : undefined;
     const status = t.state ? stateOf(t.state, problems) : {};
+    if (!PRIORITIES.has(t.priority)) problems.push(`priority '${String(t.priority)}' is none of P1 to P4; P4 given`);
     return {
       line,
       sourceId: t.taskId,
       title: t.title,
       ...(t.notes ? { notes: t.notes } : {}),
-      priority: t.priority,
+      priority: PRIORITIES.has(t.priority) ? t.priority : 'P4',
       ...(repeats ? { due: t.repeat!.words } : t.dueDate ? { due: t.dueDate } : {}),
-      labels: [...(t.labels ?? [])],
+      labels: labelsOf(t.labels ?? [], problems),
       ...(assignee ? { assignee } : {}),
       ...(t.projectId && projects.get(t.projectId) ? { project: projects.get(t.projectId)!.name } : {}),
-      ...(t.status === 'done' ? { done: t.completedAt ? { at: t.completedAt } : {} } : {}),
+      // A time as this server writes one, or the import's own: the file's words never make an index key.
+      ...(t.status === 'done'
+        ? { done: t.completedAt && !Number.isNaN(Date.parse(t.completedAt)) ? { at: new Date(t.completedAt).toISOString() } : {} }
+        : {}),
       ...status,
       comments: (comments.get(t.taskId) ?? [])
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
@@ -140,5 +199,5 @@ export const readDoersExport = (text: string): DoersRows => {
       problems,
     };
   });
-  return { format: 'doers', rows, skipped: [], unread: [], columns: [...KINDS], fields: [...fields.values()] };
+  return { format: 'doers', rows, skipped, unread: [], columns: [...KINDS], fields: [...fields.values()] };
 };

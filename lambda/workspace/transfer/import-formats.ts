@@ -757,7 +757,7 @@ const idsIn = (v: string): string[] => v.split(/[\s,;]+/).filter(Boolean);
 
 const personOf = (v: string): Person => (v.includes('@') ? { email: v } : { name: v });
 
-const labelsOf = (raw: readonly string[], problems: string[]): string[] => {
+export const labelsOf = (raw: readonly string[], problems: string[]): string[] => {
   const out: string[] = [];
   for (const r of raw) {
     const l = labelOf(r);

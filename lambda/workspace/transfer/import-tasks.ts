@@ -588,7 +588,9 @@ export const importTasks = async (target: ImportTarget, run: ImportRun, out: Out
   out.stderr(
     `Imported ${summary.created} task(s) from ${run.file} (${format})${summary.refused ? `, ${summary.refused} refused` : ''}; ${run.rows.length - fresh.length} imported before, ${run.skipped.length} row(s) skipped.${
       summary.byOperator
-        ? ` ${summary.byOperator} comment(s) whose author is no member here were added by ${run.by ? run.by.member.name : 'the operator'} (said on their rows).`
+        ? run.by
+          ? ` ${summary.byOperator} comment(s) were added by ${run.by.member.name}, each headed by its author's name.`
+          : ` ${summary.byOperator} comment(s) whose author is no member here were added by the operator (said on their rows).`
         : ''
     }${leftSaid}`,
   );
@@ -732,22 +734,26 @@ const writeRows = async (
       last = name;
       for (const c of p.row.comments) {
         const author = c.author ? memberOf(members, c.author) : undefined;
-        const writes = author && author.status === 'active' && author.role !== 'viewer';
+        // The operator's import writes a member's comment as theirs; a member's import (workspace_import)
+        // never writes as anyone else: the file is anyone's to make, so it adds the comment itself, named.
+        const writes = !run.by && author && author.status === 'active' && author.role !== 'viewer';
+        const who = c.author ? (author?.name ?? c.author.name ?? c.author.email) : undefined;
         if (c.author && !writes) {
           byOperator++;
-          const who = c.author.email ?? c.author.name;
-          p.problems.push(
-            author
-              ? `a comment by ${who}, a ${author.role === 'viewer' ? 'viewer' : 'disabled member'} here: added by ${byWhom}`
-              : `a comment by '${who}', no member here: added by ${byWhom}`,
-          );
+          if (!run.by || !author)
+            p.problems.push(
+              author
+                ? `a comment by ${c.author.email ?? c.author.name}, a ${author.role === 'viewer' ? 'viewer' : 'disabled member'} here: added by ${byWhom}`
+                : `a comment by '${c.author.email ?? c.author.name}', no member here: added by ${byWhom}`,
+            );
         }
         // Each comment a millisecond after the one before: a task's comments sort by their ids' time (UUIDv7).
         const at = new Date(ctx.source.now.getTime() + ++comments);
         const as: WriteContext = writes
           ? { ...ctx, caller: callerOf(workspace, author), source: importSource(run, author, at) }
           : { ...ctx, source: importSource(run, importer, at) };
-        await addComment(as, o.written.task, c.body.slice(0, 10_000));
+        const body = run.by && who ? `*${who} wrote:*\n\n${c.body}` : c.body;
+        await addComment(as, o.written.task, body.slice(0, 10_000));
       }
       for (const problem of p.problems) out.stdout(printable(`line ${p.row.line} (${name}): ${problem}`));
     }

@@ -24,6 +24,8 @@ export interface ExportHeader {
   readonly name: string;
   readonly exportedAt: string;
   readonly items: number;
+  /** `tasks`: workspace_export's, which holds the workspace's tasks only (below); absent: the whole workspace. */
+  readonly content?: 'tasks';
 }
 
 export type Item = Record<string, unknown>;
@@ -103,4 +105,54 @@ export const readWorkspaceExport = async (
     items: all.length,
   };
   return { header, items, all };
+};
+
+/**
+ * What workspace_export writes (its file is an attachment any reader of its task can read, where the
+ * admin CLI's export is the operator's own file): the workspace's item, its projects, its live tasks
+ * with their notes and subtask entries, its live comments, and its members by name, e-mail and role,
+ * which is what workspace_import reads back. Left out: webhooks (their signing secrets), inboxes,
+ * saved views, the history, call claims, what is kept only for undo, the search and count entries,
+ * attachments, who watches what and each member's reminders. The header says `content: tasks`, and
+ * the CLI's import of a whole workspace refuses such a file.
+ */
+const MEMBER_FIELDS = ['pk', 'sk', 'workspaceId', 'userId', 'name', 'email', 'role', 'status'] as const;
+
+const taskExportItem = (workspaceId: string, item: Item): Item | undefined => {
+  const pk = String(item.pk);
+  const sk = String(item.sk);
+  if (item.deletedAt !== undefined) return undefined;
+  if (pk === wsPk(workspaceId)) {
+    if (sk === 'META' || sk.startsWith('PROJECT#') || sk.startsWith('COMMENT#')) return item;
+    if (sk.startsWith('USER#')) return Object.fromEntries(MEMBER_FIELDS.flatMap((k) => (item[k] === undefined ? [] : [[k, item[k]]])));
+    return undefined;
+  }
+  if (!pk.startsWith(`${wsPk(workspaceId)}#T#`)) return undefined;
+  if (sk === 'NOTES' || sk.startsWith('SUB#')) return item;
+  if (sk !== 'TASK') return undefined;
+  const { reminders: _reminders, ...task } = item;
+  return task;
+};
+
+export const readTaskExport = async (
+  db: DynamoDBDocumentClient,
+  table: string,
+  workspace: Workspace,
+  now: Date,
+): Promise<WorkspaceExport> => {
+  const { workspaceId } = workspace;
+  const items = (await workspaceItems(db, table, workspaceId)).flatMap((item) => {
+    const kept = taskExportItem(workspaceId, item);
+    return kept ? [kept] : [];
+  });
+  const header: ExportHeader = {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    workspaceId,
+    name: workspace.name,
+    exportedAt: now.toISOString(),
+    items: items.length,
+    content: 'tasks',
+  };
+  return { header, items, all: items };
 };

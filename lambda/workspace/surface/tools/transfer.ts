@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { declaresTasks, taskStarted, tasksRequired } from '../../../mcp/tasks.js';
 import { requireRole } from '../../membership/rules.js';
-import { attachmentDeleted, attachmentNotFound, importRunning, needsTasks, needsTasksMessage } from '../../model/refusals.js';
-import type { JobTool } from '../../store/job-store.js';
+import { attachmentDeleted, attachmentNotFound, longWorkRunning, needsTasks, needsTasksMessage } from '../../model/refusals.js';
+import type { Job, JobTool } from '../../store/job-store.js';
 import { taskOrRefuse } from '../../store/lookups.js';
 import { ROW_FORMATS } from '../../transfer/import-formats.js';
 import { defineTool, type WorkspaceToolContext } from '../define-tool.js';
-import { taskOfJob } from '../long-work.js';
+import { LOCK_MS, taskOfJob } from '../long-work.js';
 import { idArg, taskRefArg } from '../schemas.js';
 import { sourceOf } from '../sources.js';
 import { CREATE, UPDATE } from './annotations.js';
@@ -19,9 +19,6 @@ import { CREATE, UPDATE } from './annotations.js';
  * how far it is and, at the end, what the call would have answered.
  */
 
-/** How long an import may hold the workspace's import lock: a worker's longest run and a minute. */
-const IMPORT_LOCK_MS = 16 * 60_000;
-
 /** The client follows tasks, else the refusal its revision has: -32021 on 2026-07-28, a tool error naming the admin CLI before. */
 const requireTasks = (ctx: WorkspaceToolContext): void => {
   if (declaresTasks(ctx.meta)) return;
@@ -29,31 +26,40 @@ const requireTasks = (ctx: WorkspaceToolContext): void => {
   throw needsTasks(ctx.toolName);
 };
 
-/** The job written, then handed to its worker; a hand-over that fails ends the job (and its lock) at once. */
-const start = async (ctx: WorkspaceToolContext, tool: JobTool, jobId: string, input: Record<string, unknown>) => {
+/**
+ * The job written, then handed to its worker, holding its tool's lock (a dry run needs none). What
+ * fails on the way ends the job, if it was written, and lets go of the lock.
+ */
+const start = async (ctx: WorkspaceToolContext, tool: JobTool, input: Record<string, unknown>, locks = true) => {
   const { services, principal, now } = ctx;
-  const job = await services.jobs.create({
-    workspaceId: principal.workspaceId,
-    jobId,
-    userId: principal.userId,
-    tool,
-    input: { ...input, client: sourceOf(ctx).client },
-    createdAt: now.toISOString(),
-  });
+  const jobId = randomUUID();
+  if (locks && (await services.jobs.lock(principal.workspaceId, tool, jobId, new Date(now.getTime() + LOCK_MS), now)))
+    throw longWorkRunning(tool);
+  let job: Job | undefined;
   try {
+    job = await services.jobs.create({
+      workspaceId: principal.workspaceId,
+      jobId,
+      userId: principal.userId,
+      tool,
+      input: { ...input, client: sourceOf(ctx).client },
+      createdAt: now.toISOString(),
+    });
     if (!services.work) throw new Error('no work queue is configured');
     await services.work.start({ workspaceId: principal.workspaceId, jobId });
+    return taskStarted(taskOfJob(job, now));
   } catch (err) {
-    await services.jobs.finish(
-      principal.workspaceId,
-      jobId,
-      { status: 'failed', statusMessage: 'It could not be started.', error: { code: -32603, message: 'Internal error' } },
-      now,
-    );
-    if (tool === 'workspace_import') await services.jobs.unlock(principal.workspaceId, tool, jobId);
+    const failed = {
+      status: 'failed',
+      statusMessage: 'It could not be started.',
+      error: { code: -32603, message: 'Internal error' },
+    } as const;
+    await Promise.allSettled([
+      job ? services.jobs.finish(principal.workspaceId, jobId, failed, now) : undefined,
+      locks ? services.jobs.unlock(principal.workspaceId, tool, jobId) : undefined,
+    ]);
     throw err;
   }
-  return taskStarted(taskOfJob(job, now));
 };
 
 const importOutput = z.object({
@@ -83,24 +89,19 @@ export const workspaceImport = defineTool({
   annotations: UPDATE,
   scope: 'tasks:write',
   run: async (args, ctx) => {
-    const { services, principal, now } = ctx;
+    const { services, principal } = ctx;
     requireTasks(ctx);
     requireRole(principal, 'admin', 'importing into the workspace');
     const a = await services.attachments.get(principal.workspaceId, args.attachmentId);
     if (!a) throw attachmentNotFound(args.attachmentId);
     if (a.deletedAt) throw attachmentDeleted(args.attachmentId, a.deletedAt);
-    const jobId = randomUUID();
     // One import at a time in a workspace; a dry run writes nothing and needs no turn.
-    if (
-      !args.dryRun &&
-      (await services.jobs.lock(principal.workspaceId, 'workspace_import', jobId, new Date(now.getTime() + IMPORT_LOCK_MS), now))
-    )
-      throw importRunning();
-    return start(ctx, 'workspace_import', jobId, {
-      attachmentId: args.attachmentId,
-      dryRun: args.dryRun,
-      ...(args.format ? { format: args.format } : {}),
-    });
+    return start(
+      ctx,
+      'workspace_import',
+      { attachmentId: args.attachmentId, dryRun: args.dryRun, ...(args.format ? { format: args.format } : {}) },
+      !args.dryRun,
+    );
   },
 });
 
@@ -128,7 +129,8 @@ export const workspaceExport = defineTool({
     requireTasks(ctx);
     requireRole(principal, 'admin', 'exporting the workspace');
     const task = await taskOrRefuse(services, principal, args.taskId);
-    return start(ctx, 'workspace_export', randomUUID(), { taskId: task.taskId });
+    // One export at a time in a workspace too: each reads the whole table.
+    return start(ctx, 'workspace_export', { taskId: task.taskId });
   },
 });
 

@@ -96,16 +96,19 @@ export const readWorkspaceExport = async (
     ),
   ]);
   const all = [...items, ...claims.filter((c) => c.workspaceId === workspaceId)];
-  const header: ExportHeader = {
-    format: EXPORT_FORMAT,
-    version: EXPORT_VERSION,
-    workspaceId,
-    name: workspace.name,
-    exportedAt: now.toISOString(),
-    items: all.length,
-  };
-  return { header, items, all };
+  return { header: headerOf(workspace, all.length, now), items, all };
 };
+
+/** The first line: what the file is, of which workspace, when, and how many items follow. */
+const headerOf = (workspace: Workspace, items: number, now: Date, content?: 'tasks'): ExportHeader => ({
+  format: EXPORT_FORMAT,
+  version: EXPORT_VERSION,
+  workspaceId: workspace.workspaceId,
+  name: workspace.name,
+  exportedAt: now.toISOString(),
+  items,
+  ...(content ? { content } : {}),
+});
 
 /**
  * What workspace_export writes (its file is an attachment any reader of its task can read, where the
@@ -145,14 +148,5 @@ export const readTaskExport = async (
     const kept = taskExportItem(workspaceId, item);
     return kept ? [kept] : [];
   });
-  const header: ExportHeader = {
-    format: EXPORT_FORMAT,
-    version: EXPORT_VERSION,
-    workspaceId,
-    name: workspace.name,
-    exportedAt: now.toISOString(),
-    items: items.length,
-    content: 'tasks',
-  };
-  return { header, items, all: items };
+  return { header: headerOf(workspace, items.length, now, 'tasks'), items, all: items };
 };

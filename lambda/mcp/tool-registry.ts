@@ -311,8 +311,6 @@ export class ToolRegistry<S> {
       throw new InvalidParamsError(
         `Tool ${name} is in the tool group '${handle.group}', which this connection's URL does not list; connect with /mcp?tools=${[...(selection.groups ?? []), handle.group].join(',')} (or tools=all) to use it.`,
       );
-    // Its schemas and run: a chunk of its own, loaded on the tool's first call on this instance.
-    const def = await handle.load();
     const started = performance.now();
     const argNames = rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? Object.keys(rawArgs) : [];
     let items: number | undefined;
@@ -327,9 +325,18 @@ export class ToolRegistry<S> {
         ...(items !== undefined ? { items } : {}),
       });
 
-    if (!covers(ctx.principal, def.scope)) {
+    if (!covers(ctx.principal, handle.scope)) {
       audit('denied');
-      throw new InsufficientScopeError(def.scope!, `The tool ${name}`, ctx.principal.scopes, roleCutting(ctx.principal, def.scope!));
+      throw new InsufficientScopeError(handle.scope!, `The tool ${name}`, ctx.principal.scopes, roleCutting(ctx.principal, handle.scope!));
+    }
+    // Its schemas and run: a chunk of its own, loaded on the tool's first call on this instance (and
+    // not for a call its scope refuses). A chunk that cannot be loaded is an outright failure, audited.
+    let def: ToolDefinition<S>;
+    try {
+      def = await handle.load();
+    } catch (err) {
+      audit('failed');
+      throw err;
     }
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
       audit('invalid');

@@ -76,6 +76,15 @@ const bindingOf = (call: MethodCall, target: string, args: unknown) => ({
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** `inputResponses` (of a retry, or of tasks/update): an object of result objects, else -32602 naming the one at fault. */
+const checkedResponses = (value: unknown): Record<string, unknown> => {
+  if (!isObject(value)) throw new InvalidParamsError('params.inputResponses must be an object');
+  for (const [key, answer] of Object.entries(value)) {
+    if (!isObject(answer)) throw new InvalidParamsError(`params.inputResponses.${key} must be a result object`);
+  }
+  return value;
+};
+
 /**
  * `inputResponses` / `requestState` of a retry (2026-07-28, SEP-2322): malformed answers are -32602,
  * a state that fails verification too. Undefined when the request is not a retry.
@@ -84,12 +93,7 @@ const roundTripInput = async <S>(app: McpApp<S>, call: MethodCall, target: strin
   const { requestState, inputResponses } = call.req.params;
   if (!call.meta.era.modern || (requestState === undefined && inputResponses === undefined)) return undefined;
   if (requestState !== undefined && typeof requestState !== 'string') throw new InvalidParamsError('params.requestState must be a string');
-  if (inputResponses !== undefined) {
-    if (!isObject(inputResponses)) throw new InvalidParamsError('params.inputResponses must be an object');
-    for (const [key, answer] of Object.entries(inputResponses)) {
-      if (!isObject(answer)) throw new InvalidParamsError(`params.inputResponses.${key} must be a result object`);
-    }
-  }
+  if (inputResponses !== undefined) checkedResponses(inputResponses);
   const state =
     requestState === undefined
       ? undefined
@@ -210,11 +214,7 @@ export const MODERN_METHODS: Readonly<Record<string, Method<unknown>>> = {
   // Answers to what a task asks; answers to nothing outstanding are ignored, as the extension asks.
   'tasks/update': async (app, c) => {
     const taskId = taskIdOf(c);
-    const responses = c.req.params.inputResponses;
-    if (!isObject(responses)) throw new InvalidParamsError('params.inputResponses must be an object');
-    for (const [key, answer] of Object.entries(responses)) {
-      if (!isObject(answer)) throw new InvalidParamsError(`params.inputResponses.${key} must be a result object`);
-    }
+    const responses = checkedResponses(c.req.params.inputResponses);
     if (!(await app.tasks?.update(app.services, c.principal, taskId, responses, c.now))) throw unknownTask(taskId);
     return { result: {} };
   },

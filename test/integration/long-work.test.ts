@@ -200,12 +200,16 @@ describe('workspace_import as a task', () => {
     const cancel = await request('tasks/cancel', { taskId: run.taskId }, other.owner.token);
     const none = await request('tasks/get', { taskId: 'no-such-task' }, ws.admin.token);
     const undeclared = await request('tasks/get', { taskId: run.taskId }, ws.admin.token, false);
+    const handshake = await legacyCall(server, 'tasks/get', { taskId: run.taskId }, { token: ws.admin.token });
 
     for (const res of [owner, elsewhere, cancel, none]) {
       assert.equal(res.json.error.code, -32602, res.text);
       assert.match(res.json.error.message, /taskId/);
     }
     assert.equal(undeclared.json.error.code, -32021);
+    // The methods exist on 2026-07-28 only: the handshake era answers them as it answers any unknown method.
+    assert.equal(handshake.status, 200);
+    assert.equal(handshake.json.error.code, -32601);
   });
 
   test('tasks/cancel before the worker starts ends the task cancelled with nothing written; a cancel of an ended task is acknowledged', async () => {

@@ -346,12 +346,20 @@ export const workspaceRecord = (
     activity.expiresAtFor(source.now),
   );
 
+/** A change made by a member through a client and one of its tools (a worker's job keeps both from its call). */
+export const clientSource = (
+  actor: { readonly userId: string; readonly name: string },
+  client: string,
+  tool: string,
+  now: Date,
+): ChangeSource => ({ actorId: actor.userId, actorName: actor.name, client, tool, now });
+
 export const doorSource = (
   door: 'account page' | 'admin CLI' | 'local server',
   actor: { readonly userId: string; readonly name: string },
   action: string,
   now: Date,
-): ChangeSource => ({ actorId: actor.userId, actorName: actor.name, client: door, tool: `${door}: ${action}`, now });
+): ChangeSource => clientSource(actor, door, `${door}: ${action}`, now);
 
 /** The record of a view saved, changed, deleted or put back: the whole view is what undo needs. */
 export const viewRecord = (

@@ -206,11 +206,12 @@ export class JobStore {
   /**
    * Answers of tasks/update: those to a key the job still waits for are kept and the key is no
    * longer asked; the rest are ignored, as the extension asks. With nothing left to ask, the job is
-   * working again. A job that asked nothing (or ended) is left as it is.
+   * working again. A job that asked nothing (or ended) is left as it is. `job` is the job as the caller
+   * read it; a write that meets a later state reads it again.
    */
-  async answer(workspaceId: string, jobId: string, responses: Readonly<Record<string, unknown>>, now: Date, attempt = 1): Promise<void> {
-    const job = await this.get(workspaceId, jobId, now);
-    if (job?.status !== 'input_required') return;
+  async answer(job: Job, responses: Readonly<Record<string, unknown>>, now: Date, attempt = 1): Promise<void> {
+    const { workspaceId, jobId } = job;
+    if (job.status !== 'input_required') return;
     const asked = job.inputRequests ?? {};
     const answered = Object.keys(responses).filter((k) => Object.hasOwn(asked, k));
     if (!answered.length) return;
@@ -237,7 +238,8 @@ export class JobStore {
       );
     } catch (err) {
       if (!isConditionFailure(err) || attempt >= 3) throw err;
-      await this.answer(workspaceId, jobId, responses, new Date(Math.max(now.getTime(), Date.parse(job.lastUpdatedAt) + 1)), attempt + 1);
+      const later = await this.get(workspaceId, jobId, now);
+      if (later) await this.answer(later, responses, new Date(Math.max(now.getTime(), Date.parse(later.lastUpdatedAt) + 1)), attempt + 1);
     }
   }
 

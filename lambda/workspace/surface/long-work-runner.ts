@@ -1,6 +1,7 @@
 import { ToolRefusal } from '../../errors.js';
 import { refusalResult } from '../../mcp/tool-registry.js';
 import { type Member, type Workspace, workspaceKeyOf } from '../../vocabulary.js';
+import { clientSource } from '../activity/records.js';
 import { requireRole } from '../membership/rules.js';
 import { callerOf } from '../model/caller.js';
 import { exportTooBig, longWorkRunning, taskNotFound } from '../model/refusals.js';
@@ -113,7 +114,7 @@ const exportEnd = async (deps: JobDeps, job: Job, who: Runner, now: () => Date):
   const { workspace, member } = who;
   const task = await services.tasks.get(job.workspaceId, String(job.input.taskId));
   if (!task) throw taskNotFound(String(job.input.taskId));
-  const source = { actorId: member.userId, actorName: member.name, client: who.client, tool: 'workspace_export', now: now() };
+  const source = clientSource(member, who.client, 'workspace_export', now());
   const out = await exportToAttachment(
     { stores: services, caller: callerOf(workspace, member), source },
     workspace,

@@ -26,8 +26,6 @@ export const POLL_INTERVAL_MS = 1000;
  */
 const STALE_MS = 20 * 60_000;
 
-const ttlOf = (): number => JOB_TTL_MS;
-
 /** A job a worker took up and then fell silent: its worker is gone (one waiting in the queue is not). */
 const isStale = (job: Job, now: Date): boolean =>
   job.status === 'working' && job.startedAt !== undefined && now.getTime() - Date.parse(job.lastUpdatedAt) > STALE_MS;
@@ -40,7 +38,7 @@ export const taskOfJob = (job: Job, now: Date): DetailedTask => {
     ...(job.statusMessage ? { statusMessage: job.statusMessage } : {}),
     createdAt: job.createdAt,
     lastUpdatedAt: job.lastUpdatedAt,
-    ttlMs: ttlOf(),
+    ttlMs: JOB_TTL_MS,
     pollIntervalMs: POLL_INTERVAL_MS,
   };
   if (job.status === 'completed' && job.result) return { ...base, result: JSON.parse(job.result) as Record<string, unknown> };
@@ -85,7 +83,7 @@ export const jobTasks: TaskSource<WorkspaceServices> = {
   update: async (services: WorkspaceServices, principal: Principal, taskId: string, responses, now: Date) => {
     const job = await services.jobs.get(principal.workspaceId, taskId, now);
     if (!job || job.userId !== principal.userId) return false;
-    await services.jobs.answer(principal.workspaceId, taskId, responses, now);
+    await services.jobs.answer(job, responses, now);
     return true;
   },
 };

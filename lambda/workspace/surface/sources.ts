@@ -1,4 +1,5 @@
 import type { ToolContext } from '../../mcp/tool-registry.js';
+import { clientSource } from '../activity/records.js';
 import { type ChangeSource, clientLabel } from '../model/activity.js';
 import type { WriteContext } from '../store/stores.js';
 import type { UndoContext } from '../undo/undo.js';
@@ -17,7 +18,7 @@ export const sourceOf = (ctx: Ctx): ChangeSource => {
   const told = clientLabel(ctx.meta.clientInfo);
   const client =
     told !== 'unknown client' ? told : ctx.principal.credentialLabel ? clientLabel({ name: ctx.principal.credentialLabel }) : told;
-  return { actorId: ctx.principal.userId, actorName: ctx.principal.name, client, tool: ctx.toolName, now: ctx.now };
+  return clientSource(ctx.principal, client, ctx.toolName, ctx.now);
 };
 
 /** What a tool hands a writer: the stores, the caller with their role now, the change's source, and the call's claim. */

@@ -131,13 +131,13 @@ export const readDoersExport = (text: string): DoersRows => {
         });
       else
         tasks.push({
-          task: { ...(t.data as unknown as Task), notes: t.data.notes ?? notes.get(String(item.pk)) },
+          task: t.data as unknown as Task,
           line,
           pk: String(item.pk),
         });
     }
   }
-  // Notes may come after their task in the file: read them again by the task's partition.
+  // A task's notes are an item of their own (layout 2), before or after it in the file: joined once all are read.
   for (const t of tasks) {
     const n = notes.get(t.pk);
     if (n !== undefined && t.task.notes === undefined) t.task = { ...t.task, notes: n };

@@ -6,7 +6,7 @@ import { batchGetConsistent } from '../../platform/dynamodb.js';
 import { wsPk } from '../../platform/item-keys.js';
 import type { KeySource } from '../../platform/key-ring.js';
 import type { Member, Workspace } from '../../vocabulary.js';
-import { doorSource } from '../activity/records.js';
+import { clientSource, doorSource } from '../activity/records.js';
 import { addComment } from '../comments/comment-writer.js';
 import { OPERATOR } from '../membership/rules.js';
 import type { ChangeSource } from '../model/activity.js';
@@ -426,9 +426,7 @@ export interface ImportSummary {
 
 /** A change's source: the admin CLI's operator, or the member of a workspace_import and their client. */
 const importSource = (run: ImportRun, actor: { readonly userId: string; readonly name: string }, at: Date): ChangeSource =>
-  run.by
-    ? { actorId: actor.userId, actorName: actor.name, client: run.by.client, tool: 'workspace_import', now: at }
-    : doorSource('admin CLI', actor, `import from ${run.format}`, at);
+  run.by ? clientSource(actor, run.by.client, 'workspace_import', at) : doorSource('admin CLI', actor, `import from ${run.format}`, at);
 
 export const importTasks = async (target: ImportTarget, run: ImportRun, out: Out, now: Date): Promise<ImportSummary | undefined> => {
   const { workspaceId, format, workspace } = run;

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lazyLoopback } from './lazy-loopback.js';
 
 const require = createRequire(import.meta.url);
 
@@ -22,24 +23,31 @@ interface S3rverInstance {
  * s3rver in this process, answering the S3 REST API on a loopback port, so the attachment code talks
  * to it through the AWS SDK's S3 client exactly as it talks to S3. Objects live under
  * `<dataDir>/s3`; `:memory:` keeps them in a directory of its own that goes when the server closes.
+ * Loading and starting s3rver (koa and its routers) is about 150 ms of CPU, and most local servers
+ * (each test file's) keep no file: the port opens at once and s3rver starts on its first connection
+ * (lazy-loopback.ts).
  */
 export const startEmbeddedS3 = async (dataDir: string): Promise<EmbeddedS3> => {
-  const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => S3rverInstance;
   const directory = dataDir === ':memory:' ? await mkdtemp(join(tmpdir(), 'doers-s3-')) : join(dataDir, 's3');
   await mkdir(directory, { recursive: true });
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    vhostBuckets: false,
-    configureBuckets: [{ name: LOCAL_ATTACHMENT_BUCKET }],
-  });
-  const { port } = await server.run();
+  const start = async () => {
+    const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => S3rverInstance;
+    const server = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory,
+      vhostBuckets: false,
+      configureBuckets: [{ name: LOCAL_ATTACHMENT_BUCKET }],
+    });
+    const { port } = await server.run();
+    return { port, server };
+  };
+  const front = await lazyLoopback(start, ({ server }) => server.close());
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://127.0.0.1:${front.port}`,
     close: async () => {
-      await server.close();
+      await front.close();
       if (dataDir === ':memory:') await rm(directory, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { connect, createServer, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { lazyLoopback } from './lazy-loopback.js';
 
 const require = createRequire(import.meta.url);
 
@@ -43,50 +43,12 @@ const startWorker = async (): Promise<{ readonly port: number; readonly worker: 
  *
  * Loading it (express, mailparser, nodemailer) is about 180 ms of synchronous work, which measured
  * as 250 ms more for every local server's start even on a thread of its own, while most local
- * servers (each test file's) send no mail. So the port opens at once and forwards connections,
- * and the library is started on the first connection, in a worker thread: its store (one per
- * module instance) is then the thread's, so two local servers in one process keep their mail apart,
- * and the local server's thread is not blocked while it loads.
+ * servers (each test file's) send no mail. So the port opens at once (lazy-loopback.ts), and the
+ * library is started on the first connection, in a worker thread: its store (one per module
+ * instance) is then the thread's, so two local servers in one process keep their mail apart, and the
+ * local server's thread is not blocked while it loads.
  */
 export const startEmbeddedSes = async (): Promise<EmbeddedSes> => {
-  let upstream: Promise<{ readonly port: number; readonly worker: Worker }> | undefined;
-  const open = new Set<Socket>();
-  const track = (socket: Socket): Socket => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-    return socket;
-  };
-  const front = createServer((client) => {
-    track(client);
-    // Bytes that arrive meanwhile wait in the socket: a stream flows only once piped.
-    upstream ??= startWorker().catch((err: unknown) => {
-      upstream = undefined; // the next connection tries again
-      throw err;
-    });
-    upstream.then(
-      ({ port }) => {
-        const server = track(connect(port, '127.0.0.1'));
-        server.once('error', () => client.destroy());
-        client.once('error', () => server.destroy());
-        client.pipe(server).pipe(client);
-      },
-      () => client.destroy(),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    front.once('error', reject);
-    front.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = front.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => front.close(() => resolve()));
-      for (const socket of open) socket.destroy();
-      await closed;
-      // Ending the thread closes its sockets.
-      const started = await upstream?.catch(() => undefined);
-      await started?.worker.terminate();
-    },
-  };
+  const port = await lazyLoopback(startWorker, ({ worker }) => worker.terminate().then(() => undefined));
+  return { url: `http://127.0.0.1:${port.port}`, close: port.close };
 };

@@ -1,189 +1,18 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, before, describe, test } from 'node:test';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { Webhook as Verifier } from 'standardwebhooks';
-import type { InboxKind, Notice } from '../../lambda/delivery/notice.js';
+import { describe, test } from 'node:test';
 import { ToolRefusal } from '../../lambda/errors.js';
-import { ensureTables } from '../../lambda/local/bootstrap.js';
-import { startEmbeddedDynamo } from '../../lambda/local/embedded-dynamodb.js';
-import { loadConfig } from '../../lambda/platform/config.js';
-import { createDocumentClient } from '../../lambda/platform/dynamodb.js';
-import { wsPk } from '../../lambda/platform/item-keys.js';
-import { dataDirKeySource } from '../../lambda/platform/key-ring.js';
-import type { Role } from '../../lambda/vocabulary.js';
-import { createWorkspace } from '../../lambda/workspace/membership/workspaces.js';
-import { callerOf } from '../../lambda/workspace/model/caller.js';
-import { createWorkspaceStores } from '../../lambda/workspace/store/create-stores.js';
-import type { WorkspaceStores, WriteContext } from '../../lambda/workspace/store/stores.js';
-import {
-  createWebhookDispatch,
-  MAX_ATTEMPTS,
-  nextTryAt,
-  type WebhookDispatchOptions,
-} from '../../lambda/workspace/webhooks/webhook-dispatch.js';
+
 import { addWebhook, listWebhooks, MAX_WEBHOOKS, removeWebhook, testWebhook } from '../../lambda/workspace/webhooks/webhook-writer.js';
+import { at, clock, delivered, MINUTE, noticeOf, origin, script, secrets, useWebhookWorld, world } from '../helpers/webhook-world.js';
 
 // Outbound webhooks end to end below the notifier: the writer (rights, limit, record) and the
 // dispatcher (signing, once per notice, retries by the minute job under a clock the test moves,
 // order per task, the rate, the timeout, Slack's body) against the embedded DynamoDB, each test on
 // a DynamoDB of its own, delivering to a receiver on 127.0.0.1 that verifies every signature it gets
-// with the standardwebhooks package, as a receiver would.
+// with the standardwebhooks package, as a receiver would (test/helpers/webhook-world.ts). The retry
+// schedule walked to its end over 24 hours is a volume test of its own (webhooks-volume.test.ts).
 
-const config = loadConfig({});
-const table = config.tables.workspace;
-
-// ---- the receiver ----------------------------------------------------------------------------------
-
-interface Received {
-  readonly path: string;
-  readonly id: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-  readonly verified: boolean;
-  readonly status: number;
-}
-
-interface Reply {
-  readonly status?: number;
-  readonly delayMs?: number;
-  readonly headers?: Record<string, string>;
-}
-
-let receiver: Server;
-let origin: string;
-const received: Received[] = [];
-/** Each path's secret (set once its webhook is added): every request is verified with it. */
-const secrets = new Map<string, string>();
-/** Each path's next replies, in order; past them, 200. */
-const script = new Map<string, Reply[]>();
-
-before(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const path = req.url ?? '';
-      const secret = secrets.get(path);
-      let verified = false;
-      try {
-        if (secret) {
-          new Verifier(secret).verify(body, req.headers as Record<string, string>);
-          verified = true;
-        }
-      } catch {
-        verified = false;
-      }
-      const reply = script.get(path)?.shift() ?? {};
-      const status = reply.status ?? 200;
-      received.push({ path, id: String(req.headers['webhook-id']), headers: req.headers, body, verified, status });
-      setTimeout(() => {
-        if (res.destroyed) return;
-        res.writeHead(status, reply.headers ?? {});
-        res.end('ok');
-      }, reply.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  receiver.unref();
-});
-
-const at = (path: string) => received.filter((r) => r.path === path);
-const delivered = (path: string) => at(path).filter((r) => r.status >= 200 && r.status < 300);
-
-// ---- a DynamoDB, a workspace and a dispatcher of each test's own ------------------------------------
-
-interface World {
-  readonly stores: WorkspaceStores;
-  readonly workspaceId: string;
-  ctx(role: Role): Promise<WriteContext>;
-  dispatcher(opts?: Partial<WebhookDispatchOptions>): ReturnType<typeof createWebhookDispatch>;
-  /** Adds a webhook receiving at `path` of the receiver, as the owner; its secret registered. */
-  hook(path: string, fields?: { events?: string[]; format?: string }): Promise<string>;
-  /** Every item of the workspace's partition whose sort key starts so. */
-  items(prefix: string): Promise<Record<string, unknown>[]>;
-}
-
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  // Whatever a test did, every request the receiver got carried a valid signature.
-  for (const r of received) assert.ok(r.verified, `an unverified delivery to ${r.path}`);
-  while (closers.length) await closers.pop()!();
-});
-
-const world = async (): Promise<World> => {
-  const dynamo = await startEmbeddedDynamo(':memory:');
-  const db = createDocumentClient({ endpoint: dynamo.endpoint });
-  closers.push(async () => {
-    db.destroy();
-    await dynamo.close();
-  });
-  await ensureTables(db, config);
-  const stores = createWorkspaceStores(db, table, dataDirKeySource(':memory:'), 30);
-  const workspaceId = `ws_${randomUUID().slice(0, 8)}`;
-  const source = { actorId: 'operator', actorName: 'Operator', client: 'test', tool: 'test', now: new Date() };
-  await createWorkspace(stores, source, { workspaceId, name: 'Hooks' });
-  const ctx = async (role: Role): Promise<WriteContext> => {
-    const ws = (await stores.directory.getWorkspace(workspaceId))!;
-    const who = { userId: `usr_${role}`, name: `The ${role}`, role };
-    return {
-      stores,
-      caller: callerOf(ws, who),
-      source: { actorId: who.userId, actorName: who.name, client: 'test', tool: 'test', now: new Date() },
-    };
-  };
-  return {
-    stores,
-    workspaceId,
-    ctx,
-    dispatcher: (opts = {}) => createWebhookDispatch({ db, table, allowLoopback: true, timeoutMs: 2_000, ...opts }),
-    async hook(path, fields = {}) {
-      const { webhook } = await addWebhook(await ctx('owner'), { url: `${origin}${path}`, ...fields }, { allowLoopback: true });
-      secrets.set(path, webhook.secret);
-      return webhook.webhookId;
-    },
-    async items(prefix) {
-      const out = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': wsPk(workspaceId), ':p': prefix },
-          ConsistentRead: true,
-        }),
-      );
-      return out.Items ?? [];
-    },
-  };
-};
-
-let serial = 0;
-const noticeOf = (kind: InboxKind, taskId: string, at: Date, summary = `Ada did ${kind} on ${taskId}`): Notice => ({
-  id: `act_${String(++serial).padStart(6, '0')}:${kind}`,
-  kind,
-  workspaceKey: 'HOOK',
-  taskKey: `HOOK-${taskId.slice(-2)}`,
-  taskId,
-  taskTitle: `Task ${taskId}`,
-  actorName: 'Ada',
-  client: 'test',
-  at: at.toISOString(),
-  summary,
-});
-
-const MINUTE = 60_000;
-/**
- * A clock that starts a second into the next minute: tries are due by the minute, so "5 s later"
- * stays in the same one, and its notices are later than the webhooks the test adds now (a webhook
- * hears of what happened since it was added).
- */
-const clock = () => {
-  const t0 = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1_000);
-  return (ms = 0) => new Date(t0.getTime() + ms);
-};
+useWebhookWorld();
 
 const refusalOf = async (p: Promise<unknown>): Promise<ToolRefusal> => {
   try {
@@ -202,7 +31,7 @@ describe('adding and removing webhooks', () => {
     const w = await world();
     const { webhook, record } = await addWebhook(
       await w.ctx('admin'),
-      { url: `${origin}/a`, events: ['assigned', 'completed'] },
+      { url: `${origin()}/a`, events: ['assigned', 'completed'] },
       { allowLoopback: true },
     );
 
@@ -226,7 +55,7 @@ describe('adding and removing webhooks', () => {
     const dispatch = w.dispatcher();
     for (const role of ['member', 'viewer'] as const) {
       const ctx = await w.ctx(role);
-      assert.equal((await refusalOf(addWebhook(ctx, { url: `${origin}/x` }, { allowLoopback: true }))).reason, 'role');
+      assert.equal((await refusalOf(addWebhook(ctx, { url: `${origin()}/x` }, { allowLoopback: true }))).reason, 'role');
       assert.equal((await refusalOf(removeWebhook(ctx, id))).reason, 'role');
       assert.equal((await refusalOf(listWebhooks(w.stores, ctx.caller))).reason, 'role');
       assert.equal((await refusalOf(testWebhook(ctx.caller, dispatch, id, new Date()))).reason, 'role');
@@ -247,7 +76,7 @@ describe('adding and removing webhooks', () => {
     const ids: string[] = [];
     for (let i = 0; i < MAX_WEBHOOKS; i++) ids.push(await w.hook(`/limit/${i}`));
 
-    const refusal = await refusalOf(addWebhook(await w.ctx('owner'), { url: `${origin}/limit/11` }, { allowLoopback: true }));
+    const refusal = await refusalOf(addWebhook(await w.ctx('owner'), { url: `${origin()}/limit/11` }, { allowLoopback: true }));
 
     assert.equal(refusal.reason, 'limit');
     assert.equal(refusal.data.most, MAX_WEBHOOKS);
@@ -261,7 +90,7 @@ describe('adding and removing webhooks', () => {
     await removeWebhook(await w.ctx('owner'), ids[1]!);
     const owner = await w.ctx('owner');
     const raced = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => addWebhook(owner, { url: `${origin}/race/${i}` }, { allowLoopback: true })),
+      Array.from({ length: 5 }, (_, i) => addWebhook(owner, { url: `${origin()}/race/${i}` }, { allowLoopback: true })),
     );
     assert.equal(raced.filter((r) => r.status === 'fulfilled').length, 1);
     assert.equal((await w.stores.webhooks.list(w.workspaceId)).length, MAX_WEBHOOKS);
@@ -270,12 +99,12 @@ describe('adding and removing webhooks', () => {
   test('unknown events and formats, and a URL the guard refuses, are named and write nothing', async () => {
     const w = await world();
     const owner = await w.ctx('owner');
-    const events = await refusalOf(addWebhook(owner, { url: `${origin}/e`, events: ['assigned', 'exploded'] }, { allowLoopback: true }));
+    const events = await refusalOf(addWebhook(owner, { url: `${origin()}/e`, events: ['assigned', 'exploded'] }, { allowLoopback: true }));
     assert.equal(events.reason, 'invalid-argument');
     assert.deepEqual(events.data.unknown, ['exploded']);
-    const format = await refusalOf(addWebhook(owner, { url: `${origin}/e`, format: 'xml' }, { allowLoopback: true }));
+    const format = await refusalOf(addWebhook(owner, { url: `${origin()}/e`, format: 'xml' }, { allowLoopback: true }));
     assert.equal(format.data.param, 'format');
-    const loopback = await refusalOf(addWebhook(owner, { url: `${origin}/e` }, { allowLoopback: false }));
+    const loopback = await refusalOf(addWebhook(owner, { url: `${origin()}/e` }, { allowLoopback: false }));
     const { problem, ...typed } = loopback.data;
     assert.deepEqual(typed, { param: 'url', cause: 'forbidden-address', addressClass: 'loopback' });
     assert.equal(loopback.message, `url: ${problem}`, 'the problem, as the account page shows it beside its field');
@@ -403,7 +232,7 @@ describe('delivering', () => {
 
   test('a host name is resolved once per try and the connection goes to that address, the Host header naming the name', async () => {
     const w = await world();
-    const port = new URL(origin).port;
+    const port = new URL(origin()).port;
     const names: string[] = [];
     const resolve = async (host: string) => {
       names.push(host);
@@ -453,35 +282,5 @@ describe('delivering', () => {
       at('/rate').map((r) => r.id),
       notices.map((n) => n.id),
     );
-  });
-
-  test('a receiver that keeps failing is tried on the schedule for 24 hours, then kept as failed and counted', async () => {
-    const w = await world();
-    await w.hook('/dead');
-    script.set(
-      '/dead',
-      Array.from({ length: 20 }, () => ({ status: 500 })),
-    );
-    const t = clock();
-    const dispatch = w.dispatcher();
-    const notice = noticeOf('assigned', 'task_d1', t());
-    const next = noticeOf('status', 'task_d1', t());
-
-    await dispatch.dispatch(w.workspaceId, [notice, next], t());
-    // Walk the schedule: each try lands in the minute nextTryAt names.
-    let when = t();
-    for (let made = 1; made < MAX_ATTEMPTS; made++) {
-      when = nextTryAt(t(), made, when)!;
-      await dispatch.retryDue(new Date(when.getTime() + 1_000));
-      assert.equal(at('/dead').filter((r) => r.id === notice.id).length, made + 1, `try ${made + 1}`);
-    }
-    assert.equal(nextTryAt(t(), MAX_ATTEMPTS, when), undefined);
-    assert.ok(when.getTime() - t().getTime() <= 24 * 3600_000);
-
-    const [hook] = await w.stores.webhooks.list(w.workspaceId);
-    assert.equal(hook!.failedDeliveries, 1);
-    assert.equal(hook!.lastFailure?.status, 500);
-    // The task's next notice went once the first was given up (and failed its first try in turn).
-    assert.equal(at('/dead').filter((r) => r.id === next.id).length, 1);
   });
 });

@@ -63,6 +63,12 @@ const millionCalls = (costs: readonly { tool: string; write: number }[]): string
     });
 /** Fresh processes per side of the cold-start comparison, alternating (docs/testing.md asks for at least 9). */
 const COLD_RUNS = 11;
+/**
+ * The round trips a fresh instance's first `me_get` with an unseen token waits for one after another:
+ * the token's record, the member and workspace, the admission beside the tool's read, the release
+ * (test/e2e/request-count.test.ts pins each).
+ */
+const FIRST_CALL_STEPS = 4;
 /** The workspaces the scale rows are measured on (docs/testing.md says how long the seeding takes). */
 const SCALE_SIZES = [2_000, 20_000];
 /** Tasks of the layout-1 workspace the migration is timed on. */
@@ -349,6 +355,7 @@ const measureColdStarts = async (work: string) => {
       `const t = performance.now(); await import(${JSON.stringify(lambdaBundle.file)}); console.log(JSON.stringify({ ms: performance.now() - t, ok: true })); process.exit(0);`,
     );
     const coldHandler = await bundleLambda('test/bench/cold-start-mcp-handler.ts', join(work, 'cold-handler'));
+    const sdkFloor = await bundleLambda('test/bench/cold-start-sdk-floor.ts', join(work, 'sdk-floor'));
     const meGet = mcpEvent(ws.owner.token, 'tools/call', { name: 'me_get', arguments: {} }, { host });
     const doersCold = (env: Record<string, string>) => async () => {
       const { res, ms } = await invokeFresh(lambdaBundle, meGet, env, NODE22);
@@ -361,21 +368,35 @@ const measureColdStarts = async (work: string) => {
       if (!r!.ok) throw new Error('an mcp-handler cold start did not answer its tools/call');
       return r!.ms;
     };
+    const floorCold = (steps: number) => async () => {
+      const { ms, ok } = await fresh([sdkFloor.file, deployed.server.app.config.tables.workspace, String(steps)], asDeployed);
+      if (!ok) throw new Error('the AWS SDK floor did not get its GetItems answered');
+      return ms;
+    };
     // Alternating, so a busier stretch of the machine weighs on every side alike.
     const sides: [string, () => Promise<number>][] = [
       ['doers as deployed (limits on)', doersCold(asDeployed)],
       ['doers, limits off', doersCold(limitsOff)],
       ['mcp-handler 2.4.0', handlerCold],
       ['doers import only', async () => (await fresh([importScript], asDeployed)).ms],
+      ['the AWS SDK floor, one request', floorCold(1)],
+      [`the AWS SDK floor, ${FIRST_CALL_STEPS} requests in sequence`, floorCold(FIRST_CALL_STEPS)],
     ];
     for (const [, side] of sides) await side(); // the files in the page cache, the token's owner stamped today
     const coldTimes = sides.map(() => [] as number[]);
     for (let i = 0; i < COLD_RUNS; i++) for (const [j, [, side]] of sides.entries()) coldTimes[j]!.push(await side());
-    const [coldMs, coldOffMs, handlerColdMs, importMs] = coldTimes.map(median) as [number, number, number, number];
+    const [coldMs, coldOffMs, handlerColdMs, importMs, floorMs, floorStepsMs] = coldTimes.map(median) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     console.log(
-      `cold start (median of ${COLD_RUNS}): doers ${coldMs.toFixed(0)} ms, limits off ${coldOffMs.toFixed(0)} ms, mcp-handler ${handlerColdMs.toFixed(0)} ms; import ${importMs.toFixed(0)} ms`,
+      `cold start (median of ${COLD_RUNS}): doers ${coldMs.toFixed(0)} ms, limits off ${coldOffMs.toFixed(0)} ms, mcp-handler ${handlerColdMs.toFixed(0)} ms, the AWS SDK floor ${floorMs.toFixed(0)} ms (${FIRST_CALL_STEPS} steps: ${floorStepsMs.toFixed(0)} ms); import ${importMs.toFixed(0)} ms`,
     );
-    return { lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, coldStore: deployed.store.name };
+    return { lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, floorMs, floorStepsMs, coldStore: deployed.store.name };
   } finally {
     await deployed.close();
   }
@@ -394,6 +415,8 @@ const coldRows = (c: Awaited<ReturnType<typeof measureColdStarts>>): string[] =>
     `| the same, limits off (median of ${COLD_RUNS}) | ${c.coldOffMs.toFixed(0)} ms |`,
     `| fresh process to first successful tools/call, mcp-handler (median of ${COLD_RUNS}, alternating with the above) | ${c.handlerColdMs.toFixed(0)} ms |`,
     `| cold start vs mcp-handler, as deployed / limits off (goal ≤ ×0.75) | ×${(c.coldMs / c.handlerColdMs).toFixed(2)} / ×${(c.coldOffMs / c.handlerColdMs).toFixed(2)} |`,
+    `| the floor: fresh process to one GetItem answered, the AWS SDK v3 document client alone, bundled as the stack bundles (median of ${COLD_RUNS}, alternating) | ${c.floorMs.toFixed(0)} ms (×${(c.floorMs / c.handlerColdMs).toFixed(2)} of mcp-handler) |`,
+    `| the same floor with ${FIRST_CALL_STEPS} GetItems one after another, the steps a fresh instance's first \`me_get\` waits for | ${c.floorStepsMs.toFixed(0)} ms (×${(c.floorStepsMs / c.handlerColdMs).toFixed(2)} of mcp-handler) |`,
     `| store of the cold starts | ${c.coldStore} |`,
   ];
 };
@@ -439,7 +462,8 @@ try {
   missed = missedBudgets(region);
 
   // ---- the Lambda bundle as deployed: size, import, cold start; what each tool costs ----
-  const { lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, coldStore } = await measureColdStarts(work);
+  const cold = await measureColdStarts(work);
+  const { viewSizes, coldMs, coldOffMs, handlerColdMs, floorStepsMs } = cold;
 
   // Listing with a warm and a cold credential, then one call of every tool the function lists: the
   // same bundle on the store whose consumed capacity counts every item of a transaction (deployed.ts).
@@ -481,7 +505,7 @@ try {
     `tools/call req/s vs mcp-handler: ×${(call.rps / handlerCall.rps).toFixed(2)} (target ≥ 2)`,
     `tools/call req/s vs the echo: ×${(call.rps / echo.rps).toFixed(2)} (target ≥ 0.6)`,
     `sequential p50 vs mcp-handler: ×${(call.p50 / handlerCall.p50).toFixed(2)} (target ≤ 0.5)`,
-    `cold start vs mcp-handler, as deployed: ×${(coldMs / handlerColdMs).toFixed(2)}; limits off: ×${(coldOffMs / handlerColdMs).toFixed(2)} (goal ≤ 0.75, then ≤ 0.5)`,
+    `cold start vs mcp-handler, as deployed: ×${(coldMs / handlerColdMs).toFixed(2)}; limits off: ×${(coldOffMs / handlerColdMs).toFixed(2)} (goal ≤ 0.75, then ≤ 0.5); the AWS SDK alone with the first call's ${FIRST_CALL_STEPS} steps: ×${(floorStepsMs / handlerColdMs).toFixed(2)}`,
   ];
   const f = (v: number) => v.toFixed(2);
   const cpu = (await import('node:os')).cpus();
@@ -499,7 +523,7 @@ try {
     '',
     "| Lambda bundle (as the stack builds it, the template's environment) | figure |",
     '|---|---|',
-    ...coldRows({ lambdaBundle, viewSizes, importMs, coldMs, coldOffMs, handlerColdMs, coldStore }),
+    ...coldRows(cold),
     ...viewSizes.map(
       ([view, bytes, gz]) =>
         `| MCP Apps view \`${view}.html\` beside it, all inline (budget 300 KB) | ${(bytes / 1024).toFixed(0)} KB (${(gz / 1024).toFixed(0)} KB gzipped) |`,

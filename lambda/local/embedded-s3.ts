@@ -40,10 +40,15 @@ export const startEmbeddedS3 = async (dataDir: string): Promise<EmbeddedS3> => {
       vhostBuckets: false,
       configureBuckets: [{ name: LOCAL_ATTACHMENT_BUCKET }],
     });
-    const { port } = await server.run();
-    return { port, server };
+    try {
+      const { port } = await server.run();
+      return { port, server };
+    } catch (err) {
+      await server.close().catch(() => undefined);
+      throw err;
+    }
   };
-  const front = await lazyLoopback(start, ({ server }) => server.close());
+  const front = await lazyLoopback('The local S3 API', start, ({ server }) => server.close());
   return {
     endpoint: `http://127.0.0.1:${front.port}`,
     close: async () => {

@@ -49,6 +49,6 @@ const startWorker = async (): Promise<{ readonly port: number; readonly worker: 
  * local server's thread is not blocked while it loads.
  */
 export const startEmbeddedSes = async (): Promise<EmbeddedSes> => {
-  const port = await lazyLoopback(startWorker, ({ worker }) => worker.terminate().then(() => undefined));
+  const port = await lazyLoopback('The local SES API', startWorker, ({ worker }) => worker.terminate().then(() => undefined));
   return { url: `http://127.0.0.1:${port.port}`, close: port.close };
 };

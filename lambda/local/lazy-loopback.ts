@@ -14,10 +14,12 @@ export interface LazyLoopback {
  * file's server paying it), while most local servers never send a mail or keep a file.
  */
 export const lazyLoopback = async <T extends { readonly port: number }>(
+  what: string,
   start: () => Promise<T>,
   stop: (started: T) => Promise<void>,
 ): Promise<LazyLoopback> => {
   let upstream: Promise<T> | undefined;
+  let closing = false;
   const open = new Set<Socket>();
   const track = (socket: Socket): Socket => {
     open.add(socket);
@@ -26,16 +28,22 @@ export const lazyLoopback = async <T extends { readonly port: number }>(
   };
   const front = createServer((client) => {
     track(client);
+    // A client that goes away while the service starts is dropped, not an uncaught error.
+    client.on('error', () => client.destroy());
     // Bytes that arrive meanwhile wait in the socket: a stream flows only once piped.
     upstream ??= start().catch((err: unknown) => {
       upstream = undefined; // the next connection tries again
+      process.emitWarning(`${what} could not start: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     });
     upstream.then(
       ({ port }) => {
+        // Gone meanwhile (it reset, or the port closed): no connection upstream is left behind for it.
+        if (closing || client.destroyed) return client.destroy();
         const server = track(connect(port, '127.0.0.1'));
-        server.once('error', () => client.destroy());
-        client.once('error', () => server.destroy());
+        server.on('error', () => client.destroy());
+        client.on('error', () => server.destroy());
+        client.once('close', () => server.destroy());
         client.pipe(server).pipe(client);
       },
       () => client.destroy(),
@@ -49,6 +57,7 @@ export const lazyLoopback = async <T extends { readonly port: number }>(
   return {
     port,
     close: async () => {
+      closing = true;
       const closed = new Promise<void>((resolve) => front.close(() => resolve()));
       for (const socket of open) socket.destroy();
       await closed;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, before } from 'node:test';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -45,7 +45,6 @@ interface Reply {
   readonly headers?: Record<string, string>;
 }
 
-let receiver: Server;
 let receiverOrigin = '';
 /** The receiver's origin (`http://127.0.0.1:<port>`), once `useWebhookWorld`'s before hook ran. */
 export const origin = (): string => receiverOrigin;
@@ -56,7 +55,7 @@ export const secrets = new Map<string, string>();
 export const script = new Map<string, Reply[]>();
 
 const startReceiver = async () => {
-  receiver = createServer((req, res) => {
+  const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -92,7 +91,7 @@ export const delivered = (path: string) => at(path).filter((r) => r.status >= 20
 
 // ---- a DynamoDB, a workspace and a dispatcher of each test's own ------------------------------------
 
-export interface World {
+interface World {
   readonly stores: WorkspaceStores;
   readonly workspaceId: string;
   ctx(role: Role): Promise<WriteContext>;

@@ -39,6 +39,23 @@ const echoed = async (socket: Socket, text: string): Promise<string> => {
   return chunk.toString();
 };
 
+/** A start that waits until the test lets it go, then starts an echo server. */
+const heldStart = () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let echo: Echo | undefined;
+  return {
+    start: async () => {
+      await held;
+      echo = await startEcho();
+      return echo;
+    },
+    release: () => release(),
+    /** The echo server, once started. */
+    echo: () => echo!,
+  };
+};
+
 describe('a lazy loopback port', () => {
   test('starts nothing until the first connection, then starts the service once and forwards every connection to it', async () => {
     // Arrange
@@ -71,18 +88,8 @@ describe('a lazy loopback port', () => {
 
   test('a client that resets while the service starts is dropped: no uncaught error, no connection left upstream', async () => {
     // Arrange: a start held until the test lets it go
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let echo: Echo | undefined;
-    const port = await lazyLoopback(
-      'The echo',
-      async () => {
-        await held;
-        echo = await startEcho();
-        return echo;
-      },
-      stopEcho,
-    );
+    const held = heldStart();
+    const port = await lazyLoopback('The echo', held.start, stopEcho);
 
     // Act: the client sends, then goes away mid-start, abruptly; the port sees the reset before the start ends
     const client = await dial(port.port);
@@ -90,13 +97,13 @@ describe('a lazy loopback port', () => {
     client.resetAndDestroy();
     await once(client, 'close');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    release();
+    held.release();
     const after = await dial(port.port);
     const answer = await echoed(after, 'still here');
 
     // Assert
     assert.equal(answer, 'still here');
-    assert.equal(await echo!.connections(), 1, 'only the live client is connected upstream');
+    assert.equal(await held.echo().connections(), 1, 'only the live client is connected upstream');
     after.destroy();
     await port.close();
   });
@@ -138,30 +145,20 @@ describe('a lazy loopback port', () => {
 
   test('closed while the service starts: the waiting client is dropped and nothing is left connected upstream', async () => {
     // Arrange
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let echo: Echo | undefined;
-    const port = await lazyLoopback(
-      'The echo',
-      async () => {
-        await held;
-        echo = await startEcho();
-        return echo;
-      },
-      async (e) => {
-        // The connections the service had when it was stopped.
-        stoppedWith = await e.connections();
-        await stopEcho(e);
-      },
-    );
+    const held = heldStart();
+    /** The connections the service had when it was stopped. */
     let stoppedWith = -1;
+    const port = await lazyLoopback('The echo', held.start, async (e) => {
+      stoppedWith = await e.connections();
+      await stopEcho(e);
+    });
     const client = await dial(port.port);
     client.on('error', () => undefined);
     const clientClosed = once(client, 'close');
 
     // Act
     const closing = port.close();
-    release();
+    held.release();
     await closing;
 
     // Assert: the client was let go, and the service had no connection for it when it was stopped
